@@ -1,0 +1,30 @@
+// The simulated device behind every policy: it hands out address ranges at
+// increasing addresses starting at 0 and never reuses a range, so placements
+// are reproducible numbers. Capacity is the policy's business (its limit);
+// the device itself never refuses.
+#ifndef HBMSIM_ALLOCATOR_CORE_DEVICE_H_
+#define HBMSIM_ALLOCATOR_CORE_DEVICE_H_
+
+#include "allocator/core/units.h"
+
+namespace hbmsim {
+
+class SimulatedDevice {
+ public:
+  // The next range of `size` bytes, directly after the previous one.
+  Offset Reserve(Bytes size) {
+    const Offset base = next_;
+    next_ = next_ + size;
+    return base;
+  }
+  // Where the next Reserve() will start (lets a policy know whether a new range
+  // will be adjacent to one it holds, for in-place region growth).
+  Offset next_address() const { return next_; }
+
+ private:
+  Offset next_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_ALLOCATOR_CORE_DEVICE_H_

@@ -1,0 +1,44 @@
+// The streaming interface every trace reader implements (text, binary,
+// PyTorch snapshots, RMM logs, ...). A reader holds memory proportional to
+// what is live in the trace, never to its length.
+#ifndef HBMSIM_TRACE_CORE_READER_H_
+#define HBMSIM_TRACE_CORE_READER_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "trace/core/event.h"
+
+namespace hbmsim {
+
+// `# key: value` lines of the leading comment block, in file order.
+struct TraceMetadata {
+  bool has_version_header = false;  // `# hbmsim-trace v1` was present
+  std::vector<std::pair<std::string, std::string>> entries;
+
+  // The value of the first entry named `key`, or nullptr.
+  const std::string* Find(std::string_view key) const {
+    for (const auto& [k, v] : entries) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  }
+};
+
+class EventReader {
+ public:
+  virtual ~EventReader() = default;
+  // Reads the next event into `e`: true, false at the end of the trace, or an
+  // InvalidArgument error whose message starts with the location
+  // ("trace.txt:12: free of id 7 that is not live").
+  virtual absl::StatusOr<bool> Next(Event& e) = 0;
+  virtual const TraceMetadata& metadata() const = 0;
+  // Where the last event came from ("trace.txt:12"), for messages.
+  virtual std::string Location() const = 0;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_CORE_READER_H_
