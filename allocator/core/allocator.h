@@ -28,6 +28,7 @@
 #define HBMSIM_ALLOCATOR_CORE_ALLOCATOR_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -44,6 +45,11 @@ struct AllocRequest {
   StreamId stream;                     // caching allocators keep per-stream pools
   const TensorShape* shape = nullptr;  // for padding-aware policies; may be null
   EventIndex event;                    // position in the trace, for policy clocks
+  // The address the recording saw (`addr=`), under --check-recorded only. A
+  // policy may use it solely to choose the base of NEW memory it obtains from
+  // the device (a segment created for this request starts where the recorded
+  // one did); never to choose a placement inside memory it already holds.
+  std::optional<Offset> recorded_address;
 };
 
 enum class AllocStatus : uint8_t { kOk, kOom, kFragmentation };
