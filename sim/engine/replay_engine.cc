@@ -1,0 +1,153 @@
+#include "sim/engine/replay_engine.h"
+
+#include <string>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+namespace {
+
+// The reader normally rejects these; the engine still never trusts it blindly.
+absl::Status BadEvent(const EventReader& reader, const Event& e, std::string_view why) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}: {} of id {} {}", reader.Location(), EventKindName(e.kind), e.id, why));
+}
+
+}  // namespace
+
+ReplayEngine::ReplayEngine(Allocator& allocator, const ReplayOptions& options)
+    : allocator_(allocator), options_(options) {
+  allocator_.set_observer(this);
+}
+
+ReplayEngine::~ReplayEngine() { allocator_.set_observer(nullptr); }
+
+absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
+  Event e;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(e);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    const EventIndex index(summary_.events_read++);
+    if (!SelectDevice(e)) continue;
+    ++summary_.events_replayed;
+    current_ = index;
+    absl::StatusOr<bool> failed = Apply(e, index, reader);
+    if (!failed.ok()) return failed.status();
+    if (options_.paranoid) {
+      const absl::Status s = allocator_.CheckInvariants();
+      if (!s.ok()) {
+        return absl::InternalError(fmt::format("{}: event {} ({}): broken invariant in {}: {}",
+                                               reader.Location(), index.value(), EventKindName(e.kind),
+                                               allocator_.name(), std::string(s.message())));
+      }
+    }
+    if (*failed && options_.on_oom == OnOom::kStop) {
+      summary_.stopped_at_failure = true;
+      break;
+    }
+  }
+  return summary_;
+}
+
+bool ReplayEngine::SelectDevice(const Event& e) {
+  if (!summary_.device) summary_.device = options_.device.value_or(e.device);
+  if (e.device == *summary_.device) return true;
+  ++summary_.events_other_device;
+  return false;
+}
+
+absl::StatusOr<bool> ReplayEngine::Apply(const Event& e, EventIndex index, const EventReader& reader) {
+  switch (e.kind) {
+    case EventKind::kAlloc:
+      return ApplyAlloc(e, index, reader);
+    case EventKind::kFree:
+    case EventKind::kFreeRequested:
+    case EventKind::kFreeCompleted: {
+      absl::Status s = ApplyFree(e, reader);
+      if (!s.ok()) return s;
+      return false;
+    }
+    case EventKind::kProgramLoad:
+    case EventKind::kProgramRun:
+    case EventKind::kProgramUnload:
+      if (allocator_.SupportsPrograms()) return ApplyProgram(e, index, reader);
+      return ApplyProgramAsBuffer(e, index, reader);
+    case EventKind::kMark:
+      ++summary_.marks;
+      for (ReplayObserver* o : observers_) o->OnMark(index, e.label);
+      return false;
+  }
+  return false;
+}
+
+absl::StatusOr<bool> ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader) {
+  if (buffers_.contains(e.id)) return BadEvent(reader, e, "that is still live");
+  AllocRequest req;
+  req.id = e.buffer();
+  req.bytes = e.bytes;
+  req.stream = e.stream;
+  req.shape = e.shape ? &*e.shape : nullptr;
+  req.event = index;
+  if (options_.check_recorded && e.addr) req.recorded_address = Offset(*e.addr);
+  const AllocResult r = allocator_.Allocate(req);
+  ++summary_.allocs;
+  if (options_.check_recorded && e.addr) {
+    ++summary_.recorded.allocs_total;
+    if (r.ok() && r.has_offset && r.offset.value() == *e.addr) ++summary_.recorded.allocs_matched;
+  }
+  buffers_.emplace(e.id, Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false});
+  AddLive(e.bytes, index);
+  for (ReplayObserver* o : observers_) o->OnAlloc(index, e, r);
+  if (r.ok()) return false;
+  ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
+  return true;
+}
+
+absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) {
+  auto it = buffers_.find(e.id);
+  if (it == buffers_.end()) {
+    return BadEvent(reader, e, "that is not live");
+  }
+  Live& live = it->second;
+  const bool completes = e.kind == EventKind::kFreeCompleted;
+  if (completes != live.free_requested) {
+    return BadEvent(reader, e,
+                    completes ? "without a free_requested before it" : "whose free was already requested");
+  }
+  if (!live.placed) {
+    ++summary_.ignored_frees;
+  } else if (e.kind == EventKind::kFree) {
+    allocator_.Free(live.handle);
+  } else if (e.kind == EventKind::kFreeRequested) {
+    allocator_.RequestFree(live.handle);
+  } else {
+    allocator_.CompleteFree(live.handle);
+  }
+  if (e.kind == EventKind::kFreeRequested) {
+    live.free_requested = true;  // still live until free_completed
+    return absl::OkStatus();
+  }
+  RemoveLive(live.requested);
+  buffers_.erase(it);
+  return absl::OkStatus();
+}
+
+void ReplayEngine::AddLive(Bytes b, EventIndex index) {
+  live_bytes_ += b;
+  if (live_bytes_ > summary_.peak_live_bytes) {
+    summary_.peak_live_bytes = live_bytes_;
+    summary_.peak_live_event = index;
+  }
+}
+
+void ReplayEngine::ReportFailure(const FailureRecord& f) {
+  ++summary_.failures;
+  for (ReplayObserver* o : observers_) o->OnFailure(f);
+}
+
+void ReplayEngine::OnPolicyEvent(const PolicyEvent& e) {
+  for (ReplayObserver* o : observers_) o->OnPolicyEvent(current_, e);
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,126 @@
+// ReplayEngine: drives one Allocator over an EventReader.
+//
+//   EventReader ──Event──▶ ReplayEngine ──Allocate/Free/...──▶ Allocator
+//                               │  ▲ PolicyEvent                   │
+//                               ▼  └───────────────────────────────┘
+//                         ReplayObservers (report, placements CSV, dumps)
+//
+// The engine keeps id → Handle for live buffers only, so its memory follows
+// what is live in the trace, never its length, and it allocates nothing per
+// event once the maps have grown to the trace's live set.
+//
+// Rules it applies (documented for users in README.md):
+//  * A failed alloc is recorded; under OnOom::kContinue a later free,
+//    free_requested or free_completed of that id is ignored (counted), under
+//    kStop the replay ends right after the first failure.
+//  * Policies without a program model see program_load/unload as an
+//    alloc/free in a separate id space; program_run is then a no-op.
+//  * peak_live_bytes is a property of the trace, not of the allocator: the max
+//    over time of Σ requested bytes of live buffers and resident programs,
+//    counting every alloc, failed or not. A buffer is live from its alloc
+//    until its free or free_completed (free_requested does not end it).
+//  * Only events of one device are replayed (options.device, else the device
+//    of the first event); the others are skipped and counted.
+//  * Paranoid mode runs CheckInvariants() after every replayed event; a broken
+//    invariant is an internal error (absl::InternalError), never bad input.
+#ifndef HBMSIM_SIM_ENGINE_REPLAY_ENGINE_H_
+#define HBMSIM_SIM_ENGINE_REPLAY_ENGINE_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "allocator/core/allocator.h"
+#include "sim/engine/replay_observer.h"
+#include "trace/core/reader.h"
+
+namespace hbmsim {
+
+enum class OnOom : uint8_t { kContinue, kStop };
+
+struct ReplayOptions {
+  OnOom on_oom = OnOom::kContinue;
+  bool paranoid = false;
+  std::optional<DeviceId> device;  // nullopt: the device of the first event
+  bool check_recorded = false;     // pass `addr=` to the policy and compare placements
+};
+
+// Simulated vs recorded addresses (--check-recorded). Text traces carry no
+// segment events, so segments_total stays 0 for them.
+struct RecordedCheck {
+  uint64_t allocs_matched = 0;
+  uint64_t allocs_total = 0;  // allocs that carry `addr=`
+  uint64_t segments_matched = 0;
+  uint64_t segments_total = 0;
+};
+
+struct ReplaySummary {
+  uint64_t events_read = 0;          // every event of the trace seen so far
+  uint64_t events_replayed = 0;      // events of the selected device
+  uint64_t events_other_device = 0;  // skipped: another device
+  uint64_t allocs = 0;               // replayed alloc events
+  uint64_t failures = 0;             // failed allocs and program loads/runs
+  uint64_t ignored_frees = 0;        // free*/unload of something whose alloc failed
+  uint64_t marks = 0;
+  Bytes peak_live_bytes;
+  std::optional<EventIndex> peak_live_event;  // the event that first reached the peak
+  std::optional<DeviceId> device;             // unset only for an empty trace
+  bool stopped_at_failure = false;            // OnOom::kStop ended the replay early
+  RecordedCheck recorded;
+};
+
+class ReplayEngine : private PolicyObserver {
+ public:
+  ReplayEngine(Allocator& allocator, const ReplayOptions& options);
+  ~ReplayEngine() override;
+  ReplayEngine(const ReplayEngine&) = delete;
+  ReplayEngine& operator=(const ReplayEngine&) = delete;
+
+  // Observers are called in the order they were added; they must outlive Run().
+  void AddObserver(ReplayObserver* o) { observers_.push_back(o); }
+
+  // Replays the whole trace (or up to the first failure under kStop). Errors:
+  // the reader's InvalidArgument (bad input, with its file:line), an
+  // InvalidArgument for an event the engine cannot apply (free of an id that
+  // is not live, when the reader does not check it), or an InternalError for a
+  // broken invariant under paranoid mode.
+  absl::StatusOr<ReplaySummary> Run(EventReader& reader);
+
+  const ReplaySummary& summary() const { return summary_; }
+
+ private:
+  // What the engine remembers about a live buffer or resident program.
+  struct Live {
+    Handle handle = kNullHandle;
+    Bytes requested;
+    bool placed = false;          // false: its alloc failed, so frees are ignored
+    bool free_requested = false;  // free_requested seen, free_completed pending
+  };
+
+  // Each returns true when the event was a failed request.
+  absl::StatusOr<bool> Apply(const Event& e, EventIndex index, const EventReader& reader);
+  absl::StatusOr<bool> ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader);
+  absl::Status ApplyFree(const Event& e, const EventReader& reader);
+  absl::StatusOr<bool> ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
+  absl::StatusOr<bool> ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
+  bool SelectDevice(const Event& e);
+  void AddLive(Bytes b, EventIndex index);
+  void RemoveLive(Bytes b) { live_bytes_ = live_bytes_.SaturatingSub(b); }
+  void ReportFailure(const FailureRecord& f);
+  void OnPolicyEvent(const PolicyEvent& e) override;
+
+  Allocator& allocator_;
+  const ReplayOptions options_;
+  absl::InlinedVector<ReplayObserver*, 4> observers_;
+  absl::flat_hash_map<uint64_t, Live> buffers_;
+  absl::flat_hash_map<uint64_t, Live> programs_;
+  Bytes live_bytes_;
+  EventIndex current_;
+  ReplaySummary summary_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_ENGINE_REPLAY_ENGINE_H_

@@ -1,0 +1,45 @@
+// What the replay engine tells the outside world while it runs: reports, the
+// placements writer and memory dumps are observers, so the engine itself never
+// formats anything and a replay without outputs costs nothing extra.
+#ifndef HBMSIM_SIM_ENGINE_REPLAY_OBSERVER_H_
+#define HBMSIM_SIM_ENGINE_REPLAY_OBSERVER_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "allocator/core/allocator.h"
+#include "allocator/core/units.h"
+#include "trace/core/event.h"
+
+namespace hbmsim {
+
+// One failed request, with the two numbers that decide its verdict (see
+// allocator/core/allocator.h): kind is oom when rounded > free_bytes, else
+// fragmentation.
+struct FailureRecord {
+  EventIndex event;
+  EventKind event_kind = EventKind::kAlloc;  // alloc, or program_load/run for program policies
+  uint64_t id = 0;                           // buffer id, or program id
+  Bytes requested;
+  Bytes rounded;
+  AllocStatus kind = AllocStatus::kOom;
+  Bytes free_bytes;
+  Bytes largest_free_block_bytes;
+};
+
+class ReplayObserver {
+ public:
+  virtual ~ReplayObserver() = default;
+  // Every replayed `alloc` event, in trace order, whatever its outcome.
+  virtual void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {}
+  // Every failed request (allocs and program loads/runs), after OnAlloc.
+  virtual void OnFailure(const FailureRecord& f) {}
+  // Something the policy did on its own while handling event `index`.
+  virtual void OnPolicyEvent(EventIndex index, const PolicyEvent& e) {}
+  // A `mark` line; `label` is valid only during the call.
+  virtual void OnMark(EventIndex index, std::string_view label) {}
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_ENGINE_REPLAY_OBSERVER_H_
