@@ -1,0 +1,164 @@
+// The `bfc` policy: TensorFlow/XLA's BFCAllocator ("best-fit with coalescing"),
+// placement- and stats-identical to google/tsl tsl/framework/bfc_allocator.cc
+// (2024, the last revision before the move to xla/tsl; "REF" in
+// shared/reference/bfc-allocator.md, whose sections are cited below).
+//
+// Model
+// -----
+// The allocator holds regions of device memory obtained from the device (a
+// "sub-allocator" in TSL) and cuts them into chunks. Every chunk is free or in
+// use; free chunks are indexed by 21 bins of size classes.
+//
+//   region (one per Extend; or grown in place when region_coalescing is on)
+//   base                                                         base+size
+//   ┌────────────┬──────────┬──────┬──────────────┬──────────────────────┐
+//   │ h0 in use  │ h3 free  │h1 use│   h4 in use  │       h2 free        │
+//   └────────────┴──────────┴──────┴──────────────┴──────────────────────┘
+//     prev/next links run along the region; next of the last chunk = SIZE_MAX
+//
+//   bins (free chunks only; ordered by (size, address) inside a bin)
+//   bin 0  [256, 512)      ...
+//   bin 3  [2 KiB, 4 KiB)  { h3 }
+//   bin 20 [256 MiB, ∞)    { h2 }
+//
+// Invariants (CheckInvariants verifies every one):
+//   chunks tile each region:      Σ chunk.size over a region == region.size
+//   pool_bytes                  == Σ region.size
+//   bytes_in_use                == Σ size of in-use chunks;  num live == count
+//   free chunk c                ∈ bin BinNumForSize(c.size), exactly once
+//   bins hold no in-use chunk;  no two adjacent chunks are both free
+//   released handles            ∩ live handles == ∅
+//   every size, address         ≡ 0 (mod 256);  pool_bytes <= floor256(limit)
+//
+// Rules copied from REF:
+//   rounding   rounded = 256·ceil(n/256), saturating (an absurd n fails as oom)     §1.1
+//   best fit   min (size, address) over free chunks with size >= rounded        §1.3
+//   placement  the allocated part is the low end of the chosen chunk            §1.3
+//   split      iff size >= 2·rounded or size - rounded >= max_internal_frag     §1.4
+//              (128 MiB, or (int64)(fragmentation_fraction·limit) if > 0);
+//              the remainder is binned, not coalesced
+//   free       merge next into h, then h into prev                              §1.5
+//   handles    vector indices, recycled LIFO; in one free next's handle is      §1.6
+//              released before h's; a split takes its new handle first
+//   growth     Extend: available = floor256(limit - pool); double curr while    §1.7
+//              rounded > curr; take min(curr, available); double curr after
+//              success only if it was not doubled before
+//   GC         release every fully free region when rounded <= limit - pool +   §1.9
+//              Σ free region sizes, then Extend and find again
+//   stats      chunk sizes, as TF (§2); largest_free_block_bytes is ours: the
+//              largest request that would succeed right now
+//
+// Allocation is the ladder FindChunk → Extend → GarbageCollect → fail.
+// Not modelled: timestamped frees (§1.8, off by default), a failing
+// sub-allocator (the simulated device never refuses, so backpedalling never
+// runs), HEAD's alignment and spatial partitioning (§1.12).
+#ifndef HBMSIM_ALLOCATOR_BFC_BFC_ALLOCATOR_H_
+#define HBMSIM_ALLOCATOR_BFC_BFC_ALLOCATOR_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "allocator/bfc/bins.h"
+#include "allocator/bfc/chunks.h"
+#include "allocator/core/allocator.h"
+#include "allocator/core/device.h"
+
+namespace hbmsim {
+
+struct BfcOptions {
+  Bytes memory_limit;                 // TSL's total_memory / memory_limit_
+  bool allow_growth = false;          // start with 2 MiB regions instead of the whole limit
+  bool garbage_collection = false;    // release fully free regions before failing (TF GPU: true)
+  bool region_coalescing = false;     // the sub-allocator supports in-place growth (TF's VMM)
+  double fragmentation_fraction = 0;  // > 0: split threshold = fraction · limit
+};
+
+class BfcAllocator final : public Allocator {
+ public:
+  static constexpr int kNumBins = bfc::kNumBins;
+  static int BinNumForSize(Bytes bytes) { return bfc::BinNumForSize(bytes); }
+  static Bytes BinSize(int bin) { return bfc::BinSize(bin); }
+
+  explicit BfcAllocator(const BfcOptions& options);
+  BfcAllocator(const BfcAllocator&) = delete;
+  BfcAllocator& operator=(const BfcAllocator&) = delete;
+
+  std::string_view name() const override { return "bfc"; }
+  AllocResult Allocate(const AllocRequest& req) override;
+  void Free(Handle h) override;
+
+  AllocatorStats GetStats() const override;
+  // regions, extends, region_extensions, garbage_collections, regions_released.
+  void AppendCounters(Counters& out) const override;
+  void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  absl::Status CheckInvariants() const override;
+
+  // What a TF dump prints besides the walk (DumpMemoryLog's pool line).
+  Bytes memory_limit() const { return options_.memory_limit; }
+  Bytes curr_region_allocation_bytes() const { return curr_region_allocation_bytes_; }
+  Bytes pool_bytes() const { return pool_bytes_; }
+  // The split threshold for a remainder, as REF computes it.
+  Bytes max_internal_fragmentation_bytes() const { return max_internal_fragmentation_; }
+
+  // Host memory the allocator itself holds; depends on the number of chunks
+  // and regions ever alive, never on the limit.
+  uint64_t chunk_records() const { return chunks_.records(); }
+  uint64_t host_footprint_bytes() const;
+
+ private:
+  struct Region {
+    Offset base;
+    Bytes size;
+    bfc::ChunkHandle first;  // the chunk at `base`; never changes while the region lives
+  };
+
+  // The allocation ladder.
+  std::optional<bfc::ChunkHandle> FindChunk(Bytes rounded, const AllocRequest& req);
+  bool Extend(Bytes rounded);
+  bool GarbageCollect(Bytes rounded);
+  AllocResult Fail(Bytes rounded) const;
+  Bytes ComputeMaxInternalFragmentation() const;
+
+  // Chunk surgery.
+  void SplitChunk(bfc::ChunkHandle h, Bytes rounded);
+  void MarkInUse(bfc::ChunkHandle h, const AllocRequest& req);
+  bfc::ChunkHandle Coalesce(bfc::ChunkHandle h);
+  void Merge(bfc::ChunkHandle left, bfc::ChunkHandle right);
+  void InsertIntoBin(bfc::ChunkHandle h);
+  void RemoveFromBin(bfc::ChunkHandle h);
+
+  // Regions.
+  void AddRegionMemory(Offset base, Bytes size);
+  Region* RegionEndingAt(Offset end);
+  bfc::ChunkHandle LastChunkOf(const Region& r) const;
+  bool RegionIsFree(const Region& r) const;
+  Bytes FreeRegionBytes() const;
+  Bytes Available() const;  // floor256(limit - pool): what Extend may still take
+  Bytes LargestRequest() const;
+
+  absl::Status CheckChunks() const;
+  absl::Status CheckBins() const;
+
+  BfcOptions options_;
+  SimulatedDevice device_;
+  bfc::ChunkStore chunks_;
+  bfc::BinIndex bins_;
+  std::vector<Region> regions_;  // address order (the device hands out increasing addresses)
+  Bytes max_internal_fragmentation_;
+  Bytes curr_region_allocation_bytes_;
+  Bytes pool_bytes_;
+  int64_t next_allocation_id_ = 1;
+  AllocatorStats stats_;
+  int64_t live_chunks_ = 0;
+  int64_t extends_ = 0;
+  int64_t region_extensions_ = 0;
+  int64_t garbage_collections_ = 0;
+  int64_t regions_released_ = 0;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_ALLOCATOR_BFC_BFC_ALLOCATOR_H_

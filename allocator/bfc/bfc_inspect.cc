@@ -1,0 +1,147 @@
+// Everything that looks at the allocator without changing it: stats, counters,
+// the memory-map walk, the invariant oracle and the host footprint.
+#include <algorithm>
+#include <vector>
+
+#include "allocator/bfc/bfc_allocator.h"
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+using bfc::ChunkHandle;
+using bfc::kInvalidChunk;
+
+AllocatorStats BfcAllocator::GetStats() const {
+  AllocatorStats s = stats_;
+  s.largest_free_block_bytes = static_cast<int64_t>(LargestRequest().value());
+  return s;
+}
+
+void BfcAllocator::AppendCounters(Counters& out) const {
+  out.push_back({"regions", static_cast<int64_t>(regions_.size())});
+  out.push_back({"extends", extends_});
+  out.push_back({"region_extensions", region_extensions_});
+  out.push_back({"garbage_collections", garbage_collections_});
+  out.push_back({"regions_released", regions_released_});
+}
+
+void BfcAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
+  for (uint64_t i = 0; i < regions_.size(); ++i) {
+    const Region& r = regions_[i];
+    v.OnRegion(RegionInfo{r.base, r.size, i});
+    for (ChunkHandle h = r.first; h != kInvalidChunk; h = chunks_.at(h).next) {
+      const bfc::Chunk& c = chunks_.at(h);
+      BlockInfo b;
+      b.offset = Offset(c.ptr);
+      b.size = Bytes(c.size);
+      b.requested = Bytes(c.requested_size);
+      b.state = c.in_use() ? BlockState::kInUse : BlockState::kFree;
+      b.handle = h;
+      b.next_handle = c.next;  // kInvalidChunk == kNoHandle == SIZE_MAX
+      b.id = c.in_use() ? c.buffer_id : 0;
+      b.stream = c.in_use() ? c.stream : 0;
+      v.OnBlock(b);
+    }
+  }
+}
+
+uint64_t BfcAllocator::host_footprint_bytes() const {
+  return sizeof(*this) + chunks_.footprint_bytes() + bins_.footprint_bytes() +
+         regions_.capacity() * sizeof(Region);
+}
+
+absl::Status BfcAllocator::CheckInvariants() const {
+  if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
+  if (absl::Status s = CheckChunks(); !s.ok()) return s;
+  return CheckBins();
+}
+
+// Walks every region's chunk list: links, alignment, coalescing, bin
+// membership, and recounts what the stats and the handle store claim.
+absl::Status BfcAllocator::CheckChunks() const {
+  std::vector<bool> reached(chunks_.records(), false);
+  Bytes pool;
+  int64_t live = 0;
+  int64_t in_use_bytes = 0;
+  uint64_t free_chunks = 0;
+  for (const Region& r : regions_) {
+    pool += r.size;
+    ChunkHandle prev = kInvalidChunk;
+    for (ChunkHandle h = r.first; h != kInvalidChunk; prev = h, h = chunks_.at(h).next) {
+      if (h >= chunks_.records() || reached[h])
+        return absl::InternalError(fmt::format("chunk {} reached twice", h));
+      reached[h] = true;
+      const bfc::Chunk& c = chunks_.at(h);
+      if (c.prev != prev)
+        return absl::InternalError(fmt::format("chunk {} has prev {}, not {}", h, c.prev, prev));
+      if (c.size % bfc::kMinAllocationSize != 0 || c.ptr % bfc::kMinAllocationSize != 0) {
+        return absl::InternalError(
+            fmt::format("chunk {} at {} of size {} is not 256-aligned", h, c.ptr, c.size));
+      }
+      if (c.in_use()) {
+        ++live;
+        in_use_bytes += static_cast<int64_t>(c.size);
+        if (c.bin_num != bfc::kNotBinned)
+          return absl::InternalError(fmt::format("in-use chunk {} is binned", h));
+        continue;
+      }
+      ++free_chunks;
+      if (prev != kInvalidChunk && !chunks_.at(prev).in_use()) {
+        return absl::InternalError(fmt::format("free chunks {} and {} are adjacent", prev, h));
+      }
+      if (c.bin_num != bfc::BinNumForSize(Bytes(c.size))) {
+        return absl::InternalError(
+            fmt::format("free chunk {} of size {} is in bin {}", h, c.size, c.bin_num));
+      }
+      const bfc::FreeEntry& e = *c.bin_pos;
+      if (e.handle != h || e.size != c.size || e.ptr != c.ptr) {
+        return absl::InternalError(fmt::format("bin entry of chunk {} describes chunk {}", h, e.handle));
+      }
+    }
+  }
+  if (pool != pool_bytes_ || stats_.pool_bytes != static_cast<int64_t>(pool.value())) {
+    return absl::InternalError(
+        fmt::format("pool_bytes is {} but regions sum to {}", pool_bytes_.value(), pool.value()));
+  }
+  if (pool > options_.memory_limit) {
+    return absl::InternalError(fmt::format("pool {} exceeds the limit", pool.value()));
+  }
+  if (live != live_chunks_ || in_use_bytes != stats_.bytes_in_use) {
+    return absl::InternalError(fmt::format("recount: {} live chunks of {} bytes, stats say {} of {}", live,
+                                           in_use_bytes, live_chunks_, stats_.bytes_in_use));
+  }
+  if (free_chunks != bins_.size()) {
+    return absl::InternalError(fmt::format("{} free chunks but {} bin entries", free_chunks, bins_.size()));
+  }
+  // Released handles: disjoint from live chunks, and together they are all records.
+  uint64_t released = 0;
+  for (ChunkHandle h = chunks_.free_head(); h != kInvalidChunk; h = chunks_.at(h).next, ++released) {
+    if (h >= chunks_.records() || reached[h]) {
+      return absl::InternalError(fmt::format("released handle {} is live or repeated", h));
+    }
+    reached[h] = true;
+  }
+  if (released != chunks_.released() || std::count(reached.begin(), reached.end(), false) != 0) {
+    return absl::InternalError(
+        fmt::format("{} records, {} released, some neither live nor released", chunks_.records(), released));
+  }
+  return absl::OkStatus();
+}
+
+// Every bin entry is a free chunk filed in this bin; the mask matches.
+absl::Status BfcAllocator::CheckBins() const {
+  for (int b = 0; b < kNumBins; ++b) {
+    const bool marked = (bins_.nonempty_mask() >> b) & 1;
+    if (marked == bins_.bin(b).empty()) return absl::InternalError(fmt::format("bin {} mask is stale", b));
+    for (const bfc::FreeEntry& e : bins_.bin(b)) {
+      const bfc::Chunk& c = chunks_.at(e.handle);
+      if (c.in_use() || c.bin_num != b) {
+        return absl::InternalError(
+            fmt::format("bin {} holds chunk {} (in use {}, bin {})", b, e.handle, c.in_use(), c.bin_num));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim

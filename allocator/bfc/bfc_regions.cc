@@ -1,0 +1,141 @@
+// Growing and shrinking the pool: Extend (REF §1.7), region coalescing (§1.6)
+// and garbage collection of fully free regions (§1.9 step 4).
+#include <algorithm>
+
+#include "allocator/bfc/bfc_allocator.h"
+
+namespace hbmsim {
+
+using bfc::ChunkHandle;
+using bfc::kInvalidChunk;
+
+Bytes BfcAllocator::Available() const {
+  return options_.memory_limit.SaturatingSub(pool_bytes_).RoundDown(bfc::kMinAllocationSize);
+}
+
+// REF's Extend, without the backpedal: the simulated device never refuses.
+bool BfcAllocator::Extend(Bytes rounded) {
+  const Bytes available = Available();
+  if (rounded > available) return false;  // nothing changes
+  // Grow the target region size until the request fits; this persists even if
+  // the allocation below were to fail. curr > 0 here: available > 0 needs
+  // limit > 0, and then curr >= 256. Saturation bounds the loop.
+  bool increased = false;
+  while (rounded > curr_region_allocation_bytes_) {
+    curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
+    increased = true;
+  }
+  const Bytes bytes = std::min(curr_region_allocation_bytes_, available);
+  const Offset base = device_.Reserve(bytes);
+  // Geometric growth for the next Extend, unless this one already grew.
+  if (!increased) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
+  pool_bytes_ += bytes;
+  stats_.pool_bytes = static_cast<int64_t>(pool_bytes_.value());
+  stats_.peak_pool_bytes = std::max(*stats_.peak_pool_bytes, *stats_.pool_bytes);
+  ++extends_;
+  AddRegionMemory(base, bytes);
+  return true;
+}
+
+// One free chunk covers the new memory. With region coalescing it joins the
+// region that ends where it starts (after that region's last chunk, merged
+// with it if free); otherwise it is a region of its own.
+void BfcAllocator::AddRegionMemory(Offset base, Bytes size) {
+  Region* grown = options_.region_coalescing ? RegionEndingAt(base) : nullptr;
+  const ChunkHandle h = chunks_.Allocate();
+  bfc::Chunk& c = chunks_.at(h);
+  c.ptr = base.value();
+  c.size = size.value();
+  c.prev = kInvalidChunk;
+  c.next = kInvalidChunk;
+  if (grown != nullptr) {
+    const ChunkHandle last = LastChunkOf(*grown);
+    c.prev = last;
+    chunks_.at(last).next = h;
+    grown->size += size;
+    ++region_extensions_;
+    Notify({PolicyEventKind::kRegionExtended, size, base, 0});
+  } else {
+    regions_.push_back(Region{base, size, h});
+    Notify({PolicyEventKind::kRegionAdded, size, base, 0});
+  }
+  InsertIntoBin(Coalesce(h));
+}
+
+BfcAllocator::Region* BfcAllocator::RegionEndingAt(Offset end) {
+  for (Region& r : regions_) {
+    if (r.base + r.size == end) return &r;
+  }
+  return nullptr;
+}
+
+// REF walks the region from its first chunk too; Extend is rare, so a walk is
+// cheaper than keeping a per-region tail up to date on every split and merge.
+ChunkHandle BfcAllocator::LastChunkOf(const Region& r) const {
+  ChunkHandle h = r.first;
+  while (chunks_.at(h).next != kInvalidChunk) h = chunks_.at(h).next;
+  return h;
+}
+
+// Adjacent free chunks are always merged, so a fully free region is one chunk.
+bool BfcAllocator::RegionIsFree(const Region& r) const {
+  const bfc::Chunk& first = chunks_.at(r.first);
+  return !first.in_use() && first.size == r.size.value();
+}
+
+Bytes BfcAllocator::FreeRegionBytes() const {
+  Bytes total;
+  for (const Region& r : regions_) {
+    if (RegionIsFree(r)) total += r.size;
+  }
+  return total;
+}
+
+// REF's DeallocateFreeRegions: release every fully free region, but only when
+// its rough estimate says the request could then fit below the limit.
+bool BfcAllocator::GarbageCollect(Bytes rounded) {
+  if (!options_.garbage_collection) return false;
+  const Bytes free_region_bytes = FreeRegionBytes();
+  if (free_region_bytes.is_zero()) return false;
+  // Not rounded down to 256, unlike Extend's check.
+  if (rounded > options_.memory_limit.SaturatingSub(pool_bytes_) + free_region_bytes) return false;
+
+  ++garbage_collections_;
+  const auto released = static_cast<uint64_t>(
+      std::count_if(regions_.begin(), regions_.end(), [this](const Region& r) { return RegionIsFree(r); }));
+  Notify({PolicyEventKind::kGarbageCollection, free_region_bytes, Offset(), released});
+  std::vector<Region> kept;
+  kept.reserve(regions_.size());
+  for (const Region& r : regions_) {  // address order, as REF
+    if (!RegionIsFree(r)) {
+      kept.push_back(r);
+      continue;
+    }
+    RemoveFromBin(r.first);
+    chunks_.Release(r.first);
+    pool_bytes_ -= r.size;
+    ++regions_released_;
+    Notify({PolicyEventKind::kRegionReleased, r.size, r.base, 0});
+  }
+  regions_ = std::move(kept);
+  stats_.pool_bytes = static_cast<int64_t>(pool_bytes_.value());
+  return true;
+}
+
+// The largest request that would succeed now: a free chunk, an Extend below
+// the limit, or an Extend after GC released every fully free region.
+Bytes BfcAllocator::LargestRequest() const {
+  const std::optional<bfc::FreeEntry> largest_chunk = bins_.Largest();
+  Bytes best = largest_chunk ? Bytes(largest_chunk->size) : Bytes();
+  best = std::max(best, Available());
+  if (options_.garbage_collection) {
+    const Bytes free_region_bytes = FreeRegionBytes();
+    if (!free_region_bytes.is_zero()) {
+      const Bytes after_gc = options_.memory_limit.SaturatingSub(pool_bytes_) + free_region_bytes;
+      best = std::max(best, after_gc.RoundDown(bfc::kMinAllocationSize));
+    }
+  }
+  return best;
+}
+
+}  // namespace hbmsim
