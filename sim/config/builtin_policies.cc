@@ -1,0 +1,11 @@
+// The list of built-in policies. A new policy adds one line here and a
+// sim/config/<name>_policy.cc with its options and factory.
+#include "sim/config/policy_registry.h"
+
+namespace hbmsim {
+
+void RegisterBfcPolicy(PolicyRegistry& registry);
+
+void RegisterBuiltinPolicies(PolicyRegistry& registry) { RegisterBfcPolicy(registry); }
+
+}  // namespace hbmsim

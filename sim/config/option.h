@@ -1,0 +1,74 @@
+// Typed allocator options, as the sim layer sees them: a spec per option (name,
+// type, default, help) and the parsed values. The same parser serves `--set
+// KEY=VALUE` and YAML configs, so both accept exactly the same spellings; its
+// messages say what is wrong and the caller adds where (option or file:line).
+#ifndef HBMSIM_SIM_CONFIG_OPTION_H_
+#define HBMSIM_SIM_CONFIG_OPTION_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "allocator/core/units.h"
+
+namespace hbmsim {
+
+enum class OptionType : uint8_t { kBool, kInt, kBytes, kDouble, kString, kEnum };
+std::string_view OptionTypeName(OptionType t);  // "bool", "int", "bytes", ...
+
+// kEnum values are held as the chosen spelling (std::string).
+using OptionValue = std::variant<bool, int64_t, Bytes, double, std::string>;
+
+struct OptionSpec {
+  std::string name;
+  OptionType type = OptionType::kBool;
+  std::string default_text;  // the default, spelled as on the command line
+  std::string help;
+  std::vector<std::string> choices;  // kEnum only
+  // A constraint beyond the type; returns what is wrong ("must be >= 0 and < 1")
+  // or an empty string. May be empty (no constraint).
+  std::function<std::string(const OptionValue&)> check;
+};
+
+// Parses `text` as a value of `spec`. Accepted spellings: bool `true`/`false`;
+// int a decimal int64; bytes a decimal count or units (KiB..PiB, KB..TB);
+// double a finite decimal; enum one of the choices.
+absl::StatusOr<OptionValue> ParseOptionValue(const OptionSpec& spec, std::string_view text);
+
+// The value spelled as ParseOptionValue accepts it (bytes as plain decimal).
+std::string FormatOptionValue(const OptionValue& v);
+
+// The effective value of every option of one policy, in the policy's spec
+// order (so reports are deterministic). Built from the defaults, then edited.
+class OptionValues {
+ public:
+  OptionValues() = default;
+  // Every option at its default. The defaults must parse (checked by tests).
+  static OptionValues Defaults(const std::vector<OptionSpec>& specs);
+
+  // Replaces the value of `name`; false if the policy has no such option.
+  bool Set(std::string_view name, OptionValue v);
+
+  // Typed getters for factories; a missing name or another type is a
+  // programming error and yields the type's zero value.
+  bool GetBool(std::string_view name) const;
+  int64_t GetInt(std::string_view name) const;
+  Bytes GetBytes(std::string_view name) const;
+  double GetDouble(std::string_view name) const;
+  std::string GetString(std::string_view name) const;
+
+  const std::vector<std::pair<std::string, OptionValue>>& entries() const { return entries_; }
+
+ private:
+  const OptionValue* Find(std::string_view name) const;
+  std::vector<std::pair<std::string, OptionValue>> entries_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_CONFIG_OPTION_H_

@@ -1,0 +1,60 @@
+#include "sim/config/policy_registry.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+const OptionSpec* PolicySpec::FindOption(std::string_view option) const {
+  for (const OptionSpec& o : options) {
+    if (o.name == option) return &o;
+  }
+  return nullptr;
+}
+
+std::string PolicySpec::KnownOptions() const {
+  std::string out;
+  for (const OptionSpec& o : options) {
+    if (!out.empty()) out += ", ";
+    out += o.name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+absl::Status PolicyRegistry::Register(PolicySpec spec) {
+  if (Find(spec.name) != nullptr) {
+    return absl::AlreadyExistsError(fmt::format("policy {} registered twice", spec.name));
+  }
+  auto at = std::lower_bound(policies_.begin(), policies_.end(), spec.name,
+                             [](const PolicySpec& p, const std::string& n) { return p.name < n; });
+  policies_.insert(at, std::move(spec));
+  return absl::OkStatus();
+}
+
+const PolicySpec* PolicyRegistry::Find(std::string_view name) const {
+  for (const PolicySpec& p : policies_) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::string PolicyRegistry::Names() const {
+  std::string out;
+  for (const PolicySpec& p : policies_) {
+    if (!out.empty()) out += ", ";
+    out += p.name;
+  }
+  return out;
+}
+
+const PolicyRegistry& BuiltinPolicies() {
+  static const PolicyRegistry* const registry = [] {
+    auto* r = new PolicyRegistry();
+    RegisterBuiltinPolicies(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace hbmsim

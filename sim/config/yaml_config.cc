@@ -1,0 +1,166 @@
+// Strict YAML loading for allocator configs (see allocator_config.h).
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "sim/config/allocator_config.h"
+#include "trace/core/numbers.h"
+#include "yaml-cpp/yaml.h"
+
+namespace hbmsim {
+namespace {
+
+absl::Status Error(const std::string& file, int line, std::string_view what) {
+  return absl::InvalidArgumentError(fmt::format("{}:{}: {}", file, line, what));
+}
+
+int LineOf(const YAML::Node& n) { return n.Mark().line + 1; }
+
+// A conservative estimate of how deep a document nests, computed before
+// yaml-cpp (which recurses once per level) ever sees it: indentation levels,
+// plus `- ` markers opening a line, plus open flow brackets. Returns the first
+// line deeper than the limit, or 0.
+int FirstTooDeepLine(std::string_view text) {
+  std::vector<size_t> indents;
+  int flow = 0;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    size_t i = line.find_first_not_of(' ');
+    if (i == std::string_view::npos || line[i] == '#') continue;
+    while (!indents.empty() && indents.back() >= i) indents.pop_back();
+    indents.push_back(i);
+    int dashes = 0;
+    while (i + 1 < line.size() && line[i] == '-' && line[i + 1] == ' ') {
+      ++dashes;
+      i = line.find_first_not_of(' ', i + 1);
+      if (i == std::string_view::npos) break;
+    }
+    int deepest = flow;
+    for (char c : line) {
+      if (c == '[' || c == '{') deepest = std::max(deepest, ++flow);
+      if ((c == ']' || c == '}') && flow > 0) --flow;
+    }
+    if (static_cast<int>(indents.size()) + dashes + deepest > kMaxConfigNesting) return line_no;
+  }
+  return 0;
+}
+
+absl::StatusOr<std::string> ScalarText(const YAML::Node& value, const std::string& file,
+                                       std::string_view path) {
+  if (!value.IsScalar()) return Error(file, LineOf(value), fmt::format("{}: expected a single value", path));
+  return value.Scalar();
+}
+
+absl::Status ApplyYamlOption(AllocatorConfig& config, const YAML::Node& key, const YAML::Node& value,
+                             const std::string& file) {
+  const std::string name = key.Scalar();
+  const std::string path = fmt::format("allocator.{}", name);
+  if (name == "impl") return absl::OkStatus();
+  const OptionSpec* spec = config.policy->FindOption(name);
+  if (spec == nullptr && name != "bytes_limit") {
+    return Error(file, LineOf(key),
+                 fmt::format("{}: unknown option for {} (known: {})", path, config.policy->name,
+                             config.policy->KnownOptions()));
+  }
+  absl::StatusOr<std::string> text = ScalarText(value, file, path);
+  if (!text.ok()) return text.status();
+  if (spec == nullptr) {
+    absl::StatusOr<Bytes> b = ParseBytes(*text, /*allow_more_units=*/true);
+    if (!b.ok())
+      return Error(file, LineOf(value), fmt::format("{}: {}", path, std::string(b.status().message())));
+    config.bytes_limit = *b;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<OptionValue> v = ParseOptionValue(*spec, *text);
+  if (!v.ok())
+    return Error(file, LineOf(value), fmt::format("{}: {}", path, std::string(v.status().message())));
+  config.options.Set(name, *std::move(v));
+  return absl::OkStatus();
+}
+
+// Keys must be plain scalars and appear once (yaml-cpp keeps duplicates silently).
+absl::Status CheckKeys(const YAML::Node& map, const std::string& file, std::string_view prefix) {
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar())
+      return Error(file, LineOf(kv.first), fmt::format("{}: keys must be names", prefix));
+    if (!seen.insert(kv.first.Scalar()).second) {
+      return Error(file, LineOf(kv.first), fmt::format("{}{}: duplicate key", prefix, kv.first.Scalar()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<AllocatorConfig> ParseAllocatorNode(const PolicyRegistry& registry, const YAML::Node& key,
+                                                   const YAML::Node& node, const std::string& file) {
+  if (!node.IsMap()) return Error(file, LineOf(key), "allocator: expected a mapping with impl: and options");
+  if (absl::Status s = CheckKeys(node, file, "allocator."); !s.ok()) return s;
+  const YAML::Node impl = node["impl"];
+  if (!impl)
+    return Error(file, LineOf(key), fmt::format("allocator: missing impl (built-in: {})", registry.Names()));
+  absl::StatusOr<std::string> name = ScalarText(impl, file, "allocator.impl");
+  if (!name.ok()) return name.status();
+  const PolicySpec* policy = registry.Find(*name);
+  if (policy == nullptr) {
+    return Error(
+        file, LineOf(impl),
+        fmt::format("allocator.impl: unknown allocator '{}' (built-in: {})", *name, registry.Names()));
+  }
+  AllocatorConfig config = DefaultConfig(*policy);
+  config.source = file;
+  for (const auto& kv : node) {
+    if (absl::Status s = ApplyYamlOption(config, kv.first, kv.second, file); !s.ok()) return s;
+  }
+  return config;
+}
+
+}  // namespace
+
+absl::StatusOr<AllocatorConfig> ParseAllocatorConfig(const PolicyRegistry& registry, std::string_view text,
+                                                     const std::string& name) {
+  if (text.size() > kMaxConfigFileBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: larger than {} bytes; not an allocator config", name, kMaxConfigFileBytes));
+  }
+  if (int line = FirstTooDeepLine(text); line != 0) {
+    return Error(name, line, fmt::format("nesting deeper than {} levels", kMaxConfigNesting));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return Error(name, e.mark.line + 1, fmt::format("malformed YAML: {}", e.msg));
+  }
+  if (!root.IsMap()) return Error(name, 1, "expected a mapping with an allocator: key");
+  if (absl::Status s = CheckKeys(root, name, ""); !s.ok()) return s;
+  for (const auto& kv : root) {
+    if (kv.first.Scalar() != "allocator") {
+      return Error(name, LineOf(kv.first),
+                   fmt::format("{}: unknown key (known: allocator)", kv.first.Scalar()));
+    }
+  }
+  return ParseAllocatorNode(registry, root.begin()->first, root.begin()->second, name);
+}
+
+absl::StatusOr<AllocatorConfig> LoadAllocatorConfigFile(const PolicyRegistry& registry,
+                                                        const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(fmt::format("{}: cannot open allocator config", path));
+  std::string text;
+  char buf[64 << 10];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxConfigFileBytes) break;  // ParseAllocatorConfig reports it
+  }
+  if (in.bad()) return absl::InvalidArgumentError(fmt::format("{}: cannot read allocator config", path));
+  return ParseAllocatorConfig(registry, text, path);
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,139 @@
+#include <string>
+
+#include "gtest/gtest.h"
+#include "sim/config/allocator_config.h"
+
+namespace hbmsim {
+namespace {
+
+std::string ErrorOf(const absl::StatusOr<AllocatorConfig>& c) {
+  return c.ok() ? "ok" : std::string(c.status().message());
+}
+
+std::string ErrorOf(const absl::Status& s) { return s.ok() ? "ok" : std::string(s.message()); }
+
+absl::StatusOr<AllocatorConfig> Parse(const std::string& yaml) {
+  return ParseAllocatorConfig(BuiltinPolicies(), yaml, "configs/x.yaml");
+}
+
+std::string Options(const AllocatorConfig& c) {
+  std::string out;
+  for (const auto& [k, v] : c.options.entries()) out += k + "=" + FormatOptionValue(v) + " ";
+  return out;
+}
+
+TEST(PolicyRegistryTest, BfcHasTheContractOptionsAndDefaults) {
+  const PolicySpec* bfc = BuiltinPolicies().Find("bfc");
+  ASSERT_NE(bfc, nullptr);
+  EXPECT_EQ(Options(DefaultConfig(*bfc)),
+            "allow_growth=false garbage_collection=false fragmentation_fraction=0 region_coalescing=false ");
+  EXPECT_EQ(BuiltinPolicies().Find("nope"), nullptr);
+}
+
+TEST(PolicyRegistryTest, RejectsADuplicateName) {
+  PolicyRegistry r;
+  ASSERT_TRUE(r.Register({"b", "", {}, {}}).ok());
+  ASSERT_TRUE(r.Register({"a", "", {}, {}}).ok());
+  EXPECT_EQ(ErrorOf(r.Register({"a", "", {}, {}})), "policy a registered twice");
+  EXPECT_EQ(r.Names(), "a, b");
+}
+
+TEST(AllocatorConfigTest, ResolvesABuiltinName) {
+  absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), "bfc");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->policy->name, "bfc");
+  EXPECT_EQ(c->source, "built-in");
+  EXPECT_FALSE(c->bytes_limit.has_value());
+}
+
+TEST(AllocatorConfigTest, UnknownAllocatorNamesTheBuiltins) {
+  EXPECT_EQ(ErrorOf(ResolveAllocator(BuiltinPolicies(), "bfcc"))
+                .rfind("--allocator bfcc: unknown allocator (built-in: bfc", 0),
+            0u);
+  EXPECT_EQ(ErrorOf(ResolveAllocator(BuiltinPolicies(), "no/such.yaml")),
+            "no/such.yaml: cannot open allocator config");
+}
+
+TEST(AllocatorConfigTest, SetOverridesAnOptionStrictly) {
+  AllocatorConfig c = DefaultConfig(*BuiltinPolicies().Find("bfc"));
+  EXPECT_TRUE(ApplySetOption(c, "allow_growth=true").ok());
+  EXPECT_TRUE(ApplySetOption(c, "fragmentation_fraction=0.25").ok());
+  EXPECT_TRUE(ApplySetOption(c, "bytes_limit=1GiB").ok());
+  EXPECT_EQ(
+      Options(c),
+      "allow_growth=true garbage_collection=false fragmentation_fraction=0.25 region_coalescing=false ");
+  EXPECT_EQ(c.bytes_limit, Bytes::GiB(1));
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_growth=maybe")),
+            "--set allow_growth=maybe: expected true or false");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_growth=1")), "--set allow_growth=1: expected true or false");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "fragmentation_fraction=1")),
+            "--set fragmentation_fraction=1: must be >= 0 and < 1");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "fragmentation_fraction=x")),
+            "--set fragmentation_fraction=x: expected a number, got 'x'");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_grwth=true")),
+            "--set allow_grwth=true: unknown option for bfc (known: allow_growth, garbage_collection, "
+            "fragmentation_fraction, region_coalescing)");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_growth")), "--set allow_growth: expected KEY=VALUE");
+}
+
+TEST(AllocatorConfigTest, LoadsAYamlConfig) {
+  absl::StatusOr<AllocatorConfig> c = Parse(
+      "# comment\n"
+      "allocator:\n"
+      "  impl: bfc\n"
+      "  bytes_limit: 16GiB\n"
+      "  garbage_collection: true\n"
+      "  region_coalescing: true\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->source, "configs/x.yaml");
+  EXPECT_EQ(c->bytes_limit, Bytes::GiB(16));
+  EXPECT_EQ(Options(*c),
+            "allow_growth=false garbage_collection=true fragmentation_fraction=0 region_coalescing=true ");
+}
+
+TEST(AllocatorConfigTest, YamlErrorsNameFileLineAndPath) {
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  allow_growth: false\n  allow_grwth: true\n")),
+            "configs/x.yaml:4: allocator.allow_grwth: unknown option for bfc (known: allow_growth, "
+            "garbage_collection, fragmentation_fraction, region_coalescing)");
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  allow_growth: yes\n")),
+            "configs/x.yaml:3: allocator.allow_growth: expected true or false");
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  bytes_limit: lots\n"))
+                .rfind("configs/x.yaml:3: allocator.bytes_limit: ", 0),
+            0u);
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfx\n")),
+            "configs/x.yaml:2: allocator.impl: unknown allocator 'bfx' (built-in: bfc)");
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  allow_growth: true\n")),
+            "configs/x.yaml:1: allocator: missing impl (built-in: bfc)");
+  EXPECT_EQ(ErrorOf(Parse("alocator:\n  impl: bfc\n")),
+            "configs/x.yaml:1: alocator: unknown key (known: allocator)");
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  impl: bfc\n")),
+            "configs/x.yaml:3: allocator.impl: duplicate key");
+  EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  allow_growth: [true]\n")),
+            "configs/x.yaml:3: allocator.allow_growth: expected a single value");
+  EXPECT_EQ(ErrorOf(Parse("- 1\n")), "configs/x.yaml:1: expected a mapping with an allocator: key");
+  EXPECT_EQ(ErrorOf(Parse("allocator: {impl: bfc\n")).rfind("configs/x.yaml:2: malformed YAML: ", 0), 0u);
+}
+
+TEST(AllocatorConfigTest, RefusesHugeOrDeeplyNestedInputBeforeParsing) {
+  EXPECT_EQ(ErrorOf(Parse(std::string(kMaxConfigFileBytes + 1, '#'))),
+            "configs/x.yaml: larger than 4194304 bytes; not an allocator config");
+  EXPECT_EQ(ErrorOf(Parse("allocator: " + std::string(100000, '['))),
+            "configs/x.yaml:1: nesting deeper than 64 levels");
+  std::string dashes;
+  for (int i = 0; i < 70; ++i) dashes += "- ";
+  EXPECT_EQ(ErrorOf(Parse(dashes + "x\n")), "configs/x.yaml:1: nesting deeper than 64 levels");
+  std::string indented;
+  for (int i = 0; i < 70; ++i) indented += std::string(i, ' ') + "k" + std::to_string(i) + ":\n";
+  EXPECT_EQ(ErrorOf(Parse(indented)), "configs/x.yaml:65: nesting deeper than 64 levels");
+}
+
+TEST(AllocatorConfigTest, BuildsTheBfcPolicy) {
+  AllocatorConfig c = DefaultConfig(*BuiltinPolicies().Find("bfc"));
+  absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(c, Bytes::MiB(1));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)->name(), "bfc");
+  EXPECT_EQ((*a)->GetStats().bytes_limit, int64_t{1} << 20);
+}
+
+}  // namespace
+}  // namespace hbmsim
