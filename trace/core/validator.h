@@ -1,0 +1,100 @@
+// The semantic checks every trace reader shares (shared/spec/trace-format.md,
+// "Errors"), independent of any allocator:
+//
+//   buffer ids   alloc       : id not tracked             -> live
+//   (per device) free        : live                       -> gone
+//                free_requested : live                    -> free_requested
+//                free_completed : free_requested          -> gone
+//   programs     program_load   : not loaded              -> loaded
+//   (per device) program_run    : loaded                  -> loaded
+//                program_unload : loaded                  -> gone
+//   time         t= never decreases from one stamped event to the next.
+//
+// Anything else is an error. A program that a TPU policy evicted is still
+// loaded here: eviction is the allocator's business, the trace only says
+// load/run/unload. Memory is proportional to the ids and programs that are
+// live right now, never to the length of the trace.
+//
+// Every check either succeeds and applies its transition, or fails and
+// changes nothing, so a `--lenient` replay can skip the offending line and go
+// on with a consistent state. Messages carry no location: the reader prefixes
+// "file:line: ".
+#ifndef HBMSIM_TRACE_CORE_VALIDATOR_H_
+#define HBMSIM_TRACE_CORE_VALIDATOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "trace/core/event.h"
+
+namespace hbmsim {
+
+// Which buffer ids are live on which device, and whether their free has been
+// requested. Importers that see alloc/free pairs in another shape (snapshots,
+// logs) reuse this directly.
+class LiveBufferIds {
+ public:
+  enum class State : uint8_t { kLive, kFreeRequested };
+
+  absl::Status Alloc(DeviceId device, BufferId id);
+  absl::Status Free(DeviceId device, BufferId id);
+  absl::Status RequestFree(DeviceId device, BufferId id);
+  absl::Status CompleteFree(DeviceId device, BufferId id);
+
+  // The state of `id` on `device`, or nullptr when it is not tracked.
+  const State* Find(DeviceId device, BufferId id) const;
+  // Ids tracked right now (live plus free_requested), over all devices.
+  size_t size() const { return ids_.size(); }
+
+ private:
+  using Key = std::pair<uint64_t, uint64_t>;  // (device, id)
+  static Key KeyOf(DeviceId device, BufferId id) { return {device.value(), id.value()}; }
+  // A free or free_requested of `id`, whose keyword is `what`.
+  absl::Status Release(std::string_view what, DeviceId device, BufferId id, bool keep_pending);
+
+  absl::flat_hash_map<Key, State> ids_;
+};
+
+// Which programs are loaded on which device.
+class LoadedPrograms {
+ public:
+  absl::Status Load(DeviceId device, ProgramId id);
+  absl::Status Run(DeviceId device, ProgramId id) const;
+  absl::Status Unload(DeviceId device, ProgramId id);
+
+  bool Contains(DeviceId device, ProgramId id) const;
+  size_t size() const { return loaded_.size(); }
+
+ private:
+  using Key = std::pair<uint64_t, uint64_t>;  // (device, program)
+  absl::flat_hash_set<Key> loaded_;
+};
+
+class TraceValidator {
+ public:
+  // Checks `e` against everything seen so far and, when it is valid, records
+  // it. On error nothing is recorded.
+  absl::Status Check(const Event& e);
+
+  const LiveBufferIds& buffers() const { return buffers_; }
+  const LoadedPrograms& programs() const { return programs_; }
+  // The latest `t=` accepted so far, if any event carried one.
+  std::optional<uint64_t> last_time_us() const { return last_time_us_; }
+
+ private:
+  absl::Status CheckTime(const Event& e) const;
+  absl::Status Apply(const Event& e);
+
+  LiveBufferIds buffers_;
+  LoadedPrograms programs_;
+  std::optional<uint64_t> last_time_us_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_CORE_VALIDATOR_H_
