@@ -1,0 +1,30 @@
+// Parses one event line of the text trace format, v1
+// (shared/spec/trace-format.md) into an Event. Syntax only: whether the ids
+// make sense together is TraceValidator's job.
+#ifndef HBMSIM_TRACE_TEXT_EVENT_PARSER_H_
+#define HBMSIM_TRACE_TEXT_EVENT_PARSER_H_
+
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "trace/core/event.h"
+
+namespace hbmsim {
+
+// `line` is neither blank nor a comment and holds no "\n". On success `e` is
+// overwritten; its tag and label view into `line`. Errors say what was wrong,
+// without a location (the reader prefixes "file:line: "), e.g.
+//   unknown event 'allocate' (expected alloc, free, ...)
+//   missing <bytes> in 'alloc <id> <bytes> [attrs]'
+//   bad <id>: 'x1' is not a decimal number
+//   unexpected extra field '2' in 'free <id> [attrs]'
+//   attribute tag= is not allowed on free (only on alloc and program_load)
+absl::Status ParseEventLine(std::string_view line, Event& e);
+
+// Splits off the next field of `rest` (fields are separated by runs of
+// spaces and tabs); empty when none is left.
+std::string_view NextField(std::string_view& rest);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_TEXT_EVENT_PARSER_H_

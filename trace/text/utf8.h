@@ -1,0 +1,16 @@
+// UTF-8 validation for the free-text fields of a trace (tags, mark labels,
+// metadata), so that reports and JSON output never carry broken text.
+#ifndef HBMSIM_TRACE_TEXT_UTF8_H_
+#define HBMSIM_TRACE_TEXT_UTF8_H_
+
+#include <string_view>
+
+namespace hbmsim {
+
+// True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF).
+bool IsValidUtf8(std::string_view text);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_TEXT_UTF8_H_
