@@ -1,0 +1,85 @@
+// Builds a PickleTree while the unpickler runs, enforcing the tree's
+// invariants one element at a time so that no pass over the finished tree is
+// needed and no input can make the builder recurse, cycle or blow up.
+//
+// The rule that keeps the graph acyclic and the heights exact: a container
+// that has been placed inside another container is frozen and may not receive
+// more elements, and no container may be placed inside itself. CPython's and
+// TorchScript's picklers finish each container before its parent takes it, so
+// real data never breaks the rule; only self-referencing (cyclic) objects do.
+// With it, a child's height is final when it is attached, and a parent's
+// height is max(child height) + 1, checked against the nesting limit at once.
+//
+// A list receives its elements in batches (APPENDS of up to 1000 items, with
+// the nested values built in between), so during the build a container's
+// elements are a chain of chunks; Finish() makes each range contiguous.
+#ifndef HBMSIM_TRACE_PICKLE_TREE_BUILDER_H_
+#define HBMSIM_TRACE_PICKLE_TREE_BUILDER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "trace/pickle/pickle_tree.h"
+
+namespace hbmsim {
+
+enum class BuildError : uint8_t {
+  kOk,
+  kFrozen,         // the container is already inside another container
+  kSelf,           // a container placed inside itself
+  kTooDeep,        // nesting beyond the limit
+  kTooManyValues,  // nodes + elements beyond the limit
+  kTooLarge,       // more than 2^32 - 1 elements in one container
+};
+
+class PickleTreeBuilder {
+ public:
+  // `max_values` caps NodeCount() + ElementCount(); `max_height` caps nesting.
+  PickleTreeBuilder(std::string file_name, std::string data, uint64_t max_values, uint16_t max_height);
+
+  const std::string& data() const { return tree_.data_; }
+  PickleKind kind(PickleNodeId id) const { return tree_.nodes_[id].kind; }
+
+  // Adds a scalar or string node; false when the value cap is reached.
+  bool AddScalar(PickleKind kind, uint64_t bits, uint32_t size, PickleNodeId& out);
+  // Adds an empty list, tuple or dict.
+  bool AddContainer(PickleKind kind, PickleNodeId& out);
+  // Appends `n` elements (a dict takes key, value, key, value...; n is even).
+  BuildError Extend(PickleNodeId container, const PickleNodeId* items, size_t n);
+
+  // The finished tree with `root` as its root.
+  PickleTree Finish(PickleNodeId root);
+
+ private:
+  static constexpr uint32_t kNoChunk = UINT32_MAX;
+  struct Chunk {
+    uint64_t start = 0;  // index into elements_
+    uint64_t count = 0;
+    uint32_t next = kNoChunk;
+  };
+  struct ChainHead {
+    PickleNodeId node;
+    uint32_t head;
+  };
+  bool HasRoom(size_t more) const {
+    return tree_.nodes_.size() + tree_.elements_.size() + more <= max_values_;
+  }
+  BuildError AttachChild(PickleNode& parent, PickleNodeId parent_id, PickleNodeId child);
+  void AppendChunk(PickleNode& container, uint64_t start, uint32_t count);
+  void MakeContiguous(PickleNodeId id, uint32_t head);
+
+  PickleTree tree_;
+  std::vector<Chunk> chunks_;
+  // Containers whose elements arrived in separate ranges: chain tail by node,
+  // and the chains in creation order (so the final layout is deterministic).
+  absl::flat_hash_map<PickleNodeId, uint32_t> chain_tail_;
+  std::vector<ChainHead> chain_order_;
+  uint64_t max_values_;
+  uint16_t max_height_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_PICKLE_TREE_BUILDER_H_
