@@ -68,17 +68,46 @@ std::string Quoted(std::string_view field) {
   return fmt::format("'{}...' ({} bytes)", field.substr(0, kMaxShown), field.size());
 }
 
+// Keyword and attribute names are compared by size and first byte before
+// memcmp: most candidates fail there, and this loop runs for every field.
+bool SameName(std::string_view name, std::string_view field) {
+  return name.size() == field.size() && name[0] == field[0] && name == field;
+}
+
 const Syntax* FindSyntax(std::string_view keyword) {
+  if (keyword.empty()) return nullptr;
   for (const Syntax& s : kSyntax) {
-    if (s.keyword == keyword) return &s;
+    if (SameName(s.keyword, keyword)) return &s;
   }
   return nullptr;
 }
 
-// A <bytes> field. Plain decimals go straight to ParseU64, whose overflow
-// message ("'X' does not fit in 64 bits") is clearer than ParseBytes' wrapping
-// of it.
+// The hot path of every number: plain decimal digits, at most 19 of them (so
+// no overflow is possible). Anything else returns false and goes to
+// numbers.h, which says exactly what was wrong.
+bool ParsePlainDecimal(std::string_view s, uint64_t& out) {
+  if (s.empty() || s.size() > 19) return false;
+  uint64_t v = 0;
+  for (const char c : s) {
+    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};
+    if (digit > 9) return false;
+    v = v * 10 + digit;
+  }
+  out = v;
+  return true;
+}
+
+absl::StatusOr<uint64_t> ParseId(std::string_view field) {
+  uint64_t v = 0;
+  if (ParsePlainDecimal(field, v)) return v;
+  return ParseU64(field);
+}
+
+// A <bytes> field. Plain decimals go to ParseU64, whose overflow message
+// ("'X' does not fit in 64 bits") is clearer than ParseBytes' wrapping of it.
 absl::StatusOr<Bytes> ParseSize(std::string_view field) {
+  uint64_t v = 0;
+  if (ParsePlainDecimal(field, v)) return Bytes(v);
   if (field.find_first_not_of("0123456789") != std::string_view::npos) return ParseBytes(field);
   absl::StatusOr<uint64_t> n = ParseU64(field);
   if (!n.ok()) return n.status();
@@ -106,7 +135,7 @@ absl::Status ParsePositionals(std::string_view& rest, const Syntax& syntax, Even
     return absl::OkStatus();
   }
   if (absl::Status s = TakePositional(rest, syntax, syntax.id_name, field); !s.ok()) return s;
-  absl::StatusOr<uint64_t> id = ParseU64(field);
+  absl::StatusOr<uint64_t> id = ParseId(field);
   if (!id.ok()) return Error(fmt::format("bad {}: {}", syntax.id_name, Why(id.status())));
   e.id = *id;
   if (!syntax.has_bytes) return absl::OkStatus();
@@ -118,7 +147,7 @@ absl::Status ParsePositionals(std::string_view& rest, const Syntax& syntax, Even
 }
 
 absl::Status ParseNumberAttr(std::string_view key, std::string_view value, uint64_t& out) {
-  absl::StatusOr<uint64_t> n = key == "addr" ? ParseAddress(value) : ParseU64(value);
+  absl::StatusOr<uint64_t> n = key == "addr" ? ParseAddress(value) : ParseId(value);
   if (!n.ok()) return Error(fmt::format("bad {}=: {}", key, Why(n.status())));
   out = *n;
   return absl::OkStatus();
@@ -157,7 +186,7 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
   const std::string_view key = field.substr(0, eq);
   const std::string_view value = field.substr(eq + 1);
   int attr = 0;
-  while (attr < kAttrCount && kAttrs[attr].key != key) ++attr;
+  while (attr < kAttrCount && (key.empty() || !SameName(kAttrs[attr].key, key))) ++attr;
   if (attr == kAttrCount) {
     return Error(fmt::format("unknown attribute {} (attributes are t, stream, tag, shape, addr and device)",
                              Quoted(field)));
@@ -174,16 +203,6 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
 }
 
 }  // namespace
-
-std::string_view NextField(std::string_view& rest) {
-  size_t i = 0;
-  while (i < rest.size() && (rest[i] == ' ' || rest[i] == '\t')) ++i;
-  size_t j = i;
-  while (j < rest.size() && rest[j] != ' ' && rest[j] != '\t') ++j;
-  const std::string_view field = rest.substr(i, j - i);
-  rest.remove_prefix(j);
-  return field;
-}
 
 absl::Status ParseEventLine(std::string_view line, Event& e) {
   std::string_view rest = line;

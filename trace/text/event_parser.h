@@ -22,8 +22,16 @@ namespace hbmsim {
 absl::Status ParseEventLine(std::string_view line, Event& e);
 
 // Splits off the next field of `rest` (fields are separated by runs of
-// spaces and tabs); empty when none is left.
-std::string_view NextField(std::string_view& rest);
+// spaces and tabs); empty when none is left. Inline: it runs for every field.
+inline std::string_view NextField(std::string_view& rest) {
+  size_t i = 0;
+  while (i < rest.size() && (rest[i] == ' ' || rest[i] == '\t')) ++i;
+  size_t j = i;
+  while (j < rest.size() && rest[j] != ' ' && rest[j] != '\t') ++j;
+  const std::string_view field = rest.substr(i, j - i);
+  rest.remove_prefix(j);
+  return field;
+}
 
 }  // namespace hbmsim
 
