@@ -1,0 +1,53 @@
+// Subcommands of the hbmsim binary register themselves: each lives in its own
+// sim/cli/<name>_command.cc with a file-scope CommandRegistration, so adding
+// `convert`, `size`, `compare`, `diagnose` or `gen` is a new file only. The
+// files are sources of the executable (see CMakeLists.txt), so the linker
+// cannot drop the registrations.
+#ifndef HBMSIM_SIM_CLI_COMMAND_H_
+#define HBMSIM_SIM_CLI_COMMAND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+
+namespace hbmsim::cli {
+
+// Exit codes shared by every subcommand (shared/spec/cli-contract.md).
+enum ExitCode : int {
+  kExitOk = 0,        // the work ran and every allocation fit
+  kExitFailures = 1,  // the work ran and at least one allocation failed
+  kExitBadInput = 2,  // usage error or bad input; one line on stderr names the file:line or option
+  kExitInternal = 3,  // internal error: a broken invariant (a bug in hbmsim; it must never happen)
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  // Declares the subcommand's arguments on `app` (named and described already).
+  virtual void Configure(CLI::App& app) = 0;
+  // Runs after a successful parse and returns the exit code. Messages for the
+  // user go to stderr, one line each, prefixed "hbmsim <name>: ".
+  virtual int Run() = 0;
+};
+
+struct CommandInfo {
+  std::string name;
+  std::string summary;
+  std::unique_ptr<Command> (*make)();
+};
+
+// Constructed at file scope by each *_command.cc.
+class CommandRegistration {
+ public:
+  CommandRegistration(std::string name, std::string summary, std::unique_ptr<Command> (*make)());
+};
+
+// Every registered command, sorted by name (static initialization order across
+// files is unspecified; help output must not depend on it).
+std::vector<CommandInfo> RegisteredCommands();
+
+}  // namespace hbmsim::cli
+
+#endif  // HBMSIM_SIM_CLI_COMMAND_H_

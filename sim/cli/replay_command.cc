@@ -1,0 +1,225 @@
+// `hbmsim replay TRACE --allocator NAME|FILE.yaml ...`: replays a trace
+// through one allocator and reports where and why allocations failed
+// (shared/spec/cli-contract.md fixes the flags, the CSV and the JSON keys).
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "sim/cli/command.h"
+#include "sim/config/allocator_config.h"
+#include "sim/engine/open_trace.h"
+#include "sim/engine/replay_engine.h"
+#include "sim/report/placements_writer.h"
+#include "sim/report/replay_recorder.h"
+#include "sim/report/replay_report.h"
+#include "trace/core/numbers.h"
+
+namespace hbmsim::cli {
+namespace {
+
+// A failed step: what to print on stderr (one line) and the exit code.
+struct Failure {
+  int code;
+  std::string message;
+};
+
+Failure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.message())}; }
+
+class ReplayCommand : public Command {
+ public:
+  void Configure(CLI::App& app) override;
+  int Run() override;
+
+ private:
+  // Each step returns a Failure or fills its output.
+  std::optional<Failure> LoadConfig(AllocatorConfig& config) const;
+  std::optional<Failure> ResolveLimit(const AllocatorConfig& config, const EventReader& reader, Bytes& limit,
+                                      std::string& source) const;
+  std::optional<Failure> ParseOptions(ReplayOptions& options) const;
+  std::optional<Failure> Replay(ReplayReportInput& report);
+  void NoteRecordedCheck(const ReplaySummary& s) const;
+  std::optional<Failure> WriteJson(const ReplayReportInput& report) const;
+
+  std::string trace_;
+  std::string allocator_;
+  std::string bytes_limit_;
+  std::vector<std::string> sets_;
+  std::string placements_;
+  std::string json_;
+  std::string on_oom_ = "continue";
+  std::string device_;
+  bool paranoid_ = false;
+  bool check_recorded_ = false;
+};
+
+void ReplayCommand::Configure(CLI::App& app) {
+  app.add_option("TRACE", trace_,
+                 "the trace: text format v1 (shared/spec/trace-format.md) or a PyTorch snapshot")
+      ->required();
+  app.add_option("--allocator", allocator_,
+                 "a built-in policy (bfc, ...) or a YAML config such as configs/bfc_tensorflow.yaml")
+      ->required();
+  app.add_option(
+      "--bytes-limit", bytes_limit_,
+      "the allocator's memory limit: bytes or units (16GiB, 512MiB, 16GB); overrides the config and the "
+      "trace's `# device_bytes:`");
+  app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--placements", placements_,
+                 "write one CSV row per alloc: event,id,requested,status,offset,size");
+  app.add_option("--json", json_,
+                 "write the machine-readable report (stats, failures, peak_live_bytes) here");
+  app.add_option("--on-oom", on_oom_,
+                 "continue (default): record a failure and go on; stop: end at the first one")
+      ->check(CLI::IsMember({"continue", "stop"}));
+  app.add_option("--device", device_,
+                 "replay the events of this device (default: the device of the first event)");
+  app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
+  app.add_flag("--check-recorded", check_recorded_,
+               "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");
+}
+
+std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const {
+  absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator_);
+  if (!c.ok()) return BadInput(c.status());
+  for (const std::string& kv : sets_) {
+    if (absl::Status s = ApplySetOption(*c, kv); !s.ok()) return BadInput(s);
+  }
+  config = *std::move(c);
+  return std::nullopt;
+}
+
+// --bytes-limit, else the config (YAML or --set bytes_limit), else the
+// trace's `# device_bytes:` metadata; otherwise a usage error.
+std::optional<Failure> ReplayCommand::ResolveLimit(const AllocatorConfig& config, const EventReader& reader,
+                                                   Bytes& limit, std::string& source) const {
+  if (!bytes_limit_.empty()) {
+    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
+    if (!b.ok())
+      return Failure{kExitBadInput,
+                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
+    limit = *b;
+    source = "--bytes-limit";
+    return std::nullopt;
+  }
+  if (config.bytes_limit) {
+    limit = *config.bytes_limit;
+    source = config.source == "built-in" ? "--set bytes_limit" : config.source;
+    return std::nullopt;
+  }
+  if (const std::string* device_bytes = reader.metadata().Find("device_bytes")) {
+    absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
+    if (!b.ok()) {
+      return Failure{kExitBadInput,
+                     fmt::format("{}: metadata device_bytes: {}", trace_, std::string(b.status().message()))};
+    }
+    limit = *b;
+    source = "the trace's # device_bytes";
+    return std::nullopt;
+  }
+  return Failure{
+      kExitBadInput,
+      fmt::format("no memory limit: pass --bytes-limit, set bytes_limit in the allocator config, or "
+                  "record `# device_bytes: N` in {}",
+                  trace_)};
+}
+
+std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options) const {
+  options.on_oom = on_oom_ == "stop" ? OnOom::kStop : OnOom::kContinue;
+  options.paranoid = paranoid_;
+  options.check_recorded = check_recorded_;
+  if (!device_.empty()) {
+    absl::StatusOr<uint64_t> d = ParseU64(device_);
+    if (!d.ok())
+      return Failure{kExitBadInput,
+                     fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
+    options.device = DeviceId(*d);
+  }
+  return std::nullopt;
+}
+
+void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
+  if (s.events_replayed == 0 && s.events_read > 0) {
+    fmt::print(stderr, "hbmsim replay: note: no event of {} is on device {}\n", trace_, s.device->value());
+  }
+  if (!check_recorded_) return;
+  if (s.recorded.allocs_total == 0) {
+    fmt::print(stderr,
+               "hbmsim replay: --check-recorded: {} records no addresses (addr=); nothing was compared\n",
+               trace_);
+  } else if (s.recorded.segments_total == 0) {
+    fmt::print(stderr,
+               "hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were "
+               "compared\n");
+  }
+}
+
+std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report) const {
+  if (json_.empty()) return std::nullopt;
+  std::ofstream out(json_, std::ios::binary | std::ios::trunc);
+  out << JsonReport(report).dump(2) << "\n";
+  out.close();
+  if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+  return std::nullopt;
+}
+
+std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
+  AllocatorConfig config;
+  if (auto f = LoadConfig(config)) return f;
+  if (auto f = ParseOptions(report.options)) return f;
+  absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(trace_);
+  if (!reader.ok()) return BadInput(reader.status());
+  if (auto f = ResolveLimit(config, **reader, report.bytes_limit, report.limit_source)) return f;
+  absl::StatusOr<std::unique_ptr<Allocator>> allocator = BuildAllocator(config, report.bytes_limit);
+  if (!allocator.ok())
+    return Failure{kExitBadInput,
+                   fmt::format("--allocator {}: {}", allocator_, std::string(allocator.status().message()))};
+  std::unique_ptr<PlacementsWriter> placements;
+  if (!placements_.empty()) {
+    absl::StatusOr<std::unique_ptr<PlacementsWriter>> w = PlacementsWriter::Open(placements_);
+    if (!w.ok()) return BadInput(w.status());
+    placements = *std::move(w);
+  }
+  ReplayRecorder recorder(**allocator);
+  ReplayEngine engine(**allocator, report.options);
+  engine.AddObserver(&recorder);
+  if (placements) engine.AddObserver(placements.get());
+  absl::StatusOr<ReplaySummary> summary = engine.Run(**reader);
+  if (!summary.ok()) {
+    const bool internal = summary.status().code() == absl::StatusCode::kInternal;
+    return Failure{
+        internal ? kExitInternal : kExitBadInput,
+        fmt::format("{}{}", internal ? "internal error: " : "", std::string(summary.status().message()))};
+  }
+  if (placements) {
+    if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(s);
+  }
+  NoteRecordedCheck(*summary);
+  report.trace = trace_;
+  report.config = &config;
+  report.allocator = allocator->get();
+  report.summary = &*summary;
+  report.recorder = &recorder;
+  const std::string text = TextReport(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (auto f = WriteJson(report)) return f;
+  return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
+}
+
+int ReplayCommand::Run() {
+  ReplayReportInput report;
+  std::optional<Failure> outcome = Replay(report);
+  if (!outcome) return kExitOk;
+  if (!outcome->message.empty()) fmt::print(stderr, "hbmsim replay: {}\n", outcome->message);
+  return outcome->code;
+}
+
+const CommandRegistration kReplay(
+    "replay", "replay a trace through one allocator: placements, failures (oom vs fragmentation), stats",
+    []() -> std::unique_ptr<Command> { return std::make_unique<ReplayCommand>(); });
+
+}  // namespace
+}  // namespace hbmsim::cli

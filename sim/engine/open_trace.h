@@ -1,0 +1,31 @@
+// The one place where trace formats are told apart. Formats are detected by
+// content, never by file name:
+//
+//   first byte 0x80 (a pickle PROTO opcode)  → PyTorch memory snapshot
+//   anything else                            → the text format v1
+//
+// A new format adds a test on its magic bytes here and nothing else.
+#ifndef HBMSIM_SIM_ENGINE_OPEN_TRACE_H_
+#define HBMSIM_SIM_ENGINE_OPEN_TRACE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "trace/core/reader.h"
+
+namespace hbmsim {
+
+enum class TraceFormat : uint8_t { kText, kTorchSnapshot };
+std::string_view TraceFormatName(TraceFormat f);  // "text", "torch-snapshot"
+
+// Looks at the first bytes of `path`. Errors name the file.
+absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
+
+// Opens `path` with the reader for its format. Errors are InvalidArgument and
+// name the file (and line, for header errors).
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_ENGINE_OPEN_TRACE_H_

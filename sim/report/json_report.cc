@@ -1,0 +1,102 @@
+// The --json report. Keys fixed by the CLI contract come first, in contract
+// order; extras (counters, policy events, summary counts) follow. ordered_json
+// keeps insertion order, so two runs write byte-identical files.
+#include <variant>
+
+#include "sim/report/replay_report.h"
+
+namespace hbmsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json OptionJson(const OptionValue& v) {
+  struct ToJson {
+    Json operator()(bool b) const { return b; }
+    Json operator()(int64_t i) const { return i; }
+    Json operator()(Bytes b) const { return b.value(); }
+    Json operator()(double d) const { return d; }
+    Json operator()(const std::string& s) const { return s; }
+  };
+  return std::visit(ToJson{}, v);
+}
+
+Json Optional(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json StatsJson(const AllocatorStats& s) {
+  return Json{{"num_allocs", s.num_allocs},
+              {"bytes_in_use", s.bytes_in_use},
+              {"peak_bytes_in_use", s.peak_bytes_in_use},
+              {"largest_alloc_size", s.largest_alloc_size},
+              {"bytes_limit", Optional(s.bytes_limit)},
+              {"bytes_reserved", s.bytes_reserved},
+              {"peak_bytes_reserved", s.peak_bytes_reserved},
+              {"bytes_reservable_limit", Optional(s.bytes_reservable_limit)},
+              {"largest_free_block_bytes", s.largest_free_block_bytes},
+              {"pool_bytes", Optional(s.pool_bytes)},
+              {"peak_pool_bytes", Optional(s.peak_pool_bytes)}};
+}
+
+Json FailureJson(const FailureRecord& f) {
+  Json j{{"event", f.event.value()},
+         {"id", f.id},
+         {"requested", f.requested.value()},
+         {"rounded", f.rounded.value()},
+         {"kind", AllocStatusName(f.kind)},
+         {"free_bytes", f.free_bytes.value()},
+         {"largest_free_block_bytes", f.largest_free_block_bytes.value()}};
+  if (f.event_kind != EventKind::kAlloc) j["event_kind"] = EventKindName(f.event_kind);
+  return j;
+}
+
+Json SummaryJson(const ReplaySummary& s) {
+  return Json{{"events_read", s.events_read},
+              {"events_replayed", s.events_replayed},
+              {"events_other_device", s.events_other_device},
+              {"device", s.device ? Json(s.device->value()) : Json(nullptr)},
+              {"allocs", s.allocs},
+              {"failures", s.failures},
+              {"ignored_frees", s.ignored_frees},
+              {"marks", s.marks},
+              {"stopped_at_failure", s.stopped_at_failure},
+              {"peak_live_event", s.peak_live_event ? Json(s.peak_live_event->value()) : Json(nullptr)}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
+  Json options = Json::object();
+  for (const auto& [name, value] : in.config->options.entries()) options[name] = OptionJson(value);
+  Json failures = Json::array();
+  for (const FailureRecord& f : in.recorder->failures()) failures.push_back(FailureJson(f));
+  Json j;
+  j["trace"] = in.trace;
+  j["allocator"] = Json{{"name", in.config->policy->name},
+                        {"source", in.config->source},
+                        {"bytes_limit", in.bytes_limit.value()},
+                        {"bytes_limit_source", in.limit_source},
+                        {"options", options}};
+  j["stats"] = StatsJson(in.allocator->GetStats());
+  j["failures"] = failures;
+  j["peak_live_bytes"] = in.summary->peak_live_bytes.value();
+  if (in.options.check_recorded) {
+    const RecordedCheck& r = in.summary->recorded;
+    j["recorded_check"] = Json{{"allocs_matched", r.allocs_matched},
+                               {"allocs_total", r.allocs_total},
+                               {"segments_matched", r.segments_matched},
+                               {"segments_total", r.segments_total}};
+  }
+  j["on_oom"] = in.options.on_oom == OnOom::kStop ? "stop" : "continue";
+  j["summary"] = SummaryJson(*in.summary);
+  Json counters = Json::object();
+  Counters list;
+  in.allocator->AppendCounters(list);
+  for (const Counter& c : list) counters[c.name] = c.value;
+  j["counters"] = counters;
+  Json events = Json::object();
+  for (const auto& [name, count] : in.recorder->PolicyEventCounts()) events[std::string(name)] = count;
+  j["policy_events"] = events;
+  return j;
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,21 @@
+// A policy-neutral memory map for policies that have no dump format of their
+// own (everything but bfc): each region, then each block in address order.
+//
+//   Memory map of tpu: 1 region
+//   Region 0 at 0 of size 4096
+//     InUse   at 0 of size 1024 requested 1000 id 1
+//     Free    at 400 of size 3072
+#ifndef HBMSIM_SIM_REPORT_MEMORY_MAP_TEXT_H_
+#define HBMSIM_SIM_REPORT_MEMORY_MAP_TEXT_H_
+
+#include <string>
+
+#include "allocator/core/allocator.h"
+
+namespace hbmsim {
+
+std::string MemoryMapText(const Allocator& a);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_REPORT_MEMORY_MAP_TEXT_H_

@@ -1,0 +1,28 @@
+// A copy of an allocator's memory map (regions and their blocks), taken
+// through WalkMemoryMap, so dump formatters can look at neighbours and sort
+// without knowing any policy's internals.
+#ifndef HBMSIM_SIM_REPORT_MEMORY_SNAPSHOT_H_
+#define HBMSIM_SIM_REPORT_MEMORY_SNAPSHOT_H_
+
+#include <vector>
+
+#include "allocator/core/allocator.h"
+#include "allocator/core/memory_map.h"
+
+namespace hbmsim {
+
+struct RegionSnapshot {
+  RegionInfo region;
+  std::vector<BlockInfo> blocks;  // address order
+};
+
+std::vector<RegionSnapshot> TakeMemorySnapshot(const Allocator& a);
+
+// In use as TF counts it: held by a buffer, pending free included.
+inline bool IsHeld(const BlockInfo& b) {
+  return b.state == BlockState::kInUse || b.state == BlockState::kPendingFree;
+}
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_REPORT_MEMORY_SNAPSHOT_H_

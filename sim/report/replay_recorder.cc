@@ -1,0 +1,45 @@
+#include "sim/report/replay_recorder.h"
+
+#include "allocator/bfc/bfc_allocator.h"
+#include "fmt/format.h"
+#include "sim/report/bfc_dump.h"
+#include "sim/report/memory_map_text.h"
+#include "trace/core/human_bytes.h"
+
+namespace hbmsim {
+
+std::string MemoryDumpAtFailure(const Allocator& a, const FailureRecord& f) {
+  if (const auto* bfc = dynamic_cast<const BfcAllocator*>(&a)) {
+    // REF's header without the op name (a trace does not say which op asked).
+    return fmt::format("Allocator ({}) ran out of memory trying to allocate {} (rounded to {})\n{}", a.name(),
+                       HumanReadableNumBytes(f.requested), f.rounded.value(),
+                       BfcDumpMemoryLog(*bfc, a.name(), f.rounded));
+  }
+  return MemoryMapText(a);
+}
+
+void ReplayRecorder::OnFailure(const FailureRecord& f) {
+  if (failures_.empty()) first_failure_dump_ = MemoryDumpAtFailure(allocator_, f);
+  failures_.push_back(f);
+  if (f.kind == AllocStatus::kFragmentation) {
+    ++fragmentation_;
+  } else {
+    ++oom_;
+  }
+}
+
+void ReplayRecorder::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
+  const size_t k = static_cast<size_t>(e.kind);
+  if (k < policy_events_.size()) ++policy_events_[k];
+}
+
+std::vector<std::pair<std::string_view, uint64_t>> ReplayRecorder::PolicyEventCounts() const {
+  std::vector<std::pair<std::string_view, uint64_t>> out;
+  for (size_t k = 0; k < policy_events_.size(); ++k) {
+    if (policy_events_[k] > 0)
+      out.emplace_back(PolicyEventKindName(static_cast<PolicyEventKind>(k)), policy_events_[k]);
+  }
+  return out;
+}
+
+}  // namespace hbmsim

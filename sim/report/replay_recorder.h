@@ -1,0 +1,49 @@
+// The observer behind the text and JSON reports: it keeps every failure (the
+// JSON lists them all), counts policy events by kind, and renders the memory
+// dump at the FIRST failure, while the allocator is still in that state.
+#ifndef HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_
+#define HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "allocator/core/allocator.h"
+#include "sim/engine/replay_observer.h"
+
+namespace hbmsim {
+
+// The dump for a failed request: for bfc, TF's OOM header line and
+// DumpMemoryLog; for other policies, the generic memory map.
+std::string MemoryDumpAtFailure(const Allocator& a, const FailureRecord& f);
+
+class ReplayRecorder : public ReplayObserver {
+ public:
+  explicit ReplayRecorder(const Allocator& allocator) : allocator_(allocator) {}
+
+  void OnFailure(const FailureRecord& f) override;
+  void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
+
+  const std::vector<FailureRecord>& failures() const { return failures_; }
+  // Empty when nothing failed.
+  const std::string& first_failure_dump() const { return first_failure_dump_; }
+  // (kind name, count) for every kind that happened, in enum order.
+  std::vector<std::pair<std::string_view, uint64_t>> PolicyEventCounts() const;
+  uint64_t oom_failures() const { return oom_; }
+  uint64_t fragmentation_failures() const { return fragmentation_; }
+
+ private:
+  static constexpr size_t kPolicyEventKinds = static_cast<size_t>(PolicyEventKind::kCacheFlush) + 1;
+  const Allocator& allocator_;
+  std::vector<FailureRecord> failures_;
+  std::string first_failure_dump_;
+  std::array<uint64_t, kPolicyEventKinds> policy_events_{};
+  uint64_t oom_ = 0;
+  uint64_t fragmentation_ = 0;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_

@@ -1,0 +1,40 @@
+// The reports of one replay: the text report for people (stdout) and the JSON
+// report for tools (--json). Both read the same inputs; the JSON keys the CLI
+// contract fixes (allocator, stats, failures, peak_live_bytes, recorded_check)
+// are always present.
+#ifndef HBMSIM_SIM_REPORT_REPLAY_REPORT_H_
+#define HBMSIM_SIM_REPORT_REPLAY_REPORT_H_
+
+#include <string>
+
+#include "allocator/core/allocator.h"
+#include "nlohmann/json.hpp"
+#include "sim/config/allocator_config.h"
+#include "sim/engine/replay_engine.h"
+#include "sim/report/replay_recorder.h"
+
+namespace hbmsim {
+
+struct ReplayReportInput {
+  std::string trace;         // the path as given
+  std::string limit_source;  // "--bytes-limit", "config", "--set", "trace metadata device_bytes"
+  Bytes bytes_limit;
+  const AllocatorConfig* config = nullptr;
+  const Allocator* allocator = nullptr;
+  const ReplaySummary* summary = nullptr;
+  const ReplayRecorder* recorder = nullptr;
+  ReplayOptions options;
+};
+
+// Failures listed one per line in the text report; the rest are counted.
+inline constexpr size_t kMaxListedFailures = 50;
+
+std::string TextReport(const ReplayReportInput& in);
+nlohmann::ordered_json JsonReport(const ReplayReportInput& in);
+
+// "allow_growth=false garbage_collection=true ..." in spec order.
+std::string EffectiveOptionsText(const AllocatorConfig& config);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_REPORT_REPLAY_REPORT_H_

@@ -1,0 +1,125 @@
+// The text report of `hbmsim replay` (stdout). Layout:
+//
+//   header (trace, allocator and options, limit, events)
+//   stats in TF's DebugString layout, pool bytes, policy counters and events
+//   the lower bound (peak live bytes) and the overhead over it
+//   the failed allocations (at most kMaxListedFailures, then a count)
+//   the memory dump at the first failure
+#include <iterator>
+
+#include "fmt/format.h"
+#include "sim/report/replay_report.h"
+#include "sim/report/stats_text.h"
+#include "trace/core/human_bytes.h"
+
+namespace hbmsim {
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+std::string WithHuman(int64_t bytes) { return fmt::format("{} ({})", bytes, HumanReadableNumBytes(bytes)); }
+std::string WithHuman(Bytes bytes) {
+  return fmt::format("{} ({})", bytes.value(), HumanReadableNumBytes(bytes));
+}
+
+void WriteHeader(Out out, const ReplayReportInput& in) {
+  const ReplaySummary& s = *in.summary;
+  fmt::format_to(out, "hbmsim replay\n");
+  fmt::format_to(out, "  trace:      {}\n", in.trace);
+  fmt::format_to(out, "  allocator:  {} ({})\n", in.config->policy->name, in.config->source);
+  fmt::format_to(out, "  options:    {}\n", EffectiveOptionsText(*in.config));
+  fmt::format_to(out, "  limit:      {} from {}\n", WithHuman(in.bytes_limit), in.limit_source);
+  fmt::format_to(out, "  events:     {} replayed of {} read", s.events_replayed, s.events_read);
+  if (s.device)
+    fmt::format_to(out, " (device {}, {} on other devices skipped)", s.device->value(),
+                   s.events_other_device);
+  fmt::format_to(out, "\n  on-oom:     {}{}\n", in.options.on_oom == OnOom::kStop ? "stop" : "continue",
+                 s.stopped_at_failure ? " (stopped at the first failure)" : "");
+  const ReplayRecorder& r = *in.recorder;
+  fmt::format_to(out, "  outcome:    {} of {} allocations failed ({} oom, {} fragmentation)\n", s.failures,
+                 s.allocs, r.oom_failures(), r.fragmentation_failures());
+}
+
+void WriteStats(Out out, const ReplayReportInput& in) {
+  const AllocatorStats st = in.allocator->GetStats();
+  fmt::format_to(out, "\nStats at the end of the replay:\n{}", StatsDebugString(st));
+  if (st.pool_bytes) fmt::format_to(out, "{:<18}{:>20}\n", "PoolBytes:", *st.pool_bytes);
+  if (st.peak_pool_bytes) fmt::format_to(out, "{:<18}{:>20}\n", "PeakPoolBytes:", *st.peak_pool_bytes);
+  Counters counters;
+  in.allocator->AppendCounters(counters);
+  if (!counters.empty()) {
+    fmt::format_to(out, "\nCounters of {}:\n", in.allocator->name());
+    for (const Counter& c : counters) fmt::format_to(out, "  {:<36}{:>20}\n", c.name, c.value);
+  }
+  const auto events = in.recorder->PolicyEventCounts();
+  if (!events.empty()) {
+    fmt::format_to(out, "\nPolicy events:\n");
+    for (const auto& [name, count] : events) fmt::format_to(out, "  {:<36}{:>20}\n", name, count);
+  }
+}
+
+void WriteLowerBound(Out out, const ReplayReportInput& in) {
+  const ReplaySummary& s = *in.summary;
+  const int64_t peak_in_use = in.allocator->GetStats().peak_bytes_in_use;
+  fmt::format_to(out, "\nPeak live bytes (the lower bound no allocator can beat): {}",
+                 WithHuman(s.peak_live_bytes));
+  if (s.peak_live_event) fmt::format_to(out, " at event {}", s.peak_live_event->value());
+  const int64_t live = static_cast<int64_t>(s.peak_live_bytes.value());
+  if (s.failures > 0) {
+    // Failed requests count in the bound but never held memory: no overhead to show.
+    fmt::format_to(out, "\nPeak bytes in use: {} (failed requests count in the lower bound only)\n",
+                   WithHuman(peak_in_use));
+    return;
+  }
+  fmt::format_to(out, "\nPeak bytes in use over the lower bound: {}", WithHuman(peak_in_use - live));
+  if (live > 0) fmt::format_to(out, " ({:.2f}%)", 100.0 * static_cast<double>(peak_in_use - live) / live);
+  fmt::format_to(out, "\n");
+}
+
+void WriteFailures(Out out, const ReplayReportInput& in) {
+  const std::vector<FailureRecord>& failures = in.recorder->failures();
+  if (failures.empty()) {
+    fmt::format_to(out, "\nEvery allocation fit.\n");
+    return;
+  }
+  fmt::format_to(out, "\nFailed allocations ({}):\n", failures.size());
+  fmt::format_to(out, "  {:>10} {:>10} {:>14} {:>14}  {:<13} {:>14} {:>14}\n", "event", "id", "requested",
+                 "rounded", "verdict", "free", "largest_free");
+  for (size_t i = 0; i < failures.size() && i < kMaxListedFailures; ++i) {
+    const FailureRecord& f = failures[i];
+    fmt::format_to(
+        out, "  {:>10} {:>10} {:>14} {:>14}  {:<13} {:>14} {:>14}{}\n", f.event.value(), f.id,
+        f.requested.value(), f.rounded.value(), AllocStatusName(f.kind), f.free_bytes.value(),
+        f.largest_free_block_bytes.value(),
+        f.event_kind == EventKind::kAlloc ? "" : fmt::format("  ({})", EventKindName(f.event_kind)));
+  }
+  if (failures.size() > kMaxListedFailures) {
+    fmt::format_to(out, "  ... and {} more (see --json)\n", failures.size() - kMaxListedFailures);
+  }
+  const FailureRecord& first = failures.front();
+  fmt::format_to(out, "\nMemory at the first failure (event {}, id {}):\n{}", first.event.value(), first.id,
+                 in.recorder->first_failure_dump());
+}
+
+}  // namespace
+
+std::string EffectiveOptionsText(const AllocatorConfig& config) {
+  std::string out;
+  for (const auto& [name, value] : config.options.entries()) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}={}", name, FormatOptionValue(value));
+  }
+  return out.empty() ? "(none)" : out;
+}
+
+std::string TextReport(const ReplayReportInput& in) {
+  std::string text;
+  Out out(text);
+  WriteHeader(out, in);
+  WriteStats(out, in);
+  WriteLowerBound(out, in);
+  WriteFailures(out, in);
+  return text;
+}
+
+}  // namespace hbmsim
