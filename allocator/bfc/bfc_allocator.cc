@@ -39,13 +39,18 @@ Bytes BfcAllocator::ComputeMaxInternalFragmentation() const {
 }
 
 // REF's AllocateRawInternal. A single-threaded replay makes TF's retry loop
-// (AllocatorRetry, §1.9) unobservable: when an attempt fails, Extend failed at
-// its first check (rounded > available; with a device that never refuses, any
-// Extend that passes that check succeeds and the find after it too), which
-// changes nothing, and GC declined (had it released regions, rounded <=
-// floor256(limit - pool) afterwards, so the following Extend would have
-// succeeded). A retry therefore sees the same state and fails the same way
-// with no side effect, so one attempt is exact.
+// (AllocatorRetry, §1.9: up to ~4 attempts over 10 s) unobservable, so one
+// attempt is exact:
+// * with a device that never refuses, a failed attempt changed nothing:
+//   Extend failed at its first check (rounded > available; any Extend past it
+//   succeeds, and so does the find after it), and GC declined (had it released
+//   regions, rounded <= floor256(limit - pool) afterwards, so the following
+//   Extend would have succeeded). A retry sees the same state and fails again.
+// * with device_capacity, the first failed attempt may double curr, spend the
+//   one backpedal or release regions, but it leaves a fixed point: curr
+//   already covers the request, GC finds no free region left, and Extend asks
+//   the device the same sizes again. Only TF's log lines of refused sizes
+//   repeat per attempt; device_alloc_failures counts one attempt's.
 AllocResult BfcAllocator::Allocate(const AllocRequest& req) {
   if (req.bytes.is_zero()) {
     // REF returns nullptr at once; nothing changes.
@@ -73,8 +78,8 @@ AllocResult BfcAllocator::Fail(Bytes rounded) const {
   AllocResult r;
   r.rounded = rounded;
   // Free memory counts what the pool holds unused and what Extend could still
-  // obtain below the limit.
-  r.free_bytes = (pool_bytes_ - Bytes(static_cast<uint64_t>(stats_.bytes_in_use))) + Available();
+  // obtain below the limit (and from the device, when its capacity is set).
+  r.free_bytes = (pool_bytes_ - Bytes(static_cast<uint64_t>(stats_.bytes_in_use))) + Obtainable();
   r.largest_free_block = LargestRequest();
   r.status = ClassifyFailure(rounded, r.free_bytes);
   return r;

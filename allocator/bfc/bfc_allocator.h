@@ -49,9 +49,12 @@
 //              largest request that would succeed right now
 //
 // Allocation is the ladder FindChunk → Extend → GarbageCollect → fail.
-// Not modelled: timestamped frees (§1.8, off by default), a failing
-// sub-allocator (the simulated device never refuses, so backpedalling never
-// runs), HEAD's alignment and spatial partitioning (§1.12).
+//   backpedal  only with device_capacity: a refused Extend retries with
+//              RoundedBytes((float)bytes · 0.9f) until it fits or drops below
+//              rounded (every time, or once per lifetime: backpedal_once)    §1.7
+//
+// Not modelled: timestamped frees (§1.8, off by default), HEAD's alignment and
+// spatial partitioning (§1.12), sub-allocators that round sizes up.
 #ifndef HBMSIM_ALLOCATOR_BFC_BFC_ALLOCATOR_H_
 #define HBMSIM_ALLOCATOR_BFC_BFC_ALLOCATOR_H_
 
@@ -74,6 +77,12 @@ struct BfcOptions {
   bool garbage_collection = false;    // release fully free regions before failing (TF GPU: true)
   bool region_coalescing = false;     // the sub-allocator supports in-place growth (TF's VMM)
   double fragmentation_fraction = 0;  // > 0: split threshold = fraction · limit
+  // Optional: the most the device can hand this allocator in total (TF: the
+  // free device memory, which may be less than the limit). When an Extend
+  // asks for more, the sub-allocator fails and REF backpedals (§1.7).
+  std::optional<Bytes> device_capacity;
+  // Releases cut before 2024-02 (TF <= ~2.15) backpedal only once per lifetime.
+  bool backpedal_once = false;
 };
 
 class BfcAllocator final : public Allocator {
@@ -91,7 +100,8 @@ class BfcAllocator final : public Allocator {
   void Free(Handle h) override;
 
   AllocatorStats GetStats() const override;
-  // regions, extends, region_extensions, garbage_collections, regions_released.
+  // regions, extends, region_extensions, garbage_collections, regions_released,
+  // device_alloc_failures (refused sub-allocator calls, backpedal steps included).
   void AppendCounters(Counters& out) const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   absl::Status CheckInvariants() const override;
@@ -138,6 +148,14 @@ class BfcAllocator final : public Allocator {
   Bytes FreeRegionBytes() const;
   Bytes Available() const;  // floor256(limit - pool): what Extend may still take
   Bytes LargestRequest() const;
+  Bytes Obtainable() const;  // what Extend could still get, device capacity included
+
+  // The device capacity and backpedalling (bfc_backpedal.cc).
+  bool DeviceCanServe(Bytes pool, Bytes bytes) const;
+  std::optional<Bytes> NegotiateWithDevice(Bytes bytes, Bytes rounded);
+  // Without side effects: would Allocate (or Extend alone) serve `rounded`?
+  bool WouldSucceed(Bytes rounded, bool extend_only) const;
+  Bytes LargestRequestUnderCapacity(bool extend_only) const;
 
   absl::Status CheckChunks() const;
   absl::Status CheckBins() const;
@@ -157,6 +175,8 @@ class BfcAllocator final : public Allocator {
   int64_t region_extensions_ = 0;
   int64_t garbage_collections_ = 0;
   int64_t regions_released_ = 0;
+  bool started_backpedal_ = false;
+  int64_t device_alloc_failures_ = 0;
 };
 
 }  // namespace hbmsim

@@ -23,6 +23,7 @@ void BfcAllocator::AppendCounters(Counters& out) const {
   out.push_back({"region_extensions", region_extensions_});
   out.push_back({"garbage_collections", garbage_collections_});
   out.push_back({"regions_released", regions_released_});
+  out.push_back({"device_alloc_failures", device_alloc_failures_});
 }
 
 void BfcAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
@@ -103,8 +104,8 @@ absl::Status BfcAllocator::CheckChunks() const {
     return absl::InternalError(
         fmt::format("pool_bytes is {} but regions sum to {}", pool_bytes_.value(), pool.value()));
   }
-  if (pool > options_.memory_limit) {
-    return absl::InternalError(fmt::format("pool {} exceeds the limit", pool.value()));
+  if (pool > options_.memory_limit || (options_.device_capacity && pool > *options_.device_capacity)) {
+    return absl::InternalError(fmt::format("pool {} exceeds the limit or the device", pool.value()));
   }
   if (live != live_chunks_ || in_use_bytes != stats_.bytes_in_use) {
     return absl::InternalError(fmt::format("recount: {} live chunks of {} bytes, stats say {} of {}", live,

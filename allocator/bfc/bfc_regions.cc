@@ -13,19 +13,22 @@ Bytes BfcAllocator::Available() const {
   return options_.memory_limit.SaturatingSub(pool_bytes_).RoundDown(bfc::kMinAllocationSize);
 }
 
-// REF's Extend, without the backpedal: the simulated device never refuses.
+// REF's Extend. The backpedal runs only under BfcOptions::device_capacity.
 bool BfcAllocator::Extend(Bytes rounded) {
   const Bytes available = Available();
   if (rounded > available) return false;  // nothing changes
   // Grow the target region size until the request fits; this persists even if
-  // the allocation below were to fail. curr > 0 here: available > 0 needs
-  // limit > 0, and then curr >= 256. Saturation bounds the loop.
+  // the device refuses below. curr > 0 here: available > 0 needs limit > 0,
+  // and then curr >= 256. Saturation bounds the loop.
   bool increased = false;
   while (rounded > curr_region_allocation_bytes_) {
     curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
     increased = true;
   }
-  const Bytes bytes = std::min(curr_region_allocation_bytes_, available);
+  const std::optional<Bytes> granted =
+      NegotiateWithDevice(std::min(curr_region_allocation_bytes_, available), rounded);
+  if (!granted) return false;
+  const Bytes bytes = *granted;
   const Offset base = device_.Reserve(bytes);
   // Geometric growth for the next Extend, unless this one already grew.
   if (!increased) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
@@ -125,6 +128,7 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
 // The largest request that would succeed now: a free chunk, an Extend below
 // the limit, or an Extend after GC released every fully free region.
 Bytes BfcAllocator::LargestRequest() const {
+  if (options_.device_capacity) return LargestRequestUnderCapacity(/*extend_only=*/false);
   const std::optional<bfc::FreeEntry> largest_chunk = bins_.Largest();
   Bytes best = largest_chunk ? Bytes(largest_chunk->size) : Bytes();
   best = std::max(best, Available());

@@ -58,7 +58,8 @@ TEST_F(BfcGcTest, ReleasesEveryFreeRegionAndExtendsAtTheNextDeviceAddress) {
                          {"extends", 3},
                          {"region_extensions", 0},
                          {"garbage_collections", 1},
-                         {"regions_released", 2}}));
+                         {"regions_released", 2},
+                         {"device_alloc_failures", 0}}));
   EXPECT_INVARIANTS(*a_);
   // The next split takes h0 (released after h1, before h2 was reused).
   a_->Free(Handle(2));

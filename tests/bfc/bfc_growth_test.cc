@@ -60,7 +60,8 @@ TEST(BfcGrowthTest, GrowthDoublesAndRequestsAboveCurrDoubleSeveralTimes) {
                          {"extends", 3},
                          {"region_extensions", 0},
                          {"garbage_collections", 0},
-                         {"regions_released", 0}}));
+                         {"regions_released", 0},
+                         {"device_alloc_failures", 0}}));
   EXPECT_INVARIANTS(a);
 
   // 29 MiB free in total (1 + 28) but 28 MiB contiguous at most: fragmentation.
