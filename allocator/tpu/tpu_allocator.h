@@ -1,0 +1,196 @@
+// `tpu`: a TPU-style chunked HBM allocator (issue 4; facts in
+// /work/shared/reference/tpu-and-xla.md §1, docs/tpu-model.md for the table of
+// what is Google-documented and what is our assumption).
+//
+// Model
+// -----
+// One device's HBM is one region [0, hbm_bytes). Buffers are padded to the TPU
+// tile layout and rounded to `granule` (tpu_padding.h). Programs are reserved
+// first-fit from the bottom [doc: "reserve X at the bottom of memory"]; buffers
+// go best fit (smallest free block; highest address among equals) and take the
+// block's top end [assumption: fits the two memory_stats samples, §1.6]. Free
+// neighbours coalesce at once.
+//
+//   0                                                                 hbm_bytes
+//   ┌────────┬──────┬────────┬─────────────┬─────┬───────┬──────┬──────────┐
+//   │ prog A │ prog │  free  │    free     │ buf │ free  │ buf  │   buf    │
+//   └────────┴──────┴────────┴─────────────┴─────┴───────┴──────┴──────────┘
+//   programs grow up ──▶     ├─ reservable ┤          ◀── buffers take block tops
+//   bytes_reservable_limit = bytes_reserved + the free block right above the
+//                            highest resident program (at 0 when none)
+//
+// A buffer allocation that does not fit climbs the recovery ladder [doc E0100
+// names the three mechanisms; their order is the issue's model]:
+//   1. queued_free_retry: complete every queued deallocation, retry;
+//   2. defragment: if rounded <= free bytes, slide every live buffer toward the
+//      top keeping their order (around programs and still-queued frees), retry;
+//   3. evict_programs: evict resident programs one at a time in eviction_order,
+//      never the program of the most recent program_run; after each eviction
+//      retry, compacting again when that is what makes the request fit.
+// When every rung fails, what the rungs did stands (completed frees, moves,
+// evictions): the runtime did it before reporting the error.
+// A program_run of an evicted program reloads it first-fit from the bottom,
+// evicting other programs (never buffers, never itself) if evict_programs.
+//
+// Failure numbers (AllocResult, and what CheckInvariants recounts):
+//   free_bytes = hbm_bytes − Σ held buffers − Σ resident programs, measured
+//                after the ladder ran. A buffer whose queued deallocation is
+//                not complete is held; with queued_free_retry the ladder has
+//                completed them all, so exactly the memory the enabled rungs
+//                can reach counts as free, and a disabled rung's memory does not.
+//   verdict    = ClassifyFailure(rounded, free_bytes): oom or fragmentation.
+//   largest_free_block (and stats.largest_free_block_bytes) = the largest
+//                request the ladder would satisfy now: the largest free block
+//                of the layouts the enabled rungs lead to (now; queued frees
+//                completed; compacted; evictable programs gone, compacted or
+//                not), each counted only when a request of that size would
+//                reach it (see LargestRequestNow). The plain largest contiguous
+//                free block is the counter `largest_contiguous_free_block_bytes`.
+//
+// Invariants (CheckInvariants):
+//   the blocks tile [0, hbm_bytes) (CheckMemoryMapTiling) and no two free
+//   blocks touch; best-fit index == free blocks;
+//   bytes_in_use   == Σ size of buffer blocks (in use + queued free) == recount;
+//   bytes_reserved == Σ size of program blocks == Σ resident programs;
+//   every handle's record names a block of its own size, state and owner;
+//   every resident program owns its block; evicted ones own none;
+//   padding_in_use == Σ (padded − requested) of live buffers;
+//   every offset and size is a multiple of the granule;
+//   Σ buffers + Σ programs + Σ free blocks == hbm_bytes.
+#ifndef HBMSIM_ALLOCATOR_TPU_TPU_ALLOCATOR_H_
+#define HBMSIM_ALLOCATOR_TPU_TPU_ALLOCATOR_H_
+
+#include <optional>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "allocator/core/allocator.h"
+#include "allocator/tpu/hbm_layout.h"
+#include "allocator/tpu/tpu_options.h"
+#include "allocator/tpu/tpu_snapshot.h"
+
+namespace hbmsim {
+
+// Counters beyond AllocatorStats, appended in this order by AppendCounters.
+struct TpuCounters {
+  int64_t queued_free_waits = 0;       // times rung 1 completed queued frees
+  int64_t queued_frees_completed = 0;  // deallocations rung 1 completed early
+  int64_t defragmentations = 0;        // compactions that moved something
+  int64_t buffers_moved = 0;
+  int64_t bytes_moved = 0;  // Σ size of buffers whose address changed
+  int64_t programs_evicted = 0;
+  int64_t programs_reloaded = 0;
+  int64_t program_load_failures = 0;
+  int64_t padding_bytes = 0;  // Σ (padded − requested) over all successful allocations
+};
+
+class TpuAllocator final : public Allocator {
+ public:
+  // `options` must pass ValidateTpuOptions (a zero granule is treated as 1).
+  explicit TpuAllocator(const TpuOptions& options);
+
+  std::string_view name() const override { return "tpu"; }
+  const TpuOptions& options() const { return options_; }
+
+  AllocResult Allocate(const AllocRequest& req) override;
+  void Free(Handle h) override;
+  void RequestFree(Handle h) override;
+  void CompleteFree(Handle h) override;  // no-op once the ladder completed it
+
+  bool SupportsPrograms() const override { return true; }
+  ProgramResult LoadProgram(ProgramId pid, Bytes bytes, EventIndex event) override;
+  ProgramResult RunProgram(ProgramId pid, EventIndex event) override;
+  void UnloadProgram(ProgramId pid) override;
+
+  AllocatorStats GetStats() const override;
+  void AppendCounters(Counters& out) const override;
+  const TpuCounters& counters() const { return counters_; }
+  void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  absl::Status CheckInvariants() const override;
+
+  // Compacts now, as rung 2 would (also what bench/tpu times). Returns the
+  // number of buffers moved.
+  int64_t Defragment();
+
+  // For reports and the allocation dump: largest first, then by address.
+  std::vector<TpuBufferInfo> LiveBuffers() const;
+  std::vector<TpuProgramInfo> ResidentPrograms() const;  // by address
+  // Snapshots kept at failures while log_allocations_on_oom is on.
+  const std::vector<TpuOomSnapshot>& oom_snapshots() const { return oom_snapshots_; }
+  std::vector<TpuOomSnapshot> TakeOomSnapshots();
+
+ private:
+  struct Buffer {
+    BufferId id;
+    StreamId stream;
+    Offset offset;
+    Bytes size;
+    Bytes requested;
+    bool queued_free = false;
+    std::optional<TensorShape> shape;
+  };
+  struct Program {
+    Bytes size;
+    bool resident = false;
+    Offset offset;
+    uint64_t last_use = 0;  // logical clock of the last load or run
+  };
+  // A hypothetical state the ladder could reach (for largest-request numbers).
+  struct Reach {
+    bool complete_queued_frees = false;
+    bool evict_programs = false;
+    bool compact = false;
+  };
+
+  // The allocation ladder (tpu_allocator.cc).
+  std::optional<Offset> TryPlace(Bytes size, uint64_t handle);
+  bool CompleteQueuedFrees();
+  bool CompactIfItMayHelp(Bytes size);
+  std::optional<Offset> EvictProgramsUntilFits(Bytes size, uint64_t handle);
+  AllocResult Succeed(const AllocRequest& req, uint64_t handle, Offset offset, Bytes size);
+  AllocResult Fail(const AllocRequest& req, Bytes size);
+  void ReleaseBuffer(uint64_t handle);
+
+  // Programs (tpu_programs.cc).
+  ProgramResult PlaceProgram(ProgramId pid, Program& p, EventIndex event, bool reload);
+  std::optional<ProgramId> NextEvictionVictim(std::optional<ProgramId> keep) const;
+  void Evict(ProgramId pid);
+  bool IsEvictable(ProgramId pid) const;
+  ProgramResult ProgramFailure(ProgramId pid, const Program& p, EventIndex event);
+
+  // Layout questions (tpu_inspect.cc).
+  Bytes HeldByBuffers() const { return in_use_; }
+  Bytes FreeAfterLadder() const;
+  Bytes LargestReachable(const Reach& reach) const;
+  Bytes LargestRequestNow() const;
+  Bytes ReservableLimit() const;
+  void RecordSnapshot(EventIndex event, bool program_load, uint64_t id, Bytes rounded);
+
+  TpuOptions options_;
+  HbmLayout layout_;
+  absl::flat_hash_map<uint64_t, Buffer> buffers_;  // by handle; lookups only
+  absl::btree_set<uint64_t> queued_;               // handles with a queued deallocation
+  absl::btree_map<ProgramId, Program> programs_;   // loaded (resident or evicted)
+  absl::btree_map<uint64_t, ProgramId> resident_;  // by offset
+  std::optional<ProgramId> last_run_;
+  std::vector<HbmLayout::Move> moves_;  // reused by compaction
+  uint64_t next_handle_ = 1;            // never reused: a late CompleteFree stays unambiguous
+  uint64_t clock_ = 0;
+
+  int64_t num_allocs_ = 0;
+  Bytes in_use_;  // buffers, queued frees included
+  Bytes queued_bytes_;
+  Bytes peak_in_use_;
+  Bytes largest_alloc_;
+  Bytes reserved_;
+  Bytes peak_reserved_;
+  Bytes padding_in_use_;
+  TpuCounters counters_;
+  std::vector<TpuOomSnapshot> oom_snapshots_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_ALLOCATOR_TPU_TPU_ALLOCATOR_H_

@@ -1,0 +1,76 @@
+// TpuAllocator::CheckInvariants: the shared tiling oracle, then a recount of
+// every index and total the policy keeps (the equations in tpu_allocator.h).
+#include "allocator/tpu/tpu_allocator.h"
+#include "fmt/format.h"
+
+namespace hbmsim {
+namespace {
+
+absl::Status Broken(std::string what) { return absl::InternalError(std::move(what)); }
+
+}  // namespace
+
+absl::Status TpuAllocator::CheckInvariants() const {
+  if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
+  if (absl::Status s = layout_.Check(); !s.ok()) return s;
+  const uint64_t granule = options_.granule.value();
+  Bytes held, queued, reserved, padding;
+  size_t buffer_blocks = 0, queued_blocks = 0, program_blocks = 0;
+  for (const auto& [offset, block] : layout_.blocks()) {
+    if (block.state == BlockState::kFree) continue;
+    if (offset % granule != 0 || block.size.value() % granule != 0) {
+      return Broken(fmt::format("block at {} of {} B is not granule-aligned", offset, block.size.value()));
+    }
+    if (block.state == BlockState::kProgram) {
+      auto it = programs_.find(ProgramId(block.owner));
+      if (it == programs_.end() || !it->second.resident || it->second.offset.value() != offset ||
+          it->second.size != block.size) {
+        return Broken(fmt::format("program block at {} does not match program {}", offset, block.owner));
+      }
+      if (!resident_.contains(offset))
+        return Broken(fmt::format("program at {} missing from the index", offset));
+      ++program_blocks;
+      reserved += block.size;
+      continue;
+    }
+    auto it = buffers_.find(block.owner);
+    const bool queued_block = block.state == BlockState::kPendingFree;
+    if (it == buffers_.end() || it->second.offset.value() != offset || it->second.size != block.size ||
+        it->second.queued_free != queued_block) {
+      return Broken(fmt::format("buffer block at {} does not match handle {}", offset, block.owner));
+    }
+    ++buffer_blocks;
+    held += block.size;
+    padding += block.size.SaturatingSub(it->second.requested);
+    if (queued_block) {
+      ++queued_blocks;
+      queued += block.size;
+    }
+  }
+  if (buffer_blocks != buffers_.size() || held != in_use_) {
+    return Broken(fmt::format("{} buffer blocks hold {} B; the policy counts {} buffers, {} B", buffer_blocks,
+                              held.value(), buffers_.size(), in_use_.value()));
+  }
+  if (queued_blocks != queued_.size() || queued != queued_bytes_) {
+    return Broken(fmt::format("{} queued blocks hold {} B; the queue has {} of {} B", queued_blocks,
+                              queued.value(), queued_.size(), queued_bytes_.value()));
+  }
+  size_t resident_programs = 0;
+  for (const auto& [pid, p] : programs_) resident_programs += p.resident ? 1 : 0;
+  if (program_blocks != resident_.size() || program_blocks != resident_programs || reserved != reserved_) {
+    return Broken(fmt::format("{} program blocks reserve {} B; the policy counts {} resident, {} B",
+                              program_blocks, reserved.value(), resident_programs, reserved_.value()));
+  }
+  if (padding != padding_in_use_) {
+    return Broken(
+        fmt::format("live padding recounts to {} B, not {} B", padding.value(), padding_in_use_.value()));
+  }
+  if (peak_in_use_ < in_use_ || peak_reserved_ < reserved_)
+    return Broken("a peak is below its current value");
+  if (held + reserved + layout_.free_bytes() != options_.hbm_bytes) {
+    return Broken("buffers + programs + free != hbm_bytes");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim
