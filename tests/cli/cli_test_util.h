@@ -1,0 +1,64 @@
+// Runs the real hbmsim binary (HBMSIM_BINARY) from the source directory and
+// captures its exit code, stdout and stderr, so end-to-end tests assert what a
+// user would see.
+#ifndef HBMSIM_TESTS_CLI_CLI_TEST_UTIL_H_
+#define HBMSIM_TESTS_CLI_CLI_TEST_UTIL_H_
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace hbmsim::testing {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// Unique per test: ctest runs each TEST as its own process, in parallel.
+inline std::string TempPath(const std::string& name) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "/hbmsim_cli_" + (test ? test->name() : "none") + "_" + name;
+}
+
+// `args` is appended to the binary's path as shell words; run in the source dir
+// so example paths read as they do in the README.
+inline CliRun RunHbmsim(const std::string& args) {
+  const std::string out = TempPath("stdout.txt");
+  const std::string err = TempPath("stderr.txt");
+  const std::string cmd =
+      std::string("cd ") + HBMSIM_SOURCE_DIR + " && " + HBMSIM_BINARY + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = ReadFile(out);
+  run.err = ReadFile(err);
+  return run;
+}
+
+inline int CountLines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace hbmsim::testing
+
+#endif  // HBMSIM_TESTS_CLI_CLI_TEST_UTIL_H_

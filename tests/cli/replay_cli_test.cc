@@ -1,0 +1,148 @@
+// End-to-end tests of `hbmsim replay` on the shipped examples: exit codes,
+// verdicts, the placements CSV and the JSON report, with exact numbers.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_test_util.h"
+
+namespace hbmsim::testing {
+namespace {
+
+constexpr char kTfConfig[] = "--allocator configs/bfc_tensorflow.yaml";
+
+TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
+  const std::string json = TempPath("frag.json");
+  CliRun r = RunHbmsim(std::string("replay configs/examples/fragmentation.trace ") + kTfConfig +
+                       " --bytes-limit 256MiB --json " + json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("  outcome:    1 of 6 allocations failed (0 oom, 1 fragmentation)\n"),
+            std::string::npos);
+  EXPECT_NE(
+      r.out.find("           7          5      100663296      100663296  fragmentation      134217728       "
+                 "67108864\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("BFCAllocator dump for bfc\n"), std::string::npos);
+  EXPECT_NE(r.out.find("Free  at c000000 of size 67108864 next 18446744073709551615\n"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(
+      j["failures"].dump(),
+      R"([{"event":7,"free_bytes":134217728,"id":5,"kind":"fragmentation","largest_free_block_bytes":67108864,)"
+      R"("requested":100663296,"rounded":100663296}])");
+  EXPECT_EQ(j["peak_live_bytes"], 268435456);
+  EXPECT_EQ(
+      j["allocator"]["options"].dump(),
+      R"({"allow_growth":false,"fragmentation_fraction":0.0,"garbage_collection":true,"region_coalescing":true})");
+}
+
+TEST(ReplayCliTest, OomExampleFailsWithVerdictOom) {
+  const std::string json = TempPath("oom.json");
+  CliRun r = RunHbmsim("replay configs/examples/oom.trace --allocator configs/bfc_jax.yaml --json " + json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["failures"].dump(),
+            R"([{"event":3,"free_bytes":67108864,"id":3,"kind":"oom","largest_free_block_bytes":67108864,)"
+            R"("requested":100663296,"rounded":100663296}])");
+  EXPECT_EQ(j["peak_live_bytes"], 301989888);
+  EXPECT_EQ(j["allocator"]["bytes_limit"], 268435456);  // from `# device_bytes:`
+  EXPECT_EQ(j["stats"].dump(),
+            R"({"bytes_in_use":0,"bytes_limit":268435456,"bytes_reservable_limit":null,"bytes_reserved":0,)"
+            R"("largest_alloc_size":134217728,"largest_free_block_bytes":268435456,"num_allocs":2,)"
+            R"("peak_bytes_in_use":201326592,"peak_bytes_reserved":0,"peak_pool_bytes":268435456,)"
+            R"("pool_bytes":268435456})");
+}
+
+TEST(ReplayCliTest, FitsExampleExitsZeroAndWritesEveryPlacement) {
+  const std::string csv = TempPath("fits.csv");
+  CliRun r =
+      RunHbmsim(std::string("replay configs/examples/fits.trace ") + kTfConfig + " --placements " + csv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Every allocation fit.\n"), std::string::npos);
+  // The 96 MiB request takes the whole coalesced 128 MiB chunk: BFC splits only
+  // when the chunk is at least twice the request (or the rest >= 128 MiB).
+  EXPECT_EQ(ReadFile(csv),
+            "event,id,requested,status,offset,size\n"
+            "0,1,67108864,ok,0,67108864\n"
+            "1,2,67108864,ok,67108864,67108864\n"
+            "2,3,67108864,ok,134217728,67108864\n"
+            "3,4,67108864,ok,201326592,67108864\n"
+            "7,5,100663296,ok,67108864,134217728\n");
+}
+
+TEST(ReplayCliTest, PlacementsListFailuresWithEmptyOffsetAndZeroBytesAsOk) {
+  const std::string trace = TempPath("zero.trace");
+  WriteFile(trace, "alloc 1 0\nalloc 2 300\nalloc 3 5000\nfree 3\nfree 2\nfree 1\n");
+  const std::string csv = TempPath("zero.csv");
+  CliRun r = RunHbmsim("replay " + trace + " --allocator bfc --bytes-limit 4096 --placements " + csv);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(ReadFile(csv),
+            "event,id,requested,status,offset,size\n"
+            "0,1,0,ok,,0\n"
+            "1,2,300,ok,0,512\n"
+            "2,3,5000,oom,,0\n");
+}
+
+TEST(ReplayCliTest, OnOomStopEndsAtTheFirstFailureContinueGoesOn) {
+  const std::string trace = TempPath("twice.trace");
+  // 8 KiB: the first request splits the region in two 4 KiB chunks, the next takes
+  // the second, and both later ones fail.
+  WriteFile(trace, "alloc 1 4096\nalloc 2 4096\nalloc 3 4096\nalloc 4 4096\n");
+  const std::string json = TempPath("stop.json");
+  CliRun stop =
+      RunHbmsim("replay " + trace + " --allocator bfc --bytes-limit 8KiB --on-oom stop --json " + json);
+  EXPECT_EQ(stop.exit_code, 1);
+  nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["failures"].size(), 1u);
+  EXPECT_EQ(j["summary"]["events_read"], 3);
+  EXPECT_EQ(j["summary"]["stopped_at_failure"], true);
+  CliRun go = RunHbmsim("replay " + trace + " --allocator bfc --bytes-limit 8KiB --json " + json);
+  EXPECT_EQ(go.exit_code, 1);
+  j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["failures"].size(), 2u);
+  EXPECT_EQ(j["summary"]["events_read"], 4);
+  EXPECT_EQ(j["stats"]["num_allocs"], 2);
+}
+
+TEST(ReplayCliTest, OutputsAreByteIdenticalAcrossRuns) {
+  std::string outputs[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string json = TempPath("same.json");
+    const std::string csv = TempPath("same.csv");
+    CliRun r = RunHbmsim(std::string("replay configs/examples/fragmentation.trace ") + kTfConfig +
+                         " --json " + json + " --placements " + csv + " --paranoid");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    outputs[i] = r.out + ReadFile(json) + ReadFile(csv);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  EXPECT_GT(outputs[0].size(), 1000u);
+}
+
+TEST(ReplayCliTest, CheckRecordedComparesAddressesAndSaysWhatItCannotCheck) {
+  const std::string trace = TempPath("addr.trace");
+  WriteFile(trace, "alloc 1 256 addr=0\nalloc 2 256 addr=0x100\nalloc 3 256 addr=0x1000\n");
+  const std::string json = TempPath("addr.json");
+  CliRun r =
+      RunHbmsim("replay " + trace + " --allocator bfc --bytes-limit 1MiB --check-recorded --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were "
+            "compared\n");
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(json))["recorded_check"].dump(),
+            R"({"allocs_matched":2,"allocs_total":3,"segments_matched":0,"segments_total":0})");
+}
+
+TEST(ReplayCliTest, SelectsOneDeviceOfAMultiDeviceTrace) {
+  const std::string trace = TempPath("multi.trace");
+  WriteFile(trace, "alloc 1 1024 device=1\nalloc 1 2048 device=0\nalloc 2 1024 device=1\n");
+  const std::string json = TempPath("multi.json");
+  CliRun r = RunHbmsim("replay " + trace + " --allocator bfc --bytes-limit 1MiB --device 0 --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["summary"]["events_other_device"], 2);
+  EXPECT_EQ(j["peak_live_bytes"], 2048);
+}
+
+}  // namespace
+}  // namespace hbmsim::testing
