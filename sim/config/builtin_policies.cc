@@ -5,7 +5,11 @@
 namespace hbmsim {
 
 void RegisterBfcPolicy(PolicyRegistry& registry);
+void RegisterTpuPolicy(PolicyRegistry& registry);
 
-void RegisterBuiltinPolicies(PolicyRegistry& registry) { RegisterBfcPolicy(registry); }
+void RegisterBuiltinPolicies(PolicyRegistry& registry) {
+  RegisterBfcPolicy(registry);
+  RegisterTpuPolicy(registry);
+}
 
 }  // namespace hbmsim

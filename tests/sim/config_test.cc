@@ -101,9 +101,10 @@ TEST(AllocatorConfigTest, YamlErrorsNameFileLineAndPath) {
                 .rfind("configs/x.yaml:3: allocator.bytes_limit: ", 0),
             0u);
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfx\n")),
-            "configs/x.yaml:2: allocator.impl: unknown allocator 'bfx' (built-in: bfc)");
+            "configs/x.yaml:2: allocator.impl: unknown allocator 'bfx' (built-in: " +
+                BuiltinPolicies().Names() + ")");
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  allow_growth: true\n")),
-            "configs/x.yaml:1: allocator: missing impl (built-in: bfc)");
+            "configs/x.yaml:1: allocator: missing impl (built-in: " + BuiltinPolicies().Names() + ")");
   EXPECT_EQ(ErrorOf(Parse("alocator:\n  impl: bfc\n")),
             "configs/x.yaml:1: alocator: unknown key (known: allocator)");
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  impl: bfc\n")),
@@ -125,6 +126,30 @@ TEST(AllocatorConfigTest, RefusesHugeOrDeeplyNestedInputBeforeParsing) {
   std::string indented;
   for (int i = 0; i < 70; ++i) indented += std::string(i, ' ') + "k" + std::to_string(i) + ":\n";
   EXPECT_EQ(ErrorOf(Parse(indented)), "configs/x.yaml:65: nesting deeper than 64 levels");
+}
+
+TEST(PolicyRegistryTest, EveryDefaultParsesAndEveryFactoryBuilds) {
+  EXPECT_EQ(BuiltinPolicies().Names(), "bfc, tpu");
+  for (const PolicySpec& p : BuiltinPolicies().policies()) {
+    for (const OptionSpec& o : p.options) {
+      EXPECT_TRUE(ParseOptionValue(o, o.default_text).ok()) << p.name << "." << o.name;
+    }
+    absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(DefaultConfig(p), Bytes::MiB(64));
+    ASSERT_TRUE(a.ok()) << p.name << ": " << a.status();
+    EXPECT_EQ((*a)->name(), p.name);
+  }
+}
+
+TEST(AllocatorConfigTest, TpuOptionsAreTypedAndChecked) {
+  AllocatorConfig c = DefaultConfig(*BuiltinPolicies().Find("tpu"));
+  EXPECT_EQ(Options(c),
+            "granule=512 tile_padding=true queued_free_retry=true defragment=true evict_programs=true "
+            "eviction_order=lru log_allocations_on_oom=false ");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "eviction_order=fifo")),
+            "--set eviction_order=fifo: expected one of lru, largest_first, got 'fifo'");
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "granule=0")), "--set granule=0: must be at least 1 byte");
+  EXPECT_TRUE(ApplySetOption(c, "granule=2KiB").ok());
+  EXPECT_EQ(c.options.GetBytes("granule"), Bytes(2048));
 }
 
 TEST(AllocatorConfigTest, BuildsTheBfcPolicy) {
