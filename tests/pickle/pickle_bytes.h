@@ -21,7 +21,7 @@ inline std::string LE(uint64_t v, int n) {
   return s;
 }
 
-inline std::string Bytes(std::initializer_list<uint8_t> b) { return std::string(b.begin(), b.end()); }
+inline std::string RawBytes(std::initializer_list<uint8_t> b) { return std::string(b.begin(), b.end()); }
 
 inline std::string Proto(uint8_t v) { return Op(0x80) + Op(v); }
 inline std::string Frame(uint64_t n) { return Op(0x95) + LE(n, 8); }

@@ -1,0 +1,276 @@
+// Segments, blocks and trace entries: the value tree to the Snapshot model.
+#include <algorithm>
+#include <utility>
+
+#include "fmt/format.h"
+#include "trace/pickle/unpickler.h"
+#include "trace/torch/fields.h"
+#include "trace/torch/settings_parse.h"
+#include "trace/torch/snapshot.h"
+
+namespace hbmsim {
+namespace {
+
+// Keys seen while parsing that tell the format generations apart.
+struct GenerationClues {
+  bool block_history = false;       // gen1
+  bool segment_expandable = false;  // gen2+
+  bool time_us = false;             // gen3+
+  bool user_metadata = false;       // gen5
+};
+
+std::optional<BlockState> ParseBlockState(std::string_view s) {
+  if (s == "active_allocated") return BlockState::kActiveAllocated;
+  // The code emits active_pending_free; the docstrings say active_awaiting_free.
+  if (s == "active_pending_free" || s == "active_awaiting_free") return BlockState::kActivePendingFree;
+  if (s == "inactive") return BlockState::kInactive;
+  return std::nullopt;
+}
+
+// gen1 blocks keep the request in history[0].real_size (what MemoryViz reads).
+bool RequestedFromHistory(FieldReader& r, PickleValue block, const ValuePath& at, uint64_t& requested) {
+  const std::optional<PickleValue> history = block.Find("history");
+  if (!history) return true;
+  const ValuePath hpath = at.Key("history");
+  if (!r.ExpectSequence(*history, hpath)) return false;
+  if (history->size() == 0) return true;
+  const PickleValue first = history->at(0);
+  return r.ExpectKind(first, PickleKind::kDict, hpath.Index(0)) &&
+         r.U64(first, "real_size", hpath.Index(0), false, requested);
+}
+
+bool ParseBlock(FieldReader& r, PickleValue b, const ValuePath& at, Offset next_address, SnapshotBlock& out,
+                GenerationClues& clues) {
+  if (!r.Spend(1, at) || !r.ExpectKind(b, PickleKind::kDict, at)) return false;
+  uint64_t size = 0, address = next_address.value(), requested = 0;
+  std::string_view state;
+  if (!r.U64(b, "size", at, true, size) || !r.U64(b, "address", at, false, address) ||
+      !r.Str(b, "state", at, true, state)) {
+    return false;
+  }
+  if (b.Find("history")) clues.block_history = true;
+  if (b.Find("requested_size")) {
+    if (!r.U64(b, "requested_size", at, false, requested)) return false;
+  } else if (!RequestedFromHistory(r, b, at, requested)) {
+    return false;
+  }
+  const std::optional<BlockState> s = ParseBlockState(state);
+  if (!s) return r.Fail(at.Key("state"), fmt::format("unknown block state '{}'", state));
+  out = SnapshotBlock{Offset(address), Bytes(size), Bytes(requested), *s};
+  return true;
+}
+
+bool ParsePoolId(FieldReader& r, PickleValue seg, const ValuePath& at, std::pair<int64_t, int64_t>& out) {
+  const std::optional<PickleValue> pool = seg.Find("segment_pool_id");
+  if (!pool) return true;
+  const ValuePath p = at.Key("segment_pool_id");
+  if (!pool->is_sequence() || pool->size() != 2) return r.Fail(p, "expected a pair of ints");
+  const std::optional<int64_t> a = pool->at(0).AsInt64(), b = pool->at(1).AsInt64();
+  if (!a || !b) return r.Fail(p, "expected a pair of ints");
+  out = {*a, *b};
+  return true;
+}
+
+// Sizes a pre-2.0 segment leaves out are the sums over its blocks.
+void FillMissingSegmentSizes(PickleValue seg, SnapshotSegment& s) {
+  Bytes allocated, active, requested;
+  for (const SnapshotBlock& b : s.blocks) {
+    if (b.state == BlockState::kInactive) continue;
+    active += b.size;
+    requested += b.requested_size;
+    if (b.state == BlockState::kActiveAllocated) allocated += b.size;
+  }
+  if (!seg.Find("allocated_size")) s.allocated_size = allocated;
+  if (!seg.Find("active_size")) s.active_size = active;
+  if (!seg.Find("requested_size")) s.requested_size = requested;
+}
+
+bool ParseSegmentScalars(FieldReader& r, PickleValue seg, const ValuePath& at, SnapshotSegment& s) {
+  int64_t device = 0;
+  uint64_t address = 0, total = 0, allocated = 0, active = 0, requested = 0, stream = 0;
+  std::string_view type = "large";
+  if (!r.I64(seg, "device", at, false, device) || !r.U64(seg, "address", at, true, address) ||
+      !r.U64(seg, "total_size", at, true, total) || !r.U64(seg, "allocated_size", at, false, allocated) ||
+      !r.U64(seg, "active_size", at, false, active) || !r.U64(seg, "requested_size", at, false, requested) ||
+      !r.U64(seg, "stream", at, false, stream) || !r.Str(seg, "segment_type", at, false, type) ||
+      !r.Bool(seg, "is_expandable", at, false, s.is_expandable) || !ParsePoolId(r, seg, at, s.pool_id)) {
+    return false;
+  }
+  if (device < 0) return r.Fail(at.Key("device"), fmt::format("negative device {}", device));
+  if (type != "small" && type != "large") {
+    return r.Fail(at.Key("segment_type"), fmt::format("unknown segment type '{}'", type));
+  }
+  s.device = DeviceId(static_cast<uint64_t>(device));
+  s.address = Offset(address);
+  s.total_size = Bytes(total);
+  s.allocated_size = Bytes(allocated);
+  s.active_size = Bytes(active);
+  s.requested_size = Bytes(requested);
+  s.stream = StreamId(stream);
+  s.type = type == "small" ? SegmentType::kSmall : SegmentType::kLarge;
+  return true;
+}
+
+bool ParseSegment(FieldReader& r, PickleValue seg, const ValuePath& at, SnapshotSegment& s,
+                  GenerationClues& clues) {
+  if (!r.Spend(1, at) || !r.ExpectKind(seg, PickleKind::kDict, at)) return false;
+  if (!ParseSegmentScalars(r, seg, at, s)) return false;
+  if (seg.Find("is_expandable")) clues.segment_expandable = true;
+  const std::optional<PickleValue> blocks = r.Get(seg, "blocks", at, true);
+  const ValuePath bpath = at.Key("blocks");
+  if (!blocks || !r.ExpectSequence(*blocks, bpath)) return false;
+  s.blocks.resize(blocks->size());
+  Offset next = s.address;
+  for (size_t i = 0; i < blocks->size(); ++i) {
+    if (!ParseBlock(r, blocks->at(i), bpath.Index(i), next, s.blocks[i], clues)) return false;
+    next = s.blocks[i].address + s.blocks[i].size;
+  }
+  FillMissingSegmentSizes(seg, s);
+  return true;
+}
+
+bool ParseSegments(FieldReader& r, PickleValue list, const ValuePath& at, Snapshot& snap,
+                   GenerationClues& clues) {
+  if (!r.ExpectSequence(list, at)) return false;
+  snap.segments.resize(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!ParseSegment(r, list.at(i), at.Index(i), snap.segments[i], clues)) return false;
+  }
+  return true;
+}
+
+struct ActionName {
+  std::string_view name;
+  TraceAction action;
+};
+constexpr ActionName kActions[] = {
+    {"alloc", TraceAction::kAlloc},
+    {"free_requested", TraceAction::kFreeRequested},
+    {"free_completed", TraceAction::kFreeCompleted},
+    {"free", TraceAction::kFree},
+    {"segment_alloc", TraceAction::kSegmentAlloc},
+    {"segment_free", TraceAction::kSegmentFree},
+    {"segment_map", TraceAction::kSegmentMap},
+    {"segment_unmap", TraceAction::kSegmentUnmap},
+    {"snapshot", TraceAction::kSnapshot},
+    {"oom", TraceAction::kOom},
+};
+
+void ClassifyAction(std::string_view name, Snapshot& snap, TraceEntry& e) {
+  for (const ActionName& a : kActions) {
+    if (a.name == name) {
+      e.action = a.action;
+      return;
+    }
+  }
+  e.action = TraceAction::kOther;
+  auto& names = snap.other_action_names;
+  const auto it = std::find(names.begin(), names.end(), name);
+  e.other_action = static_cast<uint16_t>(it - names.begin());
+  if (it == names.end()) names.emplace_back(name);
+}
+
+bool ParseTraceEntry(FieldReader& r, PickleValue d, const ValuePath& at, Snapshot& snap, TraceEntry& e,
+                     GenerationClues& clues) {
+  if (!r.Spend(1, at) || !r.ExpectKind(d, PickleKind::kDict, at)) return false;
+  std::string_view action;
+  if (!r.Str(d, "action", at, true, action)) return false;
+  ClassifyAction(action, snap, e);
+  if (snap.other_action_names.size() > UINT16_MAX)
+    return r.Fail(at, "more than 65535 distinct unknown actions");
+  const bool is_oom = e.action == TraceAction::kOom;
+  const bool known = e.action != TraceAction::kOther;
+  const bool needs_addr = known && !is_oom && e.action != TraceAction::kSnapshot;
+  uint64_t addr = 0, size = 0, stream = 0, device_free = 0, time_us = 0;
+  if (!r.U64(d, "addr", at, needs_addr, addr) || !r.U64(d, "size", at, known, size) ||
+      !r.U64(d, "stream", at, false, stream) || !r.U64(d, "device_free", at, is_oom, device_free)) {
+    return false;
+  }
+  if (d.Find("time_us")) {
+    if (!r.U64(d, "time_us", at, true, time_us)) return false;
+    e.time_us = time_us;
+    clues.time_us = true;
+  }
+  if (d.Find("user_metadata")) clues.user_metadata = true;
+  e.addr = Offset(addr);
+  e.size = Bytes(size);
+  e.stream = StreamId(stream);
+  e.device_free = Bytes(device_free);
+  return true;
+}
+
+bool ParseDeviceTraces(FieldReader& r, PickleValue list, const ValuePath& at, Snapshot& snap,
+                       GenerationClues& clues) {
+  if (!r.ExpectSequence(list, at)) return false;
+  snap.device_traces.resize(list.size());
+  for (size_t dev = 0; dev < list.size(); ++dev) {
+    const PickleValue entries = list.at(dev);
+    const ValuePath dpath = at.Index(dev);
+    if (!r.ExpectSequence(entries, dpath)) return false;
+    DeviceTrace& trace = snap.device_traces[dev];
+    trace.device = DeviceId(dev);
+    trace.entries.resize(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (!ParseTraceEntry(r, entries.at(i), dpath.Index(i), snap, trace.entries[i], clues)) return false;
+    }
+  }
+  return true;
+}
+
+int InferGeneration(const Snapshot& snap, const GenerationClues& clues) {
+  if (clues.block_history || (!snap.segments.empty() && !clues.segment_expandable)) return 1;
+  if (snap.allocator_settings) {
+    const bool gen5 =
+        clues.user_metadata || snap.allocator_settings->Find("graph_capture_record_stream_reuse");
+    return gen5 ? 5 : 4;
+  }
+  return clues.time_us ? 3 : 2;
+}
+
+bool ParseTopLevel(FieldReader& r, PickleValue root, Snapshot& snap, GenerationClues& clues) {
+  const ValuePath top;
+  if (root.is_sequence()) {
+    snap.bare_list = true;
+    return ParseSegments(r, root, top, snap, clues);
+  }
+  if (!root.is_dict()) {
+    return r.Fail(
+        top, fmt::format("expected a dict with 'segments' or a list of segments, found {}", root.KindName()));
+  }
+  const std::optional<PickleValue> segments = r.Get(root, "segments", top, true);
+  if (!segments || !ParseSegments(r, *segments, top.Key("segments"), snap, clues)) return false;
+  if (const std::optional<PickleValue> traces = root.Find("device_traces")) {
+    if (!ParseDeviceTraces(r, *traces, top.Key("device_traces"), snap, clues)) return false;
+  }
+  if (const std::optional<PickleValue> settings = root.Find("allocator_settings")) {
+    snap.allocator_settings.emplace();
+    if (!ParseAllocatorSettings(r, *settings, top.Key("allocator_settings"), *snap.allocator_settings)) {
+      return false;
+    }
+  }
+  if (const std::optional<PickleValue> ann = root.Find("external_annotations")) {
+    if (!r.ExpectSequence(*ann, top.Key("external_annotations"))) return false;
+    snap.external_annotations = ann->size();
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<Snapshot> ParseSnapshot(const PickleTree& tree) {
+  Snapshot snap;
+  snap.file_name = std::string(tree.file_name());
+  FieldReader reader(tree.file_name(), tree.NodeCount());
+  GenerationClues clues;
+  if (!ParseTopLevel(reader, tree.root(), snap, clues)) return reader.status();
+  snap.generation = InferGeneration(snap, clues);
+  return snap;
+}
+
+absl::StatusOr<Snapshot> LoadSnapshotFile(const std::string& path) {
+  absl::StatusOr<PickleTree> tree = UnpickleFile(path);
+  if (!tree.ok()) return tree.status();
+  return ParseSnapshot(*tree);
+}
+
+}  // namespace hbmsim
