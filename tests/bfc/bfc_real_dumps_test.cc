@@ -1,4 +1,4 @@
-// Real data: shared/bfc_dumps/20.txt, a complete TF ~2.14 OOM dump of one
+// Real data. shared/bfc_dumps/20.txt is a complete TF ~2.14 OOM dump of one
 // 3502964736-byte region (allow_growth = false). Its chunk list is rebuilt in
 // a BfcAllocator and the allocator must agree with TF on what the dump shows:
 // the per-bin chunk counts of BinNumForSize, curr_region_allocation_bytes_,
@@ -95,6 +95,33 @@ TEST(BfcDump20Test, RebuiltHeapFailsTheRequestAsFragmentationLikeTf) {
   EXPECT_EQ(r.free_bytes, Bytes(2913752064));
   EXPECT_EQ(r.largest_free_block, Bytes(558759936));
   EXPECT_INVARIANTS(a);
+}
+
+// Dump 21 (TF ~2.1/2.2, allow_growth, limit 568351129) prints the pool line
+// "total_region_allocated_bytes_: 568350976 ... available bytes: 153
+// curr_region_allocation_bytes_: 1073741824". Growing from 2 MiB by doubling,
+// eight regions of 2..256 MiB (534773760 bytes) leave floor256(33577369) =
+// 33577216 for the ninth; curr doubles after each: 2 MiB << 9 = 1 GiB.
+TEST(BfcDump21Test, GrowthReachesThePoolLineOfTheDump) {
+  BfcOptions o = Limit(568351129);
+  o.allow_growth = true;
+  BfcAllocator a(o);
+  uint64_t id = 0;
+  while (Alloc(a, ++id, kMiB).ok()) {
+  }
+  EXPECT_EQ(a.GetStats().pool_bytes, std::optional<int64_t>(568350976));
+  EXPECT_EQ(a.curr_region_allocation_bytes(), Bytes(1073741824));
+  Counters c;
+  a.AppendCounters(c);
+  EXPECT_EQ(c[0], (Counter{"regions", 9}));
+  // The last 1 MiB takes the final 1 MiB + 22784 chunk whole (below 2x, and
+  // the 22784 remainder is below 128 MiB), so, as in the dump, InUse equals
+  // the pool and the 115200-byte request fails as true exhaustion.
+  EXPECT_EQ(a.GetStats().bytes_in_use, 568350976);
+  const AllocResult r = Alloc(a, ++id, 115200);
+  EXPECT_EQ(r.status, AllocStatus::kOom);
+  EXPECT_EQ(r.rounded, Bytes(115200));
+  EXPECT_EQ(r.free_bytes, Bytes(0));
 }
 
 }  // namespace
