@@ -28,10 +28,12 @@
 //   free chunk c                ∈ bin BinNumForSize(c.size), exactly once
 //   bins hold no in-use chunk;  no two adjacent chunks are both free
 //   released handles            ∩ live handles == ∅
-//   every size, address         ≡ 0 (mod 256);  pool_bytes <= floor256(limit)
+//   every size, address         ≡ 0 (mod 256)
+//   pool_bytes                  <= floor256(limit), and <= device_capacity if set
 //
 // Rules copied from REF:
-//   rounding   rounded = 256·ceil(n/256), saturating (an absurd n fails as oom)     §1.1
+//   rounding   rounded = 256·ceil(n/256), saturating (an absurd n fails as oom);  §1.1
+//              0 bytes: a null handle, nothing changes
 //   best fit   min (size, address) over free chunks with size >= rounded        §1.3
 //   placement  the allocated part is the low end of the chosen chunk            §1.3
 //   split      iff size >= 2·rounded or size - rounded >= max_internal_frag     §1.4
@@ -40,18 +42,22 @@
 //   free       merge next into h, then h into prev                              §1.5
 //   handles    vector indices, recycled LIFO; in one free next's handle is      §1.6
 //              released before h's; a split takes its new handle first
-//   growth     Extend: available = floor256(limit - pool); double curr while    §1.7
-//              rounded > curr; take min(curr, available); double curr after
-//              success only if it was not doubled before
+//   growth     curr starts at RoundedBytes(min(limit, 2 MiB)) with growth,      §1.7
+//              else RoundedBytes(limit). Extend: available = floor256(limit -
+//              pool); double curr while rounded > curr; take min(curr,
+//              available); double curr after success only if not doubled before
+//   coalescing with region_coalescing, memory that starts where a region ends  §1.6
+//              extends it and merges with its free last chunk
+//   backpedal  only with device_capacity: a refused Extend retries with         §1.7
+//              RoundedBytes((float)bytes · 0.9f) until it fits or drops below
+//              rounded (on every Extend, or once per lifetime: backpedal_once)
 //   GC         release every fully free region when rounded <= limit - pool +   §1.9
 //              Σ free region sizes, then Extend and find again
-//   stats      chunk sizes, as TF (§2); largest_free_block_bytes is ours: the
-//              largest request that would succeed right now
+//   stats      chunk sizes, as TF (§2); largest_free_block_bytes is ours (REF   §2
+//              leaves it 0): the largest request that would succeed right now
 //
-// Allocation is the ladder FindChunk → Extend → GarbageCollect → fail.
-//   backpedal  only with device_capacity: a refused Extend retries with
-//              RoundedBytes((float)bytes · 0.9f) until it fits or drops below
-//              rounded (every time, or once per lifetime: backpedal_once)    §1.7
+// Allocation is the ladder FindChunk → Extend → GarbageCollect (→ Extend →
+// FindChunk) → fail; TF's retry loop adds nothing in a replay (see Allocate).
 //
 // Not modelled: timestamped frees (§1.8, off by default), HEAD's alignment and
 // spatial partitioning (§1.12), sub-allocators that round sizes up.
@@ -106,7 +112,9 @@ class BfcAllocator final : public Allocator {
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   absl::Status CheckInvariants() const override;
 
-  // What a TF dump prints besides the walk (DumpMemoryLog's pool line).
+  // What a TF dump prints besides the walk (DumpMemoryLog's pool line). Note
+  // REF's dump prints "LargestFreeBlock: 0"; GetStats() fills our own number.
+  const BfcOptions& options() const { return options_; }
   Bytes memory_limit() const { return options_.memory_limit; }
   Bytes curr_region_allocation_bytes() const { return curr_region_allocation_bytes_; }
   Bytes pool_bytes() const { return pool_bytes_; }
