@@ -46,7 +46,7 @@ using PickleNodeId = uint32_t;
 
 struct PickleNode {
   PickleKind kind = PickleKind::kNone;
-  uint8_t frozen = 0;   // placed inside a container: may no longer change
+  uint8_t flags = 0;    // builder state (frozen, chained); see tree_builder.h
   uint16_t height = 0;  // 0 for scalars and empty containers
   uint32_t size = 0;    // string/bytes length, list/tuple elements, dict pairs
   uint64_t bits = 0;    // int/float bits, data offset, or first element index

@@ -30,41 +30,39 @@ PickleTreeBuilder::PickleTreeBuilder(std::string file_name, std::string data, ui
   tree_.elements_.reserve(guess);
 }
 
-bool PickleTreeBuilder::AddScalar(PickleKind kind, uint64_t bits, uint32_t size, PickleNodeId& out) {
-  if (!HasRoom(1) || tree_.nodes_.size() >= std::numeric_limits<PickleNodeId>::max()) return false;
-  out = static_cast<PickleNodeId>(tree_.nodes_.size());
-  tree_.nodes_.push_back(PickleNode{kind, 0, 0, size, bits});
-  return true;
-}
-
 bool PickleTreeBuilder::AddContainer(PickleKind kind, PickleNodeId& out) {
   return AddScalar(kind, 0, 0, out);
 }
 
-BuildError PickleTreeBuilder::AttachChild(PickleNode& parent, PickleNodeId parent_id, PickleNodeId child) {
-  if (child == parent_id) return BuildError::kSelf;
-  PickleNode& c = tree_.nodes_[child];
-  if (!IsContainer(c.kind)) {
-    if (parent.height == 0) parent.height = 1;
-    return BuildError::kOk;
+// Freezes each container among `items` and returns the parent's new height.
+// The height lives in a local while the loop runs: writing it through the
+// parent node each time would chain every iteration to the previous store.
+BuildError PickleTreeBuilder::AttachChildren(PickleNodeId parent_id, const PickleNodeId* items, size_t n,
+                                             uint16_t& height) {
+  uint32_t h = height == 0 ? 1 : height;  // any element makes the height at least 1
+  for (size_t i = 0; i < n; ++i) {
+    PickleNode& c = tree_.nodes_[items[i]];
+    if (!IsContainer(c.kind)) continue;
+    if (items[i] == parent_id) return BuildError::kSelf;
+    c.flags |= kFrozen;
+    if (c.height >= max_height_) return BuildError::kTooDeep;
+    h = std::max<uint32_t>(h, c.height + 1u);
   }
-  c.frozen = 1;
-  if (c.height >= max_height_) return BuildError::kTooDeep;
-  parent.height = std::max<uint16_t>(parent.height, c.height + 1);
+  height = static_cast<uint16_t>(h);
   return BuildError::kOk;
 }
 
 BuildError PickleTreeBuilder::Extend(PickleNodeId container, const PickleNodeId* items, size_t n) {
   if (n == 0) return BuildError::kOk;
   PickleNode& parent = tree_.nodes_[container];
-  if (parent.frozen) return BuildError::kFrozen;
+  if (parent.flags & kFrozen) return BuildError::kFrozen;
   const uint64_t added = parent.kind == PickleKind::kDict ? n / 2 : n;
   if (uint64_t{parent.size} + added > std::numeric_limits<uint32_t>::max()) return BuildError::kTooLarge;
   if (!HasRoom(n)) return BuildError::kTooManyValues;
-  for (size_t i = 0; i < n; ++i) {
-    const BuildError e = AttachChild(parent, container, items[i]);
-    if (e != BuildError::kOk) return e;
-  }
+  uint16_t height = parent.height;
+  const BuildError e = AttachChildren(container, items, n, height);
+  if (e != BuildError::kOk) return e;
+  parent.height = height;
   const uint64_t start = tree_.elements_.size();
   tree_.elements_.insert(tree_.elements_.end(), items, items + n);
   AppendChunk(parent, start, static_cast<uint32_t>(n));
@@ -76,8 +74,7 @@ BuildError PickleTreeBuilder::Extend(PickleNodeId container, const PickleNodeId*
 // that lands right after its previous one, needs no chain: bits is the start.
 void PickleTreeBuilder::AppendChunk(PickleNode& parent, uint64_t start, uint32_t count) {
   const PickleNodeId id = static_cast<PickleNodeId>(&parent - tree_.nodes_.data());
-  const auto chain = chain_tail_.find(id);
-  if (chain == chain_tail_.end()) {
+  if (!(parent.flags & kChained)) {
     const uint64_t used = ElementSlots(parent);
     if (used == 0) {
       parent.bits = start;
@@ -89,9 +86,11 @@ void PickleTreeBuilder::AppendChunk(PickleNode& parent, uint64_t start, uint32_t
     chunks_.push_back(Chunk{parent.bits, used, head + 1});
     chunks_.push_back(Chunk{start, count, kNoChunk});
     chain_tail_.emplace(id, head + 1);
+    parent.flags |= kChained;
     chain_order_.push_back(ChainHead{id, head});
     return;
   }
+  const auto chain = chain_tail_.find(id);
   Chunk& tail = chunks_[chain->second];
   if (tail.start + tail.count == start) {
     tail.count += count;

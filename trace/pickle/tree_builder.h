@@ -43,7 +43,14 @@ class PickleTreeBuilder {
   PickleKind kind(PickleNodeId id) const { return tree_.nodes_[id].kind; }
 
   // Adds a scalar or string node; false when the value cap is reached.
-  bool AddScalar(PickleKind kind, uint64_t bits, uint32_t size, PickleNodeId& out);
+  bool AddScalar(PickleKind kind, uint64_t bits, uint32_t size, PickleNodeId& out) {
+    if (!HasRoom(1) || tree_.nodes_.size() >= kMaxNodes) [[unlikely]] {
+      return false;
+    }
+    out = static_cast<PickleNodeId>(tree_.nodes_.size());
+    tree_.nodes_.push_back(PickleNode{kind, 0, 0, size, bits});
+    return true;
+  }
   // Adds an empty list, tuple or dict.
   bool AddContainer(PickleKind kind, PickleNodeId& out);
   // Appends `n` elements (a dict takes key, value, key, value...; n is even).
@@ -53,7 +60,10 @@ class PickleTreeBuilder {
   PickleTree Finish(PickleNodeId root);
 
  private:
+  static constexpr uint8_t kFrozen = 1;   // placed inside a container: may no longer change
+  static constexpr uint8_t kChained = 2;  // its elements are a chain in chain_tail_
   static constexpr uint32_t kNoChunk = UINT32_MAX;
+  static constexpr size_t kMaxNodes = UINT32_MAX;  // node ids are 32-bit
   struct Chunk {
     uint64_t start = 0;  // index into elements_
     uint64_t count = 0;
@@ -66,7 +76,7 @@ class PickleTreeBuilder {
   bool HasRoom(size_t more) const {
     return tree_.nodes_.size() + tree_.elements_.size() + more <= max_values_;
   }
-  BuildError AttachChild(PickleNode& parent, PickleNodeId parent_id, PickleNodeId child);
+  BuildError AttachChildren(PickleNodeId parent_id, const PickleNodeId* items, size_t n, uint16_t& height);
   void AppendChunk(PickleNode& container, uint64_t start, uint32_t count);
   void MakeContiguous(PickleNodeId id, uint32_t head);
 

@@ -70,28 +70,44 @@ class Machine {
   size_t Fence() const { return marks_.empty() ? 0 : marks_.back(); }
   size_t Available() const { return stack_.size() - Fence(); }
 
-  bool Need(size_t n) {
-    if (Remaining() >= n) return true;
-    return Fail(fmt::format("{} needs {} bytes of argument, only {} remain", OpName(), n, Remaining()));
-  }
-  bool NeedValues(size_t n) {
-    if (Available() >= n) return true;
-    return Fail(fmt::format("{} needs {} values on the stack, found {}", OpName(), n, Available()));
-  }
-  bool Push(PickleNodeId id) {
-    if (stack_.size() >= limits_.max_stack) {
-      return Fail(fmt::format("more than {} values on the stack; refused", limits_.max_stack));
+  // The checks below run for every opcode; their failure paths are kept out
+  // of line so that the checks themselves inline into the dispatch loop.
+  [[gnu::always_inline]] bool Need(size_t n) { return Remaining() >= n || Truncated(n); }
+  bool NeedValues(size_t n) { return Available() >= n || Underflow(n); }
+  [[gnu::always_inline]] bool Push(PickleNodeId id) {
+    if (stack_.size() >= limits_.max_stack) [[unlikely]] {
+      return StackFull();
     }
     stack_.push_back(id);
     return true;
   }
-  bool TooManyValues() {
+  [[gnu::always_inline]] bool PushNew(PickleKind kind, uint64_t bits = 0, uint32_t size = 0) {
+    PickleNodeId id;
+    if (!builder_.AddScalar(kind, bits, size, id)) [[unlikely]] {
+      return TooManyValues();
+    }
+    return Push(id);
+  }
+  [[gnu::always_inline]] bool Get(uint64_t index) {
+    if (index >= memo_.size() || memo_[index] == kNoValue) [[unlikely]] {
+      return BadGet(index);
+    }
+    return Push(memo_[index]);
+  }
+  [[gnu::noinline, gnu::cold]] bool Truncated(size_t n) {
+    return Fail(fmt::format("{} needs {} bytes of argument, only {} remain", OpName(), n, Remaining()));
+  }
+  [[gnu::noinline, gnu::cold]] bool Underflow(size_t n) {
+    return Fail(fmt::format("{} needs {} values on the stack, found {}", OpName(), n, Available()));
+  }
+  [[gnu::noinline, gnu::cold]] bool StackFull() {
+    return Fail(fmt::format("more than {} values on the stack; refused", limits_.max_stack));
+  }
+  [[gnu::noinline, gnu::cold]] bool TooManyValues() {
     return Fail(fmt::format("more than {} values (nodes + elements); refused", max_values_));
   }
-  bool PushNew(PickleKind kind, uint64_t bits = 0, uint32_t size = 0) {
-    PickleNodeId id;
-    if (!builder_.AddScalar(kind, bits, size, id)) return TooManyValues();
-    return Push(id);
+  [[gnu::noinline, gnu::cold]] bool BadGet(uint64_t index) {
+    return Fail(fmt::format("{} of memo entry {}, which was never stored", OpName(), index));
   }
 
   bool Step(uint8_t op);
@@ -104,7 +120,6 @@ class Machine {
   bool BinFloat();
   bool Memoize();
   bool Put(uint64_t index);
-  bool Get(uint64_t index);
   bool PopMark(size_t& mark);
   bool Extend(PickleNodeId container, PickleKind want, const PickleNodeId* items, size_t n);
   bool Append();
@@ -136,6 +151,18 @@ absl::StatusOr<PickleTree> Machine::Run() {
   while (pos_ < size_) {
     op_pos_ = pos_;
     const uint8_t op = bytes_[pos_++];
+    // Memo gets are ~70% of a snapshot's opcodes. Testing for them before the
+    // switch turns most dispatches into well-predicted conditional branches
+    // instead of one indirect jump that mispredicts (measured: bench/pickle).
+    if (op == 'j' && Remaining() >= 4) {
+      pos_ += 4;
+      if (!Get(LoadLE(bytes_ + pos_ - 4, 4))) return status_;
+      continue;
+    }
+    if (op == 'h' && Remaining() >= 1) {
+      if (!Get(bytes_[pos_++])) return status_;
+      continue;
+    }
     if (op == '.') return Stop();
     if (!Step(op)) return status_;
   }
@@ -348,13 +375,6 @@ bool Machine::Put(uint64_t index) {
   }
   memo_[index] = stack_.back();
   return true;
-}
-
-bool Machine::Get(uint64_t index) {
-  if (index >= memo_.size() || memo_[index] == kNoValue) {
-    return Fail(fmt::format("{} of memo entry {}, which was never stored", OpName(), index));
-  }
-  return Push(memo_[index]);
 }
 
 bool Machine::PopMark(size_t& mark) {
