@@ -1,5 +1,7 @@
-// Replays the device trace of a real snapshot (small_trace_from_empty.pickle,
-// extracted to a text fixture with python3) and checks every recorded address.
+// Replays device traces of real snapshots (extracted to text fixtures by
+// tests/data/torch/extract_fixture.py) and checks every recorded address, every
+// recorded segment, and MANIFEST.md's ground truth for the final state.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -13,105 +15,193 @@
 namespace hbmsim::torch {
 namespace {
 
-struct TraceEntry {
-  std::string action;
-  uint64_t addr = 0;
-  uint64_t size = 0;
-  uint64_t stream = 0;
+using testing::Counter;
+
+struct Fixture {
+  std::vector<SegmentSeed> seeds;
+  std::vector<std::vector<uint64_t>> live_addresses;  // per seed, its live blocks
+  std::vector<std::string> trace;                     // "<action> <addr> <size> <stream>"
 };
 
-std::vector<TraceEntry> LoadFixture(const std::string& name) {
+Fixture LoadFixture(const std::string& name) {
   std::ifstream in(std::string(HBMSIM_SOURCE_DIR) + "/tests/data/torch/" + name);
-  std::vector<TraceEntry> entries;
+  Fixture f;
+  uint64_t cursor = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
-    TraceEntry e;
-    fields >> e.action >> e.addr >> e.size >> e.stream;
-    entries.push_back(e);
+    std::string word;
+    fields >> word;
+    if (word == "segment") {
+      uint64_t base, size, stream;
+      int small, expandable;
+      fields >> base >> size >> stream >> small >> expandable;
+      SegmentSeed s{Offset(base), Bytes(size), StreamId(stream), expandable != 0, small != 0, {}};
+      f.seeds.push_back(s);
+      f.live_addresses.emplace_back();
+      cursor = base;
+    } else if (word == "block") {
+      uint64_t size, requested;
+      std::string state;
+      fields >> size >> requested >> state;
+      const bool free = state == "free";
+      f.seeds.back().blocks.push_back({Bytes(size), Bytes(requested),
+                                       free ? SeedBlockState::kFree : SeedBlockState::kAllocated,
+                                       BufferId()});
+      if (!free) f.live_addresses.back().push_back(cursor);
+      cursor += size;
+    } else {
+      f.trace.push_back(line);
+    }
   }
-  return entries;
+  return f;
 }
 
-// Records the policy's new segments as "offset size".
 class SegmentLog : public PolicyObserver {
  public:
   void OnPolicyEvent(const PolicyEvent& e) override {
     if (e.kind == PolicyEventKind::kRegionAdded) added.push_back({e.offset.value(), e.bytes.value()});
+    if (e.kind == PolicyEventKind::kRegionReleased) released.push_back({e.offset.value(), e.bytes.value()});
   }
-  std::vector<std::pair<uint64_t, uint64_t>> added;
+  std::vector<std::pair<uint64_t, uint64_t>> added, released;
 };
 
 struct ReplayCheck {
   int allocs_matched = 0, allocs_total = 0;
   int segments_matched = 0, segments_total = 0;
+  int segment_frees_matched = 0, segment_frees_total = 0;
 };
 
-ReplayCheck Replay(TorchAllocator& a, const std::vector<TraceEntry>& trace, bool recorded_bases) {
+int CountMatches(const std::vector<std::pair<uint64_t, uint64_t>>& want,
+                 const std::vector<std::pair<uint64_t, uint64_t>>& got) {
+  int n = 0;
+  for (size_t i = 0; i < want.size() && i < got.size(); ++i) n += want[i] == got[i];
+  return n;
+}
+
+// Recorded segment_free events come from the user's empty_cache(): when the
+// policy has not released as many segments yet, it empties its cache.
+ReplayCheck Replay(TorchAllocator& a, const Fixture& f, bool recorded_bases) {
+  std::map<uint64_t, Handle> live;  // by recorded address
+  for (size_t i = 0; i < f.seeds.size(); ++i) {
+    auto handles = a.SeedSegment(f.seeds[i]);
+    EXPECT_TRUE(handles.ok()) << handles.status();
+    if (!handles.ok()) return {};
+    for (size_t k = 0; k < handles->size(); ++k) live[f.live_addresses[i][k]] = (*handles)[k];
+  }
   SegmentLog log;
   a.set_observer(&log);
-  std::vector<std::pair<uint64_t, uint64_t>> recorded_segments;
-  std::map<uint64_t, Handle> live;  // by recorded address
+  std::vector<std::pair<uint64_t, uint64_t>> recorded_added, recorded_freed;
   ReplayCheck check;
-  for (const TraceEntry& e : trace) {
-    if (e.action == "segment_alloc") recorded_segments.push_back({e.addr, e.size});
-    if (e.action == "alloc") {
+  for (const std::string& line : f.trace) {
+    std::istringstream fields(line);
+    std::string action;
+    uint64_t addr, size, stream;
+    fields >> action >> addr >> size >> stream;
+    if (action == "segment_alloc") recorded_added.push_back({addr, size});
+    if (action == "segment_free") {
+      recorded_freed.push_back({addr, size});
+      if (log.released.size() < recorded_freed.size()) a.EmptyCache();
+    }
+    if (action == "alloc") {
       AllocRequest req;
-      req.id = BufferId(check.allocs_total);
-      req.bytes = Bytes(e.size);
-      req.stream = StreamId(e.stream);
-      if (recorded_bases) req.recorded_address = Offset(e.addr);
+      req.bytes = Bytes(size);
+      req.stream = StreamId(stream);
+      if (recorded_bases) req.recorded_address = Offset(addr);
       const AllocResult r = a.Allocate(req);
       ++check.allocs_total;
-      check.allocs_matched += r.ok() && r.offset == Offset(e.addr);
-      if (r.ok()) live[e.addr] = r.handle;
+      check.allocs_matched += r.ok() && r.offset == Offset(addr);
+      if (r.ok()) live[addr] = r.handle;
     }
-    auto it = live.find(e.addr);
-    if (e.action == "free_requested" && it != live.end()) a.RequestFree(it->second);
-    if (e.action == "free_completed" && it != live.end()) {
+    auto it = live.find(addr);
+    if (action == "free_requested" && it != live.end()) a.RequestFree(it->second);
+    if (action == "free_completed" && it != live.end()) {
       a.CompleteFree(it->second);
       live.erase(it);
     }
-    EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
   }
-  check.segments_total = static_cast<int>(recorded_segments.size());
-  for (size_t i = 0; i < recorded_segments.size() && i < log.added.size(); ++i) {
-    check.segments_matched += recorded_segments[i] == log.added[i];
-  }
+  check.segments_total = static_cast<int>(recorded_added.size());
+  check.segments_matched = CountMatches(recorded_added, log.added);
+  check.segment_frees_total = static_cast<int>(recorded_freed.size());
+  check.segment_frees_matched = CountMatches(recorded_freed, log.released);
   a.set_observer(nullptr);
+  EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
   return check;
 }
 
-TEST(TorchReplay, SmallTraceFromEmptyReproducesEveryRecordedAddress) {
-  const std::vector<TraceEntry> trace = LoadFixture("small_trace_from_empty.txt");
-  ASSERT_EQ(trace.size(), 97u);
+class LargestFree : public MemoryMapVisitor {
+ public:
+  void OnRegion(const RegionInfo&) override {}
+  void OnBlock(const BlockInfo& b) override {
+    if (b.state == BlockState::kFree) largest = std::max(largest, b.size.value());
+  }
+  uint64_t largest = 0;
+};
+
+// MANIFEST.md's ground-truth columns.
+void ExpectFinalState(const TorchAllocator& a, int64_t reserved, int64_t allocated, int64_t requested,
+                      int64_t inactive, uint64_t largest_inactive) {
+  EXPECT_EQ(Counter(a, "reserved_bytes.all.current"), reserved);
+  EXPECT_EQ(Counter(a, "allocated_bytes.all.current"), allocated);
+  EXPECT_EQ(Counter(a, "requested_bytes.all.current"), requested);
+  EXPECT_EQ(Counter(a, "reserved_bytes.all.current") - Counter(a, "active_bytes.all.current"), inactive);
+  LargestFree largest;
+  a.WalkMemoryMap(largest);
+  EXPECT_EQ(largest.largest, largest_inactive);
+}
+
+TEST(TorchReplay, SmallTraceFromEmpty) {
+  const Fixture f = LoadFixture("small_trace_from_empty.txt");
+  ASSERT_EQ(f.trace.size(), 97u);
   TorchAllocator a({});
-  const ReplayCheck check = Replay(a, trace, /*recorded_bases=*/true);
+  const ReplayCheck check = Replay(a, f, /*recorded_bases=*/true);
   EXPECT_EQ(check.allocs_total, 36);
   EXPECT_EQ(check.allocs_matched, 36);
   EXPECT_EQ(check.segments_total, 9);
   EXPECT_EQ(check.segments_matched, 9);
-  // MANIFEST.md's ground truth for the final `segments` state.
-  using testing::Counter;
-  EXPECT_EQ(Counter(a, "reserved_bytes.all.current"), 3781165056);
-  EXPECT_EQ(Counter(a, "allocated_bytes.all.current"), 31719936);
-  EXPECT_EQ(Counter(a, "requested_bytes.all.current"), 31719428);
+  ExpectFinalState(a, 3781165056, 31719936, 31719428, 3749445120, 536870912);
   EXPECT_EQ(Counter(a, "segment.small_pool.current"), 1);
   EXPECT_EQ(Counter(a, "segment.large_pool.current"), 8);
-  EXPECT_EQ(Counter(a, "reserved_bytes.all.current") - Counter(a, "active_bytes.all.current"), 3749445120);
   EXPECT_EQ(Counter(a, "num_alloc_retries"), 0);
 }
 
-using testing::Counter;
-
 TEST(TorchReplay, WithoutRecordedBasesTheSameSegmentsComeFromTheDevice) {
-  const std::vector<TraceEntry> trace = LoadFixture("small_trace_from_empty.txt");
+  const Fixture f = LoadFixture("small_trace_from_empty.txt");
   TorchAllocator a({});
-  const ReplayCheck check = Replay(a, trace, /*recorded_bases=*/false);
+  const ReplayCheck check = Replay(a, f, /*recorded_bases=*/false);
   EXPECT_EQ(check.allocs_total, 36);
   EXPECT_EQ(check.allocs_matched, 0);  // device addresses start at 0
+  EXPECT_EQ(check.segments_matched, 0);
   EXPECT_EQ(Counter(a, "reserved_bytes.all.current"), 3781165056);
   EXPECT_EQ(Counter(a, "segment.all.current"), 9);
+}
+
+// 96 segments and 222 blocks live before the trace starts; no new segment.
+TEST(TorchReplay, Gen5UserMetadataFromItsInitialState) {
+  const Fixture f = LoadFixture("gen5_user_metadata_compile_context.txt");
+  ASSERT_EQ(f.seeds.size(), 96u);
+  TorchAllocator a({});
+  const ReplayCheck check = Replay(a, f, /*recorded_bases=*/true);
+  EXPECT_EQ(check.allocs_total, 2162);
+  EXPECT_EQ(check.allocs_matched, 2162);
+  EXPECT_EQ(check.segments_total, 0);
+  ExpectFinalState(a, 4238344192, 3072871424, 3064418304, 1165472768, 155189248);
+}
+
+// Opens with empty_cache() releasing 287 whole free segments, then grows by 471.
+TEST(TorchReplay, SegmentFreeBurstReleasesTheSameSegmentsInTheSameOrder) {
+  const Fixture f = LoadFixture("cs336_ctx256_forward_segment_free_burst.txt");
+  TorchAllocator a({});
+  const ReplayCheck check = Replay(a, f, /*recorded_bases=*/true);
+  EXPECT_EQ(check.allocs_total, 2057);
+  EXPECT_EQ(check.allocs_matched, 2057);
+  EXPECT_EQ(check.segments_total, 471);
+  EXPECT_EQ(check.segments_matched, 471);
+  EXPECT_EQ(check.segment_frees_total, 287);
+  EXPECT_EQ(check.segment_frees_matched, 287);
+  ExpectFinalState(a, 26545750016, 26388097024, 26252175360, 157652992, 23068672);
+  EXPECT_EQ(Counter(a, "segment.small_pool.current"), 19);
+  EXPECT_EQ(Counter(a, "segment.large_pool.current"), 681);
 }
 
 }  // namespace
