@@ -5,10 +5,12 @@
 namespace hbmsim {
 
 void RegisterBfcPolicy(PolicyRegistry& registry);
+void RegisterTorchPolicy(PolicyRegistry& registry);
 void RegisterTpuPolicy(PolicyRegistry& registry);
 
 void RegisterBuiltinPolicies(PolicyRegistry& registry) {
   RegisterBfcPolicy(registry);
+  RegisterTorchPolicy(registry);
   RegisterTpuPolicy(registry);
 }
 

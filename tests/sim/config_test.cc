@@ -129,7 +129,7 @@ TEST(AllocatorConfigTest, RefusesHugeOrDeeplyNestedInputBeforeParsing) {
 }
 
 TEST(PolicyRegistryTest, EveryDefaultParsesAndEveryFactoryBuilds) {
-  EXPECT_EQ(BuiltinPolicies().Names(), "bfc, tpu");
+  EXPECT_EQ(BuiltinPolicies().Names(), "bfc, torch, tpu");
   for (const PolicySpec& p : BuiltinPolicies().policies()) {
     for (const OptionSpec& o : p.options) {
       EXPECT_TRUE(ParseOptionValue(o, o.default_text).ok()) << p.name << "." << o.name;
@@ -150,6 +150,18 @@ TEST(AllocatorConfigTest, TpuOptionsAreTypedAndChecked) {
   EXPECT_EQ(ErrorOf(ApplySetOption(c, "granule=0")), "--set granule=0: must be at least 1 byte");
   EXPECT_TRUE(ApplySetOption(c, "granule=2KiB").ok());
   EXPECT_EQ(c.options.GetBytes("granule"), Bytes(2048));
+}
+
+TEST(AllocatorConfigTest, TorchTakesAnAllocConfString) {
+  AllocatorConfig c = DefaultConfig(*BuiltinPolicies().Find("torch"));
+  ASSERT_TRUE(ApplySetOption(c, "alloc_conf=expandable_segments:True,max_split_size_mb:128").ok());
+  EXPECT_TRUE(BuildAllocator(c, Bytes::GiB(1)).ok());
+  ASSERT_TRUE(ApplySetOption(c, "alloc_conf=nonsense_key:1").ok());
+  absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(c, Bytes::GiB(1));
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(std::string(a.status().message()).rfind("alloc_conf: ", 0), 0u) << a.status();
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "garbage_collection_threshold=1")),
+            "--set garbage_collection_threshold=1: must be >= 0 and < 1 (0 = off)");
 }
 
 TEST(AllocatorConfigTest, BuildsTheBfcPolicy) {
