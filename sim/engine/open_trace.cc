@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "fmt/format.h"
+#include "trace/rmm/rmm_reader.h"
 #include "trace/text/text_reader.h"
 
 namespace hbmsim {
@@ -15,6 +16,8 @@ std::string_view TraceFormatName(TraceFormat f) {
       return "text";
     case TraceFormat::kTorchSnapshot:
       return "torch-snapshot";
+    case TraceFormat::kRmmLog:
+      return "rmm-log";
   }
   return "?";
 }
@@ -24,10 +27,13 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (f == nullptr) {
     return absl::InvalidArgumentError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   }
-  unsigned char magic[2] = {0, 0};
-  const size_t n = std::fread(magic, 1, sizeof(magic), f);
+  char head[32] = {};
+  const size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
-  if (n >= 1 && magic[0] == 0x80) return TraceFormat::kTorchSnapshot;
+  std::string_view start(head, n);
+  if (!start.empty() && static_cast<unsigned char>(start[0]) == 0x80) return TraceFormat::kTorchSnapshot;
+  if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // a UTF-8 byte order mark
+  if (start.substr(0, 18) == "Thread,Time,Action") return TraceFormat::kRmmLog;
   return TraceFormat::kText;
 }
 
@@ -37,6 +43,11 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
   switch (*format) {
     case TraceFormat::kText: {
       absl::StatusOr<std::unique_ptr<TextTraceReader>> r = TextTraceReader::Open(path);
+      if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
+      return std::unique_ptr<EventReader>(std::move(*r));
+    }
+    case TraceFormat::kRmmLog: {
+      absl::StatusOr<std::unique_ptr<rmm::RmmLogReader>> r = rmm::RmmLogReader::Open(path);
       if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
       return std::unique_ptr<EventReader>(std::move(*r));
     }

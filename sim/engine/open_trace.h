@@ -2,6 +2,7 @@
 // content, never by file name:
 //
 //   first byte 0x80 (a pickle PROTO opcode)  → PyTorch memory snapshot
+//   "Thread,Time,Action" (a CSV header)      → RAPIDS RMM logging_resource_adaptor log
 //   anything else                            → the text format v1
 //
 // A new format adds a test on its magic bytes here and nothing else.
@@ -16,8 +17,8 @@
 
 namespace hbmsim {
 
-enum class TraceFormat : uint8_t { kText, kTorchSnapshot };
-std::string_view TraceFormatName(TraceFormat f);  // "text", "torch-snapshot"
+enum class TraceFormat : uint8_t { kText, kTorchSnapshot, kRmmLog };
+std::string_view TraceFormatName(TraceFormat f);  // "text", "torch-snapshot", "rmm-log"
 
 // Looks at the first bytes of `path`. Errors name the file.
 absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);

@@ -144,5 +144,21 @@ TEST(ReplayCliTest, SelectsOneDeviceOfAMultiDeviceTrace) {
   EXPECT_EQ(j["peak_live_bytes"], 2048);
 }
 
+TEST(ReplayCliTest, DetectsAnRmmLogByItsHeader) {
+  const std::string log = TempPath("rmm.csv");
+  WriteFile(log,
+            "Thread,Time,Action,Pointer,Size,Stream\n"
+            "1,08:21:48.312812,allocate,0x7f8b2a000000,1024,0x0\n"
+            "1,08:21:48.312951,allocate,0x7f8b2a000400,2048,0x0\n"
+            "1,08:21:48.313002,free,0x7f8b2a000000,1024,0x0\n");
+  const std::string csv = TempPath("rmm_placements.csv");
+  CliRun r = RunHbmsim("replay " + log + " --allocator bfc --bytes-limit 1MiB --placements " + csv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(csv),
+            "event,id,requested,status,offset,size\n"
+            "0,1,1024,ok,0,1024\n"
+            "1,2,2048,ok,1024,2048\n");
+}
+
 }  // namespace
 }  // namespace hbmsim::testing
