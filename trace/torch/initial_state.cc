@@ -1,0 +1,235 @@
+#include "trace/torch/initial_state.h"
+
+#include <map>
+#include <string_view>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+namespace {
+
+constexpr size_t kMaxIssues = 100;
+// The native allocator rounds every request up to a multiple of 512 bytes.
+constexpr uint64_t kMinBlockSize = 512;
+// Small-pool segments are exactly kSmallBuffer (2 MiB); large ones never are
+// (20 MiB, or a request of more than 10 MiB rounded up to 2 MiB).
+constexpr uint64_t kSmallBuffer = uint64_t{2} << 20;
+
+uint64_t RoundedRequest(uint64_t size) {
+  if (size < kMinBlockSize) return kMinBlockSize;
+  return Bytes(size).RoundUp(kMinBlockSize).value();
+}
+
+struct Seg {
+  uint64_t size = 0;
+  StreamId stream;
+  SegmentType type = SegmentType::kLarge;
+  bool expandable = false;
+  bool in_final = true;
+};
+
+struct Live {
+  uint64_t size = 0;
+  uint64_t requested = 0;
+  bool size_known = true;
+  bool pending = false;
+  bool freed_in_trace = false;
+};
+
+class BackwardWalk {
+ public:
+  BackwardWalk(const Snapshot& snap, DeviceId device) : snap_(snap) { state_.device = device; }
+
+  InitialState Run() {
+    LoadFinalState();
+    const DeviceId dev = state_.device;
+    if (dev.value() < snap_.device_traces.size()) {
+      const std::vector<TraceEntry>& entries = snap_.device_traces[dev.value()].entries;
+      for (size_t i = entries.size(); i-- > 0;) Undo(i, entries[i]);
+    }
+    Build();
+    return std::move(state_);
+  }
+
+ private:
+  void LoadFinalState() {
+    for (const SnapshotSegment& s : snap_.segments) {
+      if (s.device != state_.device) continue;
+      segs_[s.address.value()] = Seg{s.total_size.value(), s.stream, s.type, s.is_expandable, true};
+      for (const SnapshotBlock& b : s.blocks) {
+        if (b.state == BlockState::kInactive) continue;
+        live_[b.address.value()] = Live{b.size.value(), b.requested_size.value(), true,
+                                        b.state == BlockState::kActivePendingFree, false};
+      }
+    }
+  }
+
+  void Issue(std::string_view where, std::string what) {
+    ++state_.issue_count;
+    if (state_.issues.size() < kMaxIssues) state_.issues.push_back(fmt::format("{}: {}", where, what));
+  }
+  void Issue(size_t index, const TraceEntry& e, std::string_view what) {
+    Issue(fmt::format("device_traces[{}][{}]: {} at 0x{:x}", state_.device.value(), index,
+                      TraceActionName(e.action), e.addr.value()),
+          std::string(what));
+  }
+
+  // The segment holding `addr`, or segs_.end().
+  std::map<uint64_t, Seg>::iterator SegmentContaining(uint64_t addr) {
+    auto it = segs_.upper_bound(addr);
+    if (it == segs_.begin()) return segs_.end();
+    --it;
+    return addr < it->first + it->second.size ? it : segs_.end();
+  }
+
+  bool AnyLiveIn(uint64_t begin, uint64_t end) {
+    const auto it = live_.lower_bound(begin);
+    return it != live_.end() && it->first < end;
+  }
+
+  void Undo(size_t i, const TraceEntry& e) {
+    switch (e.action) {
+      case TraceAction::kAlloc:
+        return UndoAlloc(i, e);
+      case TraceAction::kFreeCompleted:
+      case TraceAction::kFree:
+        return UndoFree(i, e, /*pending=*/e.action == TraceAction::kFreeCompleted);
+      case TraceAction::kFreeRequested:
+        return UndoFreeRequested(i, e);
+      case TraceAction::kSegmentAlloc:
+        return UndoSegmentAlloc(i, e);
+      case TraceAction::kSegmentFree:
+        return AddSegment(i, e, /*merge=*/false);
+      case TraceAction::kSegmentMap:
+        return UndoMap(i, e);
+      case TraceAction::kSegmentUnmap:
+        return AddSegment(i, e, /*merge=*/true);
+      default:
+        return;  // snapshot, oom and unknown actions change no state
+    }
+  }
+
+  void UndoAlloc(size_t i, const TraceEntry& e) {
+    const auto it = live_.find(e.addr.value());
+    if (it == live_.end()) return Issue(i, e, "no live block there to un-allocate");
+    if (it->second.requested != e.size.value()) {
+      Issue(i, e,
+            fmt::format("requests {} bytes, but the live block there was requested as {}", e.size.value(),
+                        it->second.requested));
+    }
+    live_.erase(it);
+  }
+
+  void UndoFree(size_t i, const TraceEntry& e, bool pending) {
+    const uint64_t addr = e.addr.value();
+    if (SegmentContaining(addr) == segs_.end()) Issue(i, e, "outside every segment");
+    if (live_.contains(addr)) return Issue(i, e, "a block is already live there");
+    live_[addr] = Live{RoundedRequest(e.size.value()), e.size.value(), false, pending, true};
+  }
+
+  void UndoFreeRequested(size_t i, const TraceEntry& e) {
+    const auto it = live_.find(e.addr.value());
+    if (it == live_.end()) return Issue(i, e, "no live block there");
+    it->second.pending = false;
+  }
+
+  void UndoSegmentAlloc(size_t i, const TraceEntry& e) {
+    const uint64_t addr = e.addr.value(), size = e.size.value();
+    const auto it = segs_.find(addr);
+    if (it == segs_.end() || it->second.size != size) {
+      return Issue(i, e, fmt::format("no segment of {} bytes starts there", size));
+    }
+    if (AnyLiveIn(addr, addr + size)) Issue(i, e, "blocks are still live in the segment");
+    segs_.erase(it);
+  }
+
+  // Undoing segment_free (a whole segment) or segment_unmap (a range of an
+  // expandable segment, merged with the ranges it touches, as MemoryViz does).
+  void AddSegment(size_t i, const TraceEntry& e, bool merge) {
+    const uint64_t addr = e.addr.value(), size = e.size.value();
+    auto next = segs_.lower_bound(addr);
+    if ((next != segs_.end() && next->first < addr + size) || SegmentContaining(addr) != segs_.end()) {
+      return Issue(i, e, "overlaps a segment that exists");
+    }
+    const SegmentType type = size == kSmallBuffer ? SegmentType::kSmall : SegmentType::kLarge;
+    auto it = segs_.emplace(addr, Seg{size, e.stream, type, merge, false}).first;
+    if (!merge) return;
+    next = std::next(it);
+    if (next != segs_.end() && addr + size == next->first && next->second.stream == e.stream) {
+      it->second.size += next->second.size;
+      it->second.in_final = next->second.in_final;
+      segs_.erase(next);
+    }
+    if (it != segs_.begin()) {
+      const auto prev = std::prev(it);
+      if (prev->first + prev->second.size == addr && prev->second.stream == e.stream) {
+        prev->second.size += it->second.size;
+        segs_.erase(it);
+      }
+    }
+  }
+
+  // Undoing segment_map: the range was not mapped before, so it is cut out
+  // of the expandable segment that holds it.
+  void UndoMap(size_t i, const TraceEntry& e) {
+    const uint64_t addr = e.addr.value(), end = addr + e.size.value();
+    const auto it = SegmentContaining(addr);
+    if (it == segs_.end() || end > it->first + it->second.size) {
+      return Issue(i, e, "the mapped range is not inside one segment");
+    }
+    if (AnyLiveIn(addr, end)) Issue(i, e, "blocks are still live in the mapped range");
+    const uint64_t seg_addr = it->first, seg_end = it->first + it->second.size;
+    Seg seg = it->second;
+    segs_.erase(it);
+    if (seg_addr < addr)
+      segs_[seg_addr] = Seg{addr - seg_addr, seg.stream, seg.type, seg.expandable, seg.in_final};
+    if (end < seg_end) segs_[end] = Seg{seg_end - end, seg.stream, seg.type, seg.expandable, seg.in_final};
+  }
+
+  // Tiles each segment with its live blocks and the free gaps between them.
+  void Build() {
+    auto block = live_.begin();
+    for (const auto& [addr, seg] : segs_) {
+      InitialSegment out{Offset(addr),   Bytes(seg.size), seg.stream, seg.type,
+                         seg.expandable, seg.in_final,    {}};
+      const uint64_t end = addr + seg.size;
+      for (; block != live_.end() && block->first < addr; ++block) OrphanBlock(block->first);
+      uint64_t cursor = addr;
+      for (; block != live_.end() && block->first < end; ++block) {
+        const Live& b = block->second;
+        if (block->first < cursor || block->first + b.size > end) OverlappingBlock(block->first);
+        if (block->first > cursor)
+          out.blocks.push_back(InitialBlock{Offset(cursor), Bytes(block->first - cursor)});
+        out.blocks.push_back(InitialBlock{Offset(block->first), Bytes(b.size), true, b.size_known, b.pending,
+                                          Bytes(b.requested)});
+        cursor = std::max(cursor, block->first + b.size);
+        ++state_.live_blocks;
+        if (b.freed_in_trace) ++state_.live_blocks_freed_in_trace;
+      }
+      if (cursor < end) out.blocks.push_back(InitialBlock{Offset(cursor), Bytes(end - cursor)});
+      state_.segments.push_back(std::move(out));
+    }
+    for (; block != live_.end(); ++block) OrphanBlock(block->first);
+  }
+
+  void OrphanBlock(uint64_t addr) {
+    Issue("initial state", fmt::format("live block at 0x{:x} is outside every segment", addr));
+  }
+  void OverlappingBlock(uint64_t addr) {
+    Issue("initial state",
+          fmt::format("live block at 0x{:x} overlaps its neighbour or its segment's end", addr));
+  }
+
+  const Snapshot& snap_;
+  InitialState state_;
+  std::map<uint64_t, Seg> segs_;   // by base address
+  std::map<uint64_t, Live> live_;  // by block address
+};
+
+}  // namespace
+
+InitialState RebuildInitialState(const Snapshot& snap, DeviceId device) {
+  return BackwardWalk(snap, device).Run();
+}
+
+}  // namespace hbmsim
