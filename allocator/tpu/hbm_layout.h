@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/memory_map.h"
 #include "allocator/core/units.h"
+#include "allocator/tpu/recycling_allocator.h"
 
 namespace hbmsim {
 
@@ -36,7 +37,8 @@ class HbmLayout {
     BlockState state = BlockState::kFree;
     uint64_t owner = 0;  // buffer handle or program id; 0 when free
   };
-  using BlockMap = absl::btree_map<uint64_t, Block>;  // keyed by offset
+  using BlockMap = absl::btree_map<uint64_t, Block, std::less<uint64_t>,
+                                   RecyclingAllocator<std::pair<const uint64_t, Block>>>;  // keyed by offset
 
   // What a compaction plan does with a block.
   enum class Role : uint8_t { kFree, kMovable, kFixed };
@@ -89,7 +91,7 @@ class HbmLayout {
   Bytes capacity_;
   Bytes free_bytes_;
   BlockMap blocks_;
-  absl::btree_set<FreeKey> free_index_;
+  absl::btree_set<FreeKey, std::less<FreeKey>, RecyclingAllocator<FreeKey>> free_index_;
   std::vector<std::pair<uint64_t, Block>> scratch_;  // reused by Relocate
 };
 

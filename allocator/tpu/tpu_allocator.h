@@ -171,7 +171,8 @@ class TpuAllocator final : public Allocator {
   TpuOptions options_;
   HbmLayout layout_;
   absl::flat_hash_map<uint64_t, Buffer> buffers_;  // by handle; lookups only
-  absl::btree_set<uint64_t> queued_;               // handles with a queued deallocation
+  // Handles with a queued deallocation.
+  absl::btree_set<uint64_t, std::less<uint64_t>, RecyclingAllocator<uint64_t>> queued_;
   absl::btree_map<ProgramId, Program> programs_;   // loaded (resident or evicted)
   absl::btree_map<uint64_t, ProgramId> resident_;  // by offset
   std::optional<ProgramId> last_run_;
