@@ -60,7 +60,10 @@
 // alloc address IS the recorded segment base) and that range is not held;
 // otherwise at the SimulatedDevice's next range. For expandable segments the
 // recorded address is used only when a NEW VA range is reserved (the block lands at
-// its start); growth inside an existing range keeps the range's own addresses.
+// its start), clipped so it ends before the next range we hold; and when the
+// recorded base lies in the unmapped tail of a range we hold, that range is
+// trimmed to end there (real VA ranges never overlap). Growth inside an existing
+// range keeps the range's own addresses.
 #ifndef HBMSIM_ALLOCATOR_TORCH_TORCH_ALLOCATOR_H_
 #define HBMSIM_ALLOCATOR_TORCH_TORCH_ALLOCATOR_H_
 
@@ -219,6 +222,7 @@ class TorchAllocator final : public Allocator {
   bool MapBlock(BlockIndex b, Bytes size);
   void UnmapBlock(BlockIndex b);
   void ReleaseExpandableSegment(BlockIndex b);
+  void TrimUnmappedTailAt(Offset at);
   Bytes PageSize(bool small) const;
   // torch_state.cc: storage, stats views, walk, invariants, seeding.
   BlockIndex NewBlock(const Block& b);

@@ -60,6 +60,7 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
   Bytes va(pages * page.value());
   Offset base;
   const Bytes needed = p.rounded.RoundUp(page.value());
+  if (p.recorded && !RangeIsFree(*p.recorded, needed)) TrimUnmappedTailAt(*p.recorded);
   if (p.recorded && RangeIsFree(*p.recorded, needed)) {
     // The recorded range starts here; it cannot run into memory we already hold
     // (seeded ranges have unknown VA extents), so it is clipped at the next one.
@@ -80,6 +81,29 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
   segments_[base.value()] = Segment{base, va, p.stream, p.small, true, b};
   InsertUnmapped(b);
   return b;
+}
+
+// A new range was recorded at `at`, inside the unmapped tail of a range we
+// reserved: real VA ranges never overlap, so ours must end there. Shrinks it.
+void TorchAllocator::TrimUnmappedTailAt(Offset at) {
+  auto it = segments_.upper_bound(at.value());
+  if (it == segments_.begin()) return;
+  --it;
+  Segment& seg = it->second;
+  if (!seg.expandable || seg.base + seg.size <= at) return;
+  BlockIndex last = seg.head;
+  while (blocks_[last].next != kNil) last = blocks_[last].next;
+  Block& tail = blocks_[last];
+  if (tail.kind != Kind::kUnmapped || tail.addr > at || last == seg.head) return;
+  EraseUnmapped(last);
+  if (tail.addr == at) {
+    blocks_[tail.prev].next = kNil;
+    DeleteBlock(last);
+  } else {
+    tail.size = at - tail.addr;
+    InsertUnmapped(last);
+  }
+  seg.size = at - seg.base;
 }
 
 // map_block: map whole pages from the start of an unmapped block; the rest stays

@@ -99,5 +99,20 @@ TEST(TorchExpandable, RecordedAddressStartsANewRangeClippedAtTheNextOne) {
   EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
 }
 
+TEST(TorchExpandable, ARecordedRangeInsideAnUnmappedTailTrimsThatTail) {
+  TorchAllocator a(Expandable(1024 * kMiB));
+  const uint64_t base = 0x7f0000000000;
+  Alloc(a, 3 * kMiB, /*stream=*/0, base);  // a full 1160 MiB range at base
+  // Stream 1's range was recorded 100 MiB in: stream 0's range must end there.
+  EXPECT_EQ(Alloc(a, 3 * kMiB, /*stream=*/1, base + 100 * kMiB).offset, Offset(base + 100 * kMiB));
+  EXPECT_EQ(
+      Map(a),
+      "region 139637976727552 104857600\n  139637976727552 3145728 in_use\n  139637979873280 17825792 free\n"
+      "  139637997699072 83886080 unmapped\n"
+      "region 139638081585152 1216348160\n  139638081585152 3145728 in_use\n  139638084730880 17825792 free\n"
+      "  139638102556672 1195376640 unmapped\n");
+  EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
+}
+
 }  // namespace
 }  // namespace hbmsim::torch

@@ -61,15 +61,25 @@ class SegmentLog : public PolicyObserver {
  public:
   void OnPolicyEvent(const PolicyEvent& e) override {
     if (e.kind == PolicyEventKind::kRegionAdded) added.push_back({e.offset.value(), e.bytes.value()});
-    if (e.kind == PolicyEventKind::kRegionReleased) released.push_back({e.offset.value(), e.bytes.value()});
+    if (e.kind == PolicyEventKind::kRegionReleased && e.detail == kDetailSegment) {
+      released.push_back({e.offset.value(), e.bytes.value()});
+    }
+    if (e.kind == PolicyEventKind::kRegionReleased && e.detail == kDetailUnmap) {
+      unmapped.push_back({e.offset.value(), e.bytes.value()});
+    }
+    if (e.kind == PolicyEventKind::kRegionExtended) mapped.push_back({e.offset.value(), e.bytes.value()});
   }
-  std::vector<std::pair<uint64_t, uint64_t>> added, released;
+  std::vector<std::pair<uint64_t, uint64_t>> added, released, mapped, unmapped;
 };
 
 struct ReplayCheck {
   int allocs_matched = 0, allocs_total = 0;
   int segments_matched = 0, segments_total = 0;
   int segment_frees_matched = 0, segment_frees_total = 0;
+  int maps_matched = 0, maps_total = 0;
+  int unmaps_matched = 0, unmaps_total = 0;
+  // The recorded `oom` entries, replayed as requests of their (rounded) size.
+  std::vector<std::pair<int, AllocResult>> ooms;  // event index, simulated result
 };
 
 int CountMatches(const std::vector<std::pair<uint64_t, uint64_t>>& want,
@@ -91,14 +101,24 @@ ReplayCheck Replay(TorchAllocator& a, const Fixture& f, bool recorded_bases) {
   }
   SegmentLog log;
   a.set_observer(&log);
-  std::vector<std::pair<uint64_t, uint64_t>> recorded_added, recorded_freed;
+  std::vector<std::pair<uint64_t, uint64_t>> recorded_added, recorded_freed, recorded_maps, recorded_unmaps;
   ReplayCheck check;
+  int event = -1;
   for (const std::string& line : f.trace) {
+    ++event;
     std::istringstream fields(line);
     std::string action;
     uint64_t addr, size, stream;
     fields >> action >> addr >> size >> stream;
     if (action == "segment_alloc") recorded_added.push_back({addr, size});
+    if (action == "segment_map") recorded_maps.push_back({addr, size});
+    if (action == "segment_unmap") recorded_unmaps.push_back({addr, size});
+    if (action == "oom") {
+      AllocRequest req;
+      req.bytes = Bytes(size);
+      req.stream = StreamId(stream);
+      check.ooms.push_back({event, a.Allocate(req)});
+    }
     if (action == "segment_free") {
       recorded_freed.push_back({addr, size});
       if (log.released.size() < recorded_freed.size()) a.EmptyCache();
@@ -124,6 +144,10 @@ ReplayCheck Replay(TorchAllocator& a, const Fixture& f, bool recorded_bases) {
   check.segments_matched = CountMatches(recorded_added, log.added);
   check.segment_frees_total = static_cast<int>(recorded_freed.size());
   check.segment_frees_matched = CountMatches(recorded_freed, log.released);
+  check.maps_total = static_cast<int>(recorded_maps.size());
+  check.maps_matched = CountMatches(recorded_maps, log.mapped);
+  check.unmaps_total = static_cast<int>(recorded_unmaps.size());
+  check.unmaps_matched = CountMatches(recorded_unmaps, log.unmapped);
   a.set_observer(nullptr);
   EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
   return check;
@@ -202,6 +226,44 @@ TEST(TorchReplay, SegmentFreeBurstReleasesTheSameSegmentsInTheSameOrder) {
   ExpectFinalState(a, 26545750016, 26388097024, 26252175360, 157652992, 23068672);
   EXPECT_EQ(Counter(a, "segment.small_pool.current"), 19);
   EXPECT_EQ(Counter(a, "segment.large_pool.current"), 681);
+}
+
+// Expandable segments on device 1 of an H100 job, from an empty allocator. The
+// capacity is what the process could have had at the recorded OOM: the bytes
+// reserved then (maps − unmaps up to the oom entry) plus its device_free.
+TEST(TorchReplay, ExpandableH100ReproducesItsCapacityOom) {
+  const Fixture f = LoadFixture("h100x4_expandable_segments_oom_dev1.txt");
+  TorchOptions o;
+  o.expandable_segments = true;
+  o.capacity = Bytes(84202749952 + 95682560);
+  o.device_index = 1;
+  TorchAllocator a(o);
+  const ReplayCheck check = Replay(a, f, /*recorded_bases=*/true);
+  EXPECT_EQ(check.allocs_total, 199);
+  EXPECT_EQ(check.allocs_matched, 199);
+  EXPECT_EQ(check.maps_total, 40);
+  EXPECT_EQ(check.maps_matched, 40);
+  EXPECT_EQ(check.unmaps_total, 6);
+  EXPECT_EQ(check.unmaps_matched, 6);
+  ASSERT_EQ(check.ooms.size(), 1u);
+  EXPECT_EQ(check.ooms[0].first, 421);
+  const AllocResult& oom = check.ooms[0].second;
+  EXPECT_EQ(oom.status, AllocStatus::kOom);  // capacity, not fragmentation
+  EXPECT_EQ(oom.rounded, Bytes(5308694528));
+  ASSERT_TRUE(a.last_oom().has_value());
+  EXPECT_EQ(a.last_oom()->free, Bytes(95682560));  // the recorded device_free
+  const std::string want =
+      "CUDA out of memory. Tried to allocate 4.95 GiB. GPU 1 has a total capacity of 78.51 GiB of which "
+      "91.25 MiB "
+      "is free. Of the allocated memory 78.29 GiB is allocated by PyTorch, and 132.93 MiB is reserved by "
+      "PyTorch "
+      "but unallocated.";
+  EXPECT_EQ(FormatOutOfMemoryMessage(*a.last_oom()).substr(0, want.size()), want);
+  EXPECT_EQ(Counter(a, "num_ooms"), 1);
+  // Two flushes, as recorded: the six unmaps just before the oom entry came from
+  // the previous request's flush (its retry then mapped 5.3 GB); the failing
+  // request's own flush found nothing left to unmap.
+  EXPECT_EQ(Counter(a, "num_alloc_retries"), 2);
 }
 
 }  // namespace

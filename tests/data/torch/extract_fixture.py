@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Turns one device of a PyTorch memory snapshot into a text fixture for tests/torch.
 
-Usage: extract_fixture.py SNAPSHOT.pickle DEVICE OUT.txt
+Usage: extract_fixture.py SNAPSHOT.pickle DEVICE OUT.txt [empty]
+
+`empty` writes no segments: for traces known to start from an empty allocator
+(expandable-segment recordings, whose final mapped ranges cannot be told apart
+from ranges the trace mapped, need it).
 
 The snapshot files are plain data (dicts, lists, str, int, float, bool, tuples),
 so pickle.load is safe on them; the C++ tests never read pickles.
@@ -25,7 +29,7 @@ def round512(n):
     return 512 if n < 512 else (n + 511) // 512 * 512
 
 
-def main(path, device, out_path):
+def main(path, device, out_path, from_empty):
     with open(path, 'rb') as f:
         snap = pickle.load(f)
     segments = [s for s in snap['segments'] if s['device'] == device]
@@ -46,6 +50,8 @@ def main(path, device, out_path):
                 pre_live[e['addr']] = (round512(e['size']), e['size'])
     lines = ['# %s device %d, written by extract_fixture.py' % (path.split('/')[-1], device)]
     for s in segments:
+        if from_empty:
+            break
         base, size = s['address'], s['total_size']
         if base in created:
             continue
@@ -62,7 +68,7 @@ def main(path, device, out_path):
             cursor = addr + sz
         if cursor < base + size:
             lines.append('block %d 0 free' % (base + size - cursor))
-    for addr, (size, stream) in sorted(freed_before.items()):
+    for addr, (size, stream) in sorted(freed_before.items()) if not from_empty else []:
         lines.append('segment %d %d %d %d 0' % (addr, size, stream, size == 2 << 20))
         lines.append('block %d 0 free' % size)
     for e in trace:
@@ -72,4 +78,4 @@ def main(path, device, out_path):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1], int(sys.argv[2]), sys.argv[3])
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == 'empty')
