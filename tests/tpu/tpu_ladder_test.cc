@@ -210,6 +210,21 @@ TEST(TpuLadderTest, EvictionThenCompactionWhenThatMakesTheRequestFit) {
   EXPECT_TRUE(a.CheckInvariants().ok());
 }
 
+TEST(TpuLadderTest, EvictionCompactsOnlyWhenThatMakesTheRequestFit) {
+  TpuAllocator a(Options(8 * kMiB));
+  ASSERT_TRUE(a.LoadProgram(ProgramId(1), Bytes(kMiB), EventIndex(0)).ok);      // [0,1M), older
+  ASSERT_TRUE(a.LoadProgram(ProgramId(2), Bytes(2 * kMiB), EventIndex(1)).ok);  // [1M,3M)
+  for (uint64_t id = 1; id <= 5; ++id) ASSERT_TRUE(Alloc(a, id, kMiB).ok());    // 7M..3M
+  // Evicting p1 frees [0,1M), and no compaction could make 3 MiB out of it
+  // (p2 pins [1M,3M)): nothing moves until p2 goes too.
+  const AllocResult r = Alloc(a, 6, 3 * kMiB);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.offset.value(), 0u);
+  EXPECT_EQ(a.counters().programs_evicted, 2);
+  EXPECT_EQ(a.counters().defragmentations, 0);
+  EXPECT_TRUE(a.ResidentPrograms().empty());
+}
+
 TEST(TpuLadderTest, EvictionOrderLruVersusLargestFirst) {
   auto run = [](EvictionOrder order) {
     TpuOptions o = Options(4 * kMiB);
