@@ -161,7 +161,6 @@ class TpuAllocator final : public Allocator {
   ProgramResult ProgramFailure(ProgramId pid, const Program& p, EventIndex event);
 
   // Layout questions (tpu_inspect.cc).
-  Bytes HeldByBuffers() const { return in_use_; }
   Bytes FreeAfterLadder() const;
   Bytes LargestReachable(const Reach& reach) const;
   Bytes LargestRequestNow() const;

@@ -1,6 +1,7 @@
 // Read-only questions about the `tpu` policy: stats, counters, the memory map,
 // what the ladder could still reach, and the invariants.
 #include <algorithm>
+#include <utility>
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "fmt/format.h"

@@ -1,5 +1,7 @@
 // TpuAllocator::CheckInvariants: the shared tiling oracle, then a recount of
 // every index and total the policy keeps (the equations in tpu_allocator.h).
+#include <string>
+
 #include "allocator/tpu/tpu_allocator.h"
 #include "fmt/format.h"
 
