@@ -13,6 +13,8 @@
 // shape in its canonical spelling and addr= in lower-case hex. Reading a
 // canonical file and writing it back gives identical bytes.
 //
+// Syntax only: whether the events make sense together (ids live, programs
+// loaded) is TraceValidator's business, checked when the file is read back.
 // The writer refuses what the format cannot carry instead of writing a line no
 // reader would accept: a tag or label with blanks, an attribute on an event
 // that has no place for it. A size on an event without a <bytes> field (an
@@ -33,6 +35,7 @@ namespace hbmsim {
 class TextTraceWriter {
  public:
   explicit TextTraceWriter(std::ostream& out) : out_(out) {}
+  // Flushes what is buffered; call Flush() first to learn about write errors.
   ~TextTraceWriter() { (void)Flush(); }
   TextTraceWriter(const TextTraceWriter&) = delete;
   TextTraceWriter& operator=(const TextTraceWriter&) = delete;
