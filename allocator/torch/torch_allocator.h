@@ -45,7 +45,8 @@
 //   peak_bytes_in_use = active_bytes.all.peak
 //   pool_bytes        = reserved_bytes.all.current (peak_pool_bytes its peak)
 //   bytes_limit       = capacity (unset when unlimited); bytes_reserved = 0
-//   largest_free_block_bytes = max(largest free mapped block (any stream),
+//   largest_free_block_bytes = max(largest free mapped block (any stream; a
+//     small-pool block counts at most 1 MiB, the largest request it can serve),
 //     the largest request a new segment could hold with headroom = limit −
 //     reserved + releasable, where limit = min(capacity, allowed) and releasable =
 //     unsplit free non-expandable segments + whole free pages of expandable free

@@ -67,7 +67,8 @@ Bytes TorchAllocator::LargestSatisfiableRequest() const {
   for (const Pool* pool : {&small_, &large_}) {
     for (const SizeKey& k : pool->blocks) {
       const Block& blk = blocks_[k.block];
-      cached = std::max(cached, blk.size);
+      // A small-pool block serves only requests the small pool takes (<= 1 MiB).
+      cached = std::max(cached, blk.small ? std::min(blk.size, Bytes(kSmallSize)) : blk.size);
       if (!blk.expandable && !IsSplit(k.block)) releasable += blk.size;
       if (blk.expandable) {
         const Bytes page = PageSize(blk.small);
