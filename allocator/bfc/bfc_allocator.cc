@@ -60,8 +60,8 @@ AllocResult BfcAllocator::Allocate(const AllocRequest& req) {
   }
   const Bytes rounded = req.bytes.RoundUp(kGranule);
   std::optional<ChunkHandle> h = FindChunk(rounded, req);
-  if (!h && Extend(rounded)) h = FindChunk(rounded, req);
-  if (!h && GarbageCollect(rounded) && Extend(rounded)) h = FindChunk(rounded, req);
+  if (!h && Extend(rounded, req)) h = FindChunk(rounded, req);
+  if (!h && GarbageCollect(rounded) && Extend(rounded, req)) h = FindChunk(rounded, req);
   if (!h) return Fail(rounded);
 
   const bfc::Chunk& c = chunks_.at(*h);

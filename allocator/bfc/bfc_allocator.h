@@ -135,7 +135,7 @@ class BfcAllocator final : public Allocator {
 
   // The allocation ladder.
   std::optional<bfc::ChunkHandle> FindChunk(Bytes rounded, const AllocRequest& req);
-  bool Extend(Bytes rounded);
+  bool Extend(Bytes rounded, const AllocRequest& req);
   bool GarbageCollect(Bytes rounded);
   AllocResult Fail(Bytes rounded) const;
   Bytes ComputeMaxInternalFragmentation() const;
@@ -149,6 +149,9 @@ class BfcAllocator final : public Allocator {
   void RemoveFromBin(bfc::ChunkHandle h);
 
   // Regions.
+  Offset ChooseBase(Bytes size, const AllocRequest& req);
+  std::optional<Offset> RecordedBase(Offset recorded, Bytes size) const;
+  const Region* OverlappingRegion(Offset base, Bytes size) const;
   void AddRegionMemory(Offset base, Bytes size);
   Region* RegionEndingAt(Offset end);
   bfc::ChunkHandle LastChunkOf(const Region& r) const;
@@ -172,7 +175,7 @@ class BfcAllocator final : public Allocator {
   SimulatedDevice device_;
   bfc::ChunkStore chunks_;
   bfc::BinIndex bins_;
-  std::vector<Region> regions_;  // address order (the device hands out increasing addresses)
+  std::vector<Region> regions_;  // address order
   Bytes max_internal_fragmentation_;
   Bytes curr_region_allocation_bytes_;
   Bytes pool_bytes_;

@@ -14,7 +14,7 @@ Bytes BfcAllocator::Available() const {
 }
 
 // REF's Extend. The backpedal runs only under BfcOptions::device_capacity.
-bool BfcAllocator::Extend(Bytes rounded) {
+bool BfcAllocator::Extend(Bytes rounded, const AllocRequest& req) {
   const Bytes available = Available();
   if (rounded > available) return false;  // nothing changes
   // Grow the target region size until the request fits; this persists even if
@@ -29,7 +29,7 @@ bool BfcAllocator::Extend(Bytes rounded) {
       NegotiateWithDevice(std::min(curr_region_allocation_bytes_, available), rounded);
   if (!granted) return false;
   const Bytes bytes = *granted;
-  const Offset base = device_.Reserve(bytes);
+  const Offset base = ChooseBase(bytes, req);
   // Geometric growth for the next Extend, unless this one already grew.
   if (!increased) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
   pool_bytes_ += bytes;
@@ -38,6 +38,47 @@ bool BfcAllocator::Extend(Bytes rounded) {
   ++extends_;
   AddRegionMemory(base, bytes);
   return true;
+}
+
+// New memory comes from the device's next range, unless the request carries
+// the address the recording saw (--check-recorded) and memory can start there.
+// Extend runs only when no free chunk fits, so the request lands at the low
+// end of the new memory, or, when the new memory extends a region whose free
+// last chunk it merges with, at that chunk: either way the recorded address.
+Offset BfcAllocator::ChooseBase(Bytes size, const AllocRequest& req) {
+  if (req.recorded_address) {
+    if (const std::optional<Offset> base = RecordedBase(*req.recorded_address, size)) return *base;
+  }
+  // Regions placed at recorded addresses may lie ahead of the device's next
+  // range: skip past them (the device never hands out a range twice anyway).
+  Offset base = device_.Reserve(size);
+  while (const Region* r = OverlappingRegion(base, size)) {
+    const Offset end = r->base + r->size;
+    if (end > device_.next_address()) device_.Reserve(end - device_.next_address());
+    base = device_.Reserve(size);
+  }
+  return base;
+}
+
+const BfcAllocator::Region* BfcAllocator::OverlappingRegion(Offset base, Bytes size) const {
+  for (const Region& r : regions_) {
+    if (base < r.base + r.size && r.base < base + size) return &r;
+  }
+  return nullptr;
+}
+
+std::optional<Offset> BfcAllocator::RecordedBase(Offset recorded, Bytes size) const {
+  if (recorded.value() % bfc::kMinAllocationSize != 0) return std::nullopt;  // not a BFC address
+  Offset base = recorded;
+  if (options_.region_coalescing) {
+    for (const Region& r : regions_) {
+      const bfc::Chunk& last = chunks_.at(LastChunkOf(r));
+      if (!last.in_use() && Offset(last.ptr) == recorded) base = r.base + r.size;  // grew that region
+    }
+  }
+  if (base.value() > Bytes::Max().value() - size.value()) return std::nullopt;
+  if (OverlappingRegion(base, size) != nullptr) return std::nullopt;  // the replay has diverged
+  return base;
 }
 
 // One free chunk covers the new memory. With region coalescing it joins the
@@ -59,7 +100,9 @@ void BfcAllocator::AddRegionMemory(Offset base, Bytes size) {
     ++region_extensions_;
     Notify({PolicyEventKind::kRegionExtended, size, base, 0});
   } else {
-    regions_.push_back(Region{base, size, h});
+    const auto after =
+        std::find_if(regions_.begin(), regions_.end(), [base](const Region& r) { return r.base > base; });
+    regions_.insert(after, Region{base, size, h});
     Notify({PolicyEventKind::kRegionAdded, size, base, 0});
   }
   InsertIntoBin(Coalesce(h));
