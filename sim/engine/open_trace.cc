@@ -1,5 +1,7 @@
 #include "sim/engine/open_trace.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +25,10 @@ std::string_view TraceFormatName(TraceFormat f) {
 }
 
 absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
+  // Peeking at a pipe (`<(zstdcat t.zst)`, /dev/stdin) would eat its first
+  // bytes: only regular files are sniffed; a stream is read as text.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return TraceFormat::kText;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     return absl::InvalidArgumentError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));

@@ -5,7 +5,9 @@
 //   "Thread,Time,Action" (a CSV header)      → RAPIDS RMM logging_resource_adaptor log
 //   anything else                            → the text format v1
 //
-// A new format adds a test on its magic bytes here and nothing else.
+// A new format adds a test on its magic bytes here and nothing else. Pipes and
+// other non-regular files are not sniffed (that would consume their first
+// bytes); they are read as text.
 #ifndef HBMSIM_SIM_ENGINE_OPEN_TRACE_H_
 #define HBMSIM_SIM_ENGINE_OPEN_TRACE_H_
 

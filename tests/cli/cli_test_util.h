@@ -39,12 +39,14 @@ inline std::string TempPath(const std::string& name) {
 }
 
 // `args` is appended to the binary's path as shell words; run in the source dir
-// so example paths read as they do in the README.
-inline CliRun RunHbmsim(const std::string& args) {
+// so example paths read as they do in the README. With `pipe_from`, that file
+// is piped into hbmsim's stdin through `cat`.
+inline CliRun RunHbmsim(const std::string& args, const std::string& pipe_from = "") {
   const std::string out = TempPath("stdout.txt");
   const std::string err = TempPath("stderr.txt");
-  const std::string cmd =
-      std::string("cd ") + HBMSIM_SOURCE_DIR + " && " + HBMSIM_BINARY + " " + args + " >" + out + " 2>" + err;
+  const std::string pipe = pipe_from.empty() ? "" : "cat " + pipe_from + " | ";
+  const std::string cmd = std::string("cd ") + HBMSIM_SOURCE_DIR + " && " + pipe + HBMSIM_BINARY + " " +
+                          args + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -160,5 +160,13 @@ TEST(ReplayCliTest, DetectsAnRmmLogByItsHeader) {
             "1,2,2048,ok,1024,2048\n");
 }
 
+TEST(ReplayCliTest, ReadsATextTraceFromAPipe) {
+  CliRun r =
+      RunHbmsim("replay /dev/stdin --allocator bfc --bytes-limit 256MiB", "configs/examples/oom.trace");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("  outcome:    1 of 3 allocations failed (1 oom, 0 fragmentation)\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace hbmsim::testing
