@@ -1,6 +1,8 @@
 // Throughput of the text trace format: reading (tokenizing, parsing and
 // validating) and canonical writing of a generated trace of 1.12 M events,
 // written once to a temporary file. Target: >= 200 MB/s reading.
+// Rates are per CPU second of the benchmark thread (read(2) time included):
+// on a shared machine wall time measures the neighbours as much as the code.
 //
 //   build-text/bench/trace/trace_bench
 #include <unistd.h>
@@ -103,7 +105,7 @@ void BM_ReadTextTraceFile(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * trace.bytes));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * trace.events));
 }
-BENCHMARK(BM_ReadTextTraceFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReadTextTraceFile)->Unit(benchmark::kMillisecond);
 
 // Discards what it is given, so the writer's formatting is what is measured.
 class NullBuf : public std::streambuf {
@@ -134,7 +136,7 @@ void BM_WriteTextTrace(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * trace.bytes));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * trace.events));
 }
-BENCHMARK(BM_WriteTextTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_WriteTextTrace)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace hbmsim
