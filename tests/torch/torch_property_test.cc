@@ -103,5 +103,43 @@ TEST(TorchProperty, FlushAfterFreeingEverythingReleasesAllMemory) {
   }
 }
 
+// A seeded start (small, split large, expandable segments with live and pending
+// blocks) under the same random programs.
+TEST(TorchProperty, SeededStartsKeepTheInvariants) {
+  const uint64_t base = 1ull << 44;
+  std::vector<SegmentSeed> seeds(3);
+  seeds[0] = {Offset(base),
+              Bytes(2 * kMiB),
+              StreamId(0),
+              false,
+              std::nullopt,
+              {{Bytes(4096), Bytes(4000), SeedBlockState::kAllocated, BufferId(1)},
+               {Bytes(2 * kMiB - 4096), Bytes(), SeedBlockState::kFree, BufferId()}}};
+  seeds[1] = {Offset(base + 64 * kMiB),
+              Bytes(20 * kMiB),
+              StreamId(1),
+              false,
+              std::nullopt,
+              {{Bytes(6 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()},
+               {Bytes(4 * kMiB), Bytes(4 * kMiB), SeedBlockState::kPendingFree, BufferId(2)},
+               {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}}};
+  seeds[2] = {Offset(base + 128 * kMiB),
+              Bytes(40 * kMiB),
+              StreamId(2),
+              true,
+              std::nullopt,
+              {{Bytes(30 * kMiB), Bytes(30 * kMiB), SeedBlockState::kAllocated, BufferId(3)},
+               {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}}};
+  for (const Variant& variant : Variants()) {
+    for (uint64_t seed = 11; seed <= 13; ++seed) {
+      TorchAllocator a(variant.options);
+      for (const SegmentSeed& s : seeds) ASSERT_TRUE(a.SeedSegment(s).ok());
+      const auto ops = ::hbmsim::testing::GenerateProgram(seed, Shape());
+      const auto outcome = ::hbmsim::testing::RunProgram(a, ops, /*paranoid=*/true);
+      ASSERT_TRUE(outcome.invariants.ok()) << variant.name << " seed " << seed << ": " << outcome.invariants;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hbmsim::torch
