@@ -55,6 +55,10 @@
 //              Σ free region sizes, then Extend and find again
 //   stats      chunk sizes, as TF (§2); largest_free_block_bytes is ours (REF   §2
 //              leaves it 0): the largest request that would succeed right now
+//   recorded   ours: under --check-recorded new memory starts at the request's
+//              recorded address (the request lands there: see ChooseBase), so a
+//              faithful replay reproduces real addresses; never used inside
+//              memory already held
 //
 // Allocation is the ladder FindChunk → Extend → GarbageCollect (→ Extend →
 // FindChunk) → fail; TF's retry loop adds nothing in a replay (see Allocate).

@@ -1,7 +1,10 @@
 // AllocRequest::recorded_address (--check-recorded): the address a recording
 // saw may choose where NEW memory starts, never a placement inside memory the
 // allocator already holds. A faithful replay then reproduces real addresses.
+#include <map>
+
 #include "tests/bfc/bfc_test_util.h"
+#include "tests/common/random_ops.h"
 
 namespace hbmsim::testing {
 namespace {
@@ -86,6 +89,49 @@ TEST(BfcRecordedTest, DeviceSkipsRegionsPlacedAtLowRecordedAddresses) {
   // No recording: the device's first range [0, 4 MiB) overlaps; next is [4, 8).
   EXPECT_EQ(AllocAt(a, 2, 3 * kMiB, std::nullopt).offset, Offset(4 * kMiB));
   EXPECT_INVARIANTS(a);
+}
+
+// Replaying a run with its own addresses as the recording (shifted by 1 TiB)
+// reproduces every placement at the shifted address, across the options.
+TEST(BfcRecordedTest, ReplayWithRecordedAddressesReproducesTheRecordedRun) {
+  constexpr uint64_t kShift = uint64_t{1} << 40;
+  ProgramShape shape;
+  shape.num_ops = 1500;
+  for (int bits = 0; bits < 16; ++bits) {
+    BfcOptions o = Limit(256 * kMiB + 100);
+    o.allow_growth = (bits & 1) != 0;
+    o.garbage_collection = (bits & 2) != 0;
+    o.region_coalescing = (bits & 4) != 0;
+    if ((bits & 8) != 0) o.device_capacity = Bytes(160 * kMiB);
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      const std::vector<Op> ops = GenerateProgram(seed, shape);
+      BfcAllocator recorded(o);
+      BfcAllocator replayed(o);
+      std::map<uint64_t, std::pair<Handle, Handle>> live;
+      for (const Op& op : ops) {
+        const std::string where = fmt::format("options {} seed {} {}", bits, seed, OpToString(op));
+        if (op.kind != OpKind::kAlloc) {
+          auto it = live.find(op.id);
+          if (it == live.end()) continue;
+          recorded.Free(it->second.first);
+          replayed.Free(it->second.second);
+          live.erase(it);
+          continue;
+        }
+        const AllocResult r1 = AllocAt(recorded, op.id, op.bytes, std::nullopt);
+        const AllocResult r2 =
+            AllocAt(replayed, op.id, op.bytes,
+                    r1.has_offset ? std::optional(r1.offset.value() + kShift) : std::nullopt);
+        ASSERT_EQ(r1.status, r2.status) << where;
+        ASSERT_EQ(r1.size, r2.size) << where;
+        if (r1.has_offset) {
+          ASSERT_EQ(r2.offset.value(), r1.offset.value() + kShift) << where;
+        }
+        if (r1.ok()) live[op.id] = {r1.handle, r2.handle};
+      }
+      ASSERT_TRUE(replayed.CheckInvariants().ok()) << replayed.CheckInvariants().message();
+    }
+  }
 }
 
 }  // namespace
