@@ -187,6 +187,18 @@ TEST(TorchReplay, SmallTraceFromEmpty) {
   EXPECT_EQ(Counter(a, "segment.small_pool.current"), 1);
   EXPECT_EQ(Counter(a, "segment.large_pool.current"), 8);
   EXPECT_EQ(Counter(a, "num_alloc_retries"), 0);
+  // memory_summary(): 9 segment_allocs (3606 MiB), none freed; 36 allocs, 26 frees.
+  const std::string summary = FormatMemorySummary(a.torch_stats(), 0);
+  EXPECT_NE(summary.find("| GPU reserved memory   |   3606 MiB |   3606 MiB |   3606 MiB |      0 B   |\n"
+                         "|       from large pool |   3604 MiB |   3604 MiB |   3604 MiB |      0 B   |\n"
+                         "|       from small pool |      2 MiB |      2 MiB |      2 MiB |      0 B   |\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("| GPU reserved segments |       9    |       9    |       9    |       0    |\n"),
+            std::string::npos);
+  EXPECT_EQ(Counter(a, "allocation.all.current"), 10);
+  EXPECT_EQ(Counter(a, "allocation.all.allocated"), 36);
+  EXPECT_EQ(Counter(a, "allocation.all.freed"), 26);
 }
 
 TEST(TorchReplay, WithoutRecordedBasesTheSameSegmentsComeFromTheDevice) {
