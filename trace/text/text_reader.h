@@ -50,7 +50,7 @@ class TextTraceReader : public EventReader {
 
   // 0-based index of the last event line among all event lines (comments and
   // blank lines do not count; a rejected event line does, so indices always
-  // match the file).
+  // match the file). Meaningful once Next() has returned an event or an error.
   uint64_t event_index() const { return event_lines_ - 1; }
   const TraceValidator& validator() const { return validator_; }
   uint64_t bytes_read() const { return lines_.bytes_read(); }
