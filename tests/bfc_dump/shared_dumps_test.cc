@@ -110,6 +110,9 @@ TEST(SharedDumpsTest, Dump05TopBinAndTf1ChunkState) {
   ASSERT_EQ(d.ChunkCount(), 5u);
   EXPECT_EQ(d.regions[0].chunks[1].addr, 0x10216400500u);
   EXPECT_EQ(d.regions[0].chunks[1].size, 9120000000u);
+  const Diagnosis diag = Diagnose(d);
+  EXPECT_EQ(diag.verdict_basis,
+            "the dump does not show the request, the free bytes in the pool, the unallocated limit");
 }
 
 TEST(SharedDumpsTest, Dump06BinsAndSummary) {
@@ -193,6 +196,7 @@ TEST(SharedDumpsTest, Dump12HeaderAndNotAFailureWarning) {
   EXPECT_EQ(log.unmatched_lines, 0);
   const Diagnosis diag = Diagnose(log.dumps[0]);
   EXPECT_EQ(diag.verdict, Verdict::kUnknown);
+  EXPECT_EQ(diag.verdict_basis, "the dump does not show the free bytes in the pool, the unallocated limit");
   EXPECT_EQ(diag.missing.size(), 4u);  // chunk list, bins, pool line, Stats
 }
 

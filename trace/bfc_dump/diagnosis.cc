@@ -2,6 +2,7 @@
 
 #include "allocator/core/units.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace hbmsim::bfc_dump {
 namespace {
@@ -66,7 +67,11 @@ void FindLimit(const BfcDump& dump, Diagnosis& d) {
 
 void Judge(Diagnosis& d) {
   if (!d.rounded || !d.free_bytes || !d.available) {
-    d.verdict_basis = "needs the request, the free bytes in the pool and the unallocated limit";
+    std::vector<std::string_view> unknown;
+    if (!d.rounded) unknown.push_back("the request");
+    if (!d.free_bytes) unknown.push_back("the free bytes in the pool");
+    if (!d.available) unknown.push_back("the unallocated limit");
+    d.verdict_basis = fmt::format("the dump does not show {}", fmt::join(unknown, ", "));
     return;
   }
   const uint64_t rounded = *d.rounded;

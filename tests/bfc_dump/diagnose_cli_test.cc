@@ -1,0 +1,68 @@
+// End to end: the hbmsim binary's `diagnose` subcommand on real dumps.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+#ifdef HBMSIM_BINARY
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun Hbmsim(const std::string& args) {
+  CliRun run;
+  FILE* pipe = popen((std::string(HBMSIM_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) run.out.append(buf, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+const std::string kDumps = std::string(HBMSIM_SHARED_DIR) + "/bfc_dumps/";
+
+TEST(DiagnoseCliTest, Dump20TextAndJson) {
+  const std::string json_path = testing::TempDir() + "/diagnose20.json";
+  const CliRun run = Hbmsim("diagnose " + kDumps + "20.txt --json " + json_path);
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("  verdict      fragmentation: rounded request 614400000 <= free 2913752064 + "
+                         "unallocated 0, but the largest free chunk is 558759936\n"),
+            std::string::npos)
+      << run.out;
+  std::ifstream in(json_path);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(contents.str());
+  EXPECT_EQ(j["dumps"][0]["verdict"], "fragmentation");
+  EXPECT_EQ(j["dumps"][0]["largest_free_chunk"], 558759936u);
+}
+
+TEST(DiagnoseCliTest, EveryRealDumpParses) {
+  for (const char* name :
+       {"01", "03", "04", "05", "06", "07", "08", "09", "11", "12", "13", "15", "20", "21"}) {
+    EXPECT_EQ(Hbmsim("diagnose " + kDumps + name + ".txt").exit_code, 0) << name;
+  }
+}
+
+TEST(DiagnoseCliTest, BadInputExitsTwoWithOneLine) {
+  const CliRun none = Hbmsim("diagnose " + kDumps + "README.md");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "hbmsim diagnose: " + kDumps +
+                          "README.md: no BFC allocator dump found (28 lines, 23 not part of a dump)\n");
+  const CliRun missing = Hbmsim("diagnose /nonexistent/train.log");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.out, "hbmsim diagnose: /nonexistent/train.log: cannot read\n");
+}
+
+#endif  // HBMSIM_BINARY
+
+}  // namespace
