@@ -20,6 +20,13 @@ uint64_t RoundedRequest(uint64_t size) {
   return Bytes(size).RoundUp(kMinBlockSize).value();
 }
 
+InitialBlock FreeBlock(uint64_t begin, uint64_t end) {
+  InitialBlock b;
+  b.address = Offset(begin);
+  b.size = Bytes(end - begin);
+  return b;
+}
+
 struct Seg {
   uint64_t size = 0;
   StreamId stream;
@@ -198,15 +205,14 @@ class BackwardWalk {
       for (; block != live_.end() && block->first < end; ++block) {
         const Live& b = block->second;
         if (block->first < cursor || block->first + b.size > end) OverlappingBlock(block->first);
-        if (block->first > cursor)
-          out.blocks.push_back(InitialBlock{Offset(cursor), Bytes(block->first - cursor)});
+        if (block->first > cursor) out.blocks.push_back(FreeBlock(cursor, block->first));
         out.blocks.push_back(InitialBlock{Offset(block->first), Bytes(b.size), true, b.size_known, b.pending,
                                           Bytes(b.requested)});
         cursor = std::max(cursor, block->first + b.size);
         ++state_.live_blocks;
         if (b.freed_in_trace) ++state_.live_blocks_freed_in_trace;
       }
-      if (cursor < end) out.blocks.push_back(InitialBlock{Offset(cursor), Bytes(end - cursor)});
+      if (cursor < end) out.blocks.push_back(FreeBlock(cursor, end));
       state_.segments.push_back(std::move(out));
     }
     for (; block != live_.end(); ++block) OrphanBlock(block->first);
