@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -237,18 +236,7 @@ void LogParser::CountUnmatched(int line) {
   if (log_.first_unmatched.size() < kUnmatchedKept) log_.first_unmatched.push_back(line);
 }
 
-}  // namespace
-
-absl::StatusOr<BfcLog> ParseBfcLog(std::string_view text, std::string_view source) {
-  LogParser parser(source);
-  int number = 0;
-  while (!text.empty()) {
-    const size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    parser.Line(line, ++number);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-  }
+absl::StatusOr<BfcLog> Finish(LogParser& parser, std::string_view source) {
   BfcLog log = std::move(parser).Finish();
   if (log.dumps.empty()) {
     return absl::InvalidArgumentError(
@@ -258,12 +246,34 @@ absl::StatusOr<BfcLog> ParseBfcLog(std::string_view text, std::string_view sourc
   return log;
 }
 
+std::string_view WithoutCarriageReturn(std::string_view line) {
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return line;
+}
+
+}  // namespace
+
+absl::StatusOr<BfcLog> ParseBfcLog(std::string_view text, std::string_view source) {
+  LogParser parser(source);
+  int number = 0;
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    parser.Line(WithoutCarriageReturn(text.substr(0, eol)), ++number);
+    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+  }
+  return Finish(parser, source);
+}
+
 absl::StatusOr<BfcLog> ReadBfcLogFile(const std::string& path) {
+  // Line by line: training logs run to gigabytes, the dumps in them do not.
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(fmt::format("{}: cannot read", path));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return ParseBfcLog(contents.str(), path);
+  LogParser parser(path);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) parser.Line(WithoutCarriageReturn(line), ++number);
+  if (in.bad()) return absl::DataLossError(fmt::format("{}: read error after line {}", path, number));
+  return Finish(parser, path);
 }
 
 }  // namespace hbmsim::bfc_dump
