@@ -1,22 +1,8 @@
 #include "sim/report/replay_recorder.h"
 
-#include "allocator/bfc/bfc_allocator.h"
-#include "fmt/format.h"
-#include "sim/report/bfc_dump.h"
-#include "sim/report/memory_map_text.h"
-#include "trace/core/human_bytes.h"
+#include "sim/report/failure_dump.h"
 
 namespace hbmsim {
-
-std::string MemoryDumpAtFailure(const Allocator& a, const FailureRecord& f) {
-  if (const auto* bfc = dynamic_cast<const BfcAllocator*>(&a)) {
-    // REF's header without the op name (a trace does not say which op asked).
-    return fmt::format("Allocator ({}) ran out of memory trying to allocate {} (rounded to {})\n{}", a.name(),
-                       HumanReadableNumBytes(f.requested), f.rounded.value(),
-                       BfcDumpMemoryLog(*bfc, a.name(), f.rounded));
-  }
-  return MemoryMapText(a);
-}
 
 void ReplayRecorder::OnFailure(const FailureRecord& f) {
   if (failures_.empty()) first_failure_dump_ = MemoryDumpAtFailure(allocator_, f);

@@ -15,10 +15,6 @@
 
 namespace hbmsim {
 
-// The dump for a failed request: for bfc, TF's OOM header line and
-// DumpMemoryLog; for other policies, the generic memory map.
-std::string MemoryDumpAtFailure(const Allocator& a, const FailureRecord& f);
-
 class ReplayRecorder : public ReplayObserver {
  public:
   explicit ReplayRecorder(const Allocator& allocator) : allocator_(allocator) {}

@@ -160,6 +160,26 @@ TEST(ReplayCliTest, DetectsAnRmmLogByItsHeader) {
             "1,2,2048,ok,1024,2048\n");
 }
 
+TEST(ReplayCliTest, FailureShowsTheRuntimeMessageOfEachPolicy) {
+  CliRun tpu = RunHbmsim("replay configs/examples/oom.trace --allocator tpu");
+  EXPECT_EQ(tpu.exit_code, 1) << tpu.err;
+  EXPECT_NE(tpu.out.find(
+                "Memory at the first failure (event 3, id 3):\nRESOURCE_EXHAUSTED: Error allocating device "
+                "buffer: Attempting to allocate 96.00M. That was not possible. There are 64.00M free.; "
+                "(0x0x1_HBM0)\nMemory map of tpu: 1 region\n"),
+            std::string::npos)
+      << tpu.out;
+  CliRun torch = RunHbmsim("replay configs/examples/oom.trace --allocator torch");
+  EXPECT_EQ(torch.exit_code, 1) << torch.err;
+  EXPECT_NE(
+      torch.out.find("Memory at the first failure (event 3, id 3):\nCUDA out of memory. Tried to allocate "
+                     "96.00 MiB. GPU 0 has a total capacity of 256.00 MiB of which 64.00 MiB is free."),
+      std::string::npos)
+      << torch.out;
+  EXPECT_NE(torch.out.find("|                  PyTorch CUDA memory summary, device ID 0                 |\n"),
+            std::string::npos);
+}
+
 TEST(ReplayCliTest, ReadsATextTraceFromAPipe) {
   CliRun r =
       RunHbmsim("replay /dev/stdin --allocator bfc --bytes-limit 256MiB", "configs/examples/oom.trace");
