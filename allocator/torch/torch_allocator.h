@@ -26,9 +26,11 @@
 //                      (stream,    pool (free_requested
 //                      size,addr)  without free_completed)
 //
-// Expandable segments: one VA range per new segment need, pages of 2 MiB (small)
-// or large_segment_size mapped on demand; the unmapped tail is a block in the
-// pool's `unmapped` set. WalkMemoryMap shows it as kUnmapped.
+// Expandable segments: a (stream, pool) reserves a VA range of ceil(1.125 ×
+// capacity / page) pages when no range it holds has room, and maps pages (2 MiB
+// small, large_segment_size large) on demand; blocks split at 512 B; unmapped
+// space is a block in the pool's `unmapped` set (kUnmapped in WalkMemoryMap);
+// release_cached_blocks unmaps whole free pages and drops an empty range.
 //
 // Invariants (CheckInvariants):
 //   blocks tile every segment (CheckMemoryMapTiling) and the prev/next chain agrees;

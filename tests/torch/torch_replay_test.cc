@@ -224,6 +224,21 @@ TEST(TorchReplay, Gen5UserMetadataFromItsInitialState) {
   ExpectFinalState(a, 4238344192, 3072871424, 3064418304, 1165472768, 155189248);
 }
 
+// A forward pass from 227 segments held at the trace start: 289 new segments.
+TEST(TorchReplay, Cs336ForwardFromItsInitialState) {
+  const Fixture f = LoadFixture("cs336_ctx128_forward.txt");
+  ASSERT_EQ(f.seeds.size(), 227u);
+  TorchAllocator a({});
+  const ReplayCheck check = Replay(a, f, /*recorded_bases=*/true);
+  EXPECT_EQ(check.allocs_total, 2058);
+  EXPECT_EQ(check.allocs_matched, 2058);
+  EXPECT_EQ(check.segments_total, 289);
+  EXPECT_EQ(check.segments_matched, 289);
+  ExpectFinalState(a, 19667091456, 19498420224, 19352504320, 168671232, 4194304);
+  EXPECT_EQ(Counter(a, "segment.small_pool.current"), 10);
+  EXPECT_EQ(Counter(a, "segment.large_pool.current"), 506);
+}
+
 // Opens with empty_cache() releasing 287 whole free segments, then grows by 471.
 TEST(TorchReplay, SegmentFreeBurstReleasesTheSameSegmentsInTheSameOrder) {
   const Fixture f = LoadFixture("cs336_ctx256_forward_segment_free_burst.txt");
