@@ -1,8 +1,8 @@
 // Parse speed of the largest real snapshot (gen5_medium_512_training.pickle,
 // 3.9 MB): the safe unpickler alone, and unpickle + snapshot model. Compare
-// with CPython's C unpickler on the same bytes:
-//   python3 -c "import pickle,time; b=open(F,'rb').read(); print(min(
-//     (lambda t: (pickle.loads(b), time.perf_counter()-t)[1])(time.perf_counter()) for _ in range(20)))"
+// BM_Unpickle's CPU time with CPython's C unpickler on the same bytes:
+//   python3 bench/pickle/time_python_pickle.py
+// (on a shared, loaded machine compare CPU times, not wall times).
 #include <string>
 
 #include "benchmark/benchmark.h"
