@@ -180,6 +180,33 @@ TEST(ReplayCliTest, FailureShowsTheRuntimeMessageOfEachPolicy) {
             std::string::npos);
 }
 
+// The dump at the first failure is TF's DumpMemoryLog layout: `hbmsim diagnose`,
+// which reads real TF logs, rebuilds the heap from it and every check passes.
+TEST(ReplayCliTest, TheBfcDumpReadsBackThroughDiagnose) {
+  const std::string report = TempPath("report.txt");
+  CliRun r = RunHbmsim(std::string("replay configs/examples/fragmentation.trace ") + kTfConfig);
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  WriteFile(report, r.out);
+  const std::string json = TempPath("diagnosis.json");
+  CliRun d = RunHbmsim("diagnose " + report + " --json " + json);
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  int bfc_dumps = 0;
+  for (const nlohmann::json& dump : j["dumps"]) {
+    if (dump["allocator"] != "bfc") continue;  // our end-of-replay Stats block reads as a headless dump
+    ++bfc_dumps;
+    EXPECT_EQ(dump["verdict"], "fragmentation");
+    EXPECT_EQ(dump["heap_rebuilt"], true);
+    EXPECT_EQ(dump["rounded"], 100663296);
+    EXPECT_EQ(dump["free_bytes"], 134217728);
+    EXPECT_EQ(dump["largest_free_chunk"], 67108864);
+    EXPECT_EQ(dump["pool_bytes"], 268435456);
+    EXPECT_EQ(dump["checks"].size(), 8u);
+    for (const nlohmann::json& check : dump["checks"]) EXPECT_EQ(check["passed"], true) << check.dump();
+  }
+  EXPECT_EQ(bfc_dumps, 1);
+}
+
 TEST(ReplayCliTest, ReadsATextTraceFromAPipe) {
   CliRun r =
       RunHbmsim("replay /dev/stdin --allocator bfc --bytes-limit 256MiB", "configs/examples/oom.trace");
