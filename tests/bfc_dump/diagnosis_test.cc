@@ -155,5 +155,34 @@ TEST(DiagnosisTest, PartialDumpJudgedFromPoolAndStats) {
             (std::vector<std::string>{"a complete chunk list: no chunk lines", "bin lines (0 of 21 shown)"}));
 }
 
+TEST(DiagnosisTest, HeadMemorySummaryGivesAnApproximateVerdict) {
+  const std::string header =
+      "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824) from the "
+      "lower "
+      "end requested by op dot\n";
+  const Diagnosis oom =
+      DiagnoseText(header +
+                   "Allocator memory summary: rounded request 1.00GiB, total free in pool 10.0KiB, largest "
+                   "free chunk usable by "
+                   "lower end 10.0KiB, unallocated bytes 0B, pool size 2.00GiB, pool limit 2.00GiB\n");
+  EXPECT_TRUE(oom.approximate);
+  EXPECT_EQ(oom.verdict, Verdict::kOom);
+  EXPECT_EQ(oom.verdict_basis,
+            "rounded request 1073741824 > free 10240 + unallocated 0 (rounded values of the allocator memory "
+            "summary)");
+  EXPECT_EQ(oom.limit, uint64_t{2} << 30);
+
+  const Diagnosis frag =
+      DiagnoseText(header +
+                   "Allocator memory summary: rounded request 1.00GiB, total free in pool 3.00GiB, largest "
+                   "free chunk usable by "
+                   "lower end 512.00MiB, unallocated bytes 0B, pool size 4.00GiB, pool limit 4.00GiB\n");
+  EXPECT_EQ(frag.verdict, Verdict::kFragmentation);
+  EXPECT_EQ(frag.largest_free, uint64_t{512} << 20);
+  EXPECT_EQ(frag.what_if.fits_after_defrag, true);
+  EXPECT_EQ(frag.missing, (std::vector<std::string>{"a complete chunk list: no chunk lines",
+                                                    "bin lines (0 of 21 shown)", "the Stats block"}));
+}
+
 }  // namespace
 }  // namespace hbmsim::bfc_dump

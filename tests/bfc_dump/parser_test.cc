@@ -186,6 +186,10 @@ TEST(ParserTest, CarriageReturnsAndHeadLinesAreUnderstood) {
   ASSERT_EQ(log.dumps.size(), 1u);
   EXPECT_EQ(log.dumps[0].header->form, HeaderForm::kHead);
   EXPECT_EQ(log.dumps[0].head_summary.size(), 2u);
+  ASSERT_TRUE(log.dumps[0].head_memory.has_value());
+  EXPECT_EQ(log.dumps[0].head_memory->free.text, "10.0KiB");
+  EXPECT_EQ(log.dumps[0].head_memory->largest_free.approx_bytes, 10240u);
+  EXPECT_EQ(log.dumps[0].head_memory->pool.approx_bytes, uint64_t{2} << 30);
   EXPECT_TRUE(log.dumps[0].stats.human_readable);
   EXPECT_EQ(log.dumps[0].stats.limit, uint64_t{2} << 30);
   EXPECT_EQ(log.unmatched_lines, 0);

@@ -29,7 +29,7 @@ void ListMissingParts(const BfcDump& dump, Diagnosis& d) {
   if (dump.bins.size() < static_cast<size_t>(kNumBins)) {
     d.missing.push_back(fmt::format("bin lines ({} of {} shown)", dump.bins.size(), kNumBins));
   }
-  if (!dump.pool) d.missing.push_back("the pool line (pool size, memory limit)");
+  if (!dump.pool && !dump.head_memory) d.missing.push_back("the pool line (pool size, memory limit)");
   if (dump.stats.lines == 0) d.missing.push_back("the Stats block");
 }
 
@@ -51,6 +51,19 @@ void UseTotals(const BfcDump& dump, Diagnosis& d) {
   if (d.pool_bytes && d.in_use_bytes && *d.pool_bytes >= *d.in_use_bytes) {
     d.free_bytes = *d.pool_bytes - *d.in_use_bytes;
   }
+}
+
+// HEAD prints its totals rounded by HumanReadableNumBytes instead of a pool
+// line; use them when nothing exact is known.
+void UseHeadSummary(const BfcDump& dump, Diagnosis& d) {
+  if (!dump.head_memory || d.heap_rebuilt || d.free_bytes) return;
+  const HeadMemorySummary& m = *dump.head_memory;
+  d.pool_bytes = m.pool.approx_bytes;
+  d.free_bytes = m.free.approx_bytes;
+  d.largest_free = m.largest_free.approx_bytes;
+  d.available = m.unallocated.approx_bytes;
+  d.limit = m.limit.approx_bytes;
+  d.approximate = true;
 }
 
 void FindLimit(const BfcDump& dump, Diagnosis& d) {
@@ -156,7 +169,9 @@ Diagnosis Diagnose(const BfcDump& dump) {
   }
   ListMissingParts(dump, d);
   FindLimit(dump, d);
+  UseHeadSummary(dump, d);
   Judge(d);
+  if (d.approximate) d.verdict_basis += " (rounded values of the allocator memory summary)";
   AskWhatIf(dump, d);
   return d;
 }

@@ -63,6 +63,7 @@ struct Diagnosis {
   std::optional<uint64_t> largest_free;
   std::optional<uint64_t> available;
   std::optional<uint64_t> limit;
+  bool approximate = false;  // the totals above come from human-readable values
   Verdict verdict = Verdict::kUnknown;
   std::string verdict_basis;  // one sentence: the numbers the verdict rests on
   WhatIf what_if;

@@ -125,6 +125,18 @@ struct PoolLine {
   uint64_t curr_region_allocation_bytes = 0;
 };
 
+// HEAD's "Allocator memory summary: rounded request HR, total free in pool HR,
+// largest free chunk usable by lower end HR, unallocated bytes HR, pool size HR,
+// pool limit HR" (every value human-readable, so approximate).
+struct HeadMemorySummary {
+  HumanBytes rounded;
+  HumanBytes free;
+  HumanBytes largest_free;
+  HumanBytes unallocated;
+  HumanBytes pool;
+  HumanBytes limit;
+};
+
 // AllocatorStats::DebugString: 5 lines (TF <= 2.3), 8 lines (REF), or HEAD's
 // human-readable values (then the byte fields are approximate).
 struct Stats {
@@ -154,6 +166,7 @@ struct BfcDump {
   std::optional<HumanBytes> sum_total;
   std::optional<PoolLine> pool;
   std::vector<std::string> head_summary;  // HEAD "Allocator memory summary: ..." lines, verbatim
+  std::optional<HeadMemorySummary> head_memory;
   Stats stats;
   std::optional<std::string> occupancy;
   // Lines missing inside the dump: "[...]" cuts, window separators, and lines

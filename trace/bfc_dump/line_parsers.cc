@@ -244,6 +244,19 @@ std::optional<SubAllocatorFailure> MatchSubAllocatorFailure(std::string_view msg
   return f;
 }
 
+std::optional<HeadMemorySummary> MatchHeadMemorySummary(std::string_view msg) {
+  Cursor c(msg);
+  HeadMemorySummary m;
+  if (!c.Take("Allocator memory summary: rounded request ") || !c.TakeHumanBytes(m.rounded) ||
+      !c.Take(", total free in pool ") || !c.TakeHumanBytes(m.free) ||
+      !c.Take(", largest free chunk usable by lower end ") || !c.TakeHumanBytes(m.largest_free) ||
+      !c.Take(", unallocated bytes ") || !c.TakeHumanBytes(m.unallocated) || !c.Take(", pool size ") ||
+      !c.TakeHumanBytes(m.pool) || !c.Take(", pool limit ") || !c.TakeHumanBytes(m.limit)) {
+    return std::nullopt;
+  }
+  return m;
+}
+
 bool MatchStatsLine(std::string_view msg, Stats& stats) {
   const std::array<std::pair<std::string_view, std::optional<uint64_t>*>, 8> fields = {{
       {"Limit:", &stats.limit},

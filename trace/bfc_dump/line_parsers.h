@@ -28,6 +28,7 @@ std::optional<SummaryLine> MatchSummaryLine(std::string_view msg);
 std::optional<HumanBytes> MatchSumTotal(std::string_view msg);
 std::optional<PoolLine> MatchPoolLine(std::string_view msg);
 std::optional<SubAllocatorFailure> MatchSubAllocatorFailure(std::string_view msg);
+std::optional<HeadMemorySummary> MatchHeadMemorySummary(std::string_view msg);
 
 // One line of AllocatorStats::DebugString ("InUse:      589212672"); updates
 // `stats` and returns true when it is one.

@@ -188,7 +188,9 @@ bool LogParser::HandleTail(std::string_view msg, int line) {
   }
   if (msg.starts_with("Allocator memory summary:") || msg.starts_with("Allocator region growth hint:") ||
       msg.starts_with("Spatial partitioning summary")) {
-    Open(Section::kPool, line).head_summary.emplace_back(msg);
+    BfcDump& d = Open(Section::kPool, line);
+    d.head_summary.emplace_back(msg);
+    if (auto m = MatchHeadMemorySummary(msg)) d.head_memory = std::move(*m);
     return true;
   }
   if (msg == "Stats:") {

@@ -129,6 +129,7 @@ nlohmann::json DiagnosisJson(const Diagnosis& d) {
           {"largest_free_chunk", Nullable(d.largest_free)},
           {"memory_limit", Nullable(d.limit)},
           {"available_bytes", Nullable(d.available)},
+          {"approximate", d.approximate},
           {"checks", checks},
           {"free_histogram", histogram},
           {"what_if", WhatIfJson(d.what_if)},
