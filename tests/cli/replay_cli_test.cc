@@ -207,6 +207,28 @@ TEST(ReplayCliTest, TheBfcDumpReadsBackThroughDiagnose) {
   EXPECT_EQ(bfc_dumps, 1);
 }
 
+// bfc has no program model: a program is a buffer of its own id space (it takes
+// the bottom 1 MiB here). tpu loads programs at the bottom and buffers at the top.
+TEST(ReplayCliTest, ProgramsAreBuffersForBfcAndProgramsForTpu) {
+  const std::string trace = TempPath("programs.trace");
+  WriteFile(trace,
+            "program_load 1 1048576\nalloc 1 1048576\nprogram_run 1\nfree 1\nprogram_unload 1\n"
+            "program_load 2 3145728\nprogram_run 2\n");
+  const std::string expected[] = {"1,1,1048576,ok,1048576,1048576\n", "1,1,1048576,ok,3145728,1048576\n"};
+  const std::string allocators[] = {"bfc", "tpu"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string csv = TempPath("programs_" + allocators[i] + ".csv");
+    const std::string json = TempPath("programs_" + allocators[i] + ".json");
+    CliRun r = RunHbmsim("replay " + trace + " --allocator " + allocators[i] +
+                         " --bytes-limit 4MiB --paranoid --placements " + csv + " --json " + json);
+    EXPECT_EQ(r.exit_code, 0) << allocators[i] << ": " << r.err;
+    EXPECT_EQ(ReadFile(csv), "event,id,requested,status,offset,size\n" + expected[i]) << allocators[i];
+    const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+    EXPECT_EQ(j["peak_live_bytes"], 3145728) << allocators[i];
+    EXPECT_EQ(j["summary"]["allocs"], 1) << allocators[i];
+  }
+}
+
 TEST(ReplayCliTest, ReadsATextTraceFromAPipe) {
   CliRun r =
       RunHbmsim("replay /dev/stdin --allocator bfc --bytes-limit 256MiB", "configs/examples/oom.trace");
