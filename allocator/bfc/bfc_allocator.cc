@@ -76,6 +76,7 @@ AllocResult BfcAllocator::Allocate(const AllocRequest& req) {
 
 AllocResult BfcAllocator::Fail(Bytes rounded) const {
   AllocResult r;
+  r.handle = kNullHandle;  // so a stray Free of a failed request is a no-op
   r.rounded = rounded;
   // Free memory counts what the pool holds unused and what Extend could still
   // obtain below the limit (and from the device, when its capacity is set).

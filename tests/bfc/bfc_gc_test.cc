@@ -129,6 +129,8 @@ TEST(BfcVerdictTest, FragmentationWhenHolesSumToTheRequestOomWhenNot) {
   a.Free(Handle(2));  // [2 MiB, 3 MiB)
   AllocResult r = Alloc(a, 5, 2 * kMiB);
   EXPECT_EQ(r.status, AllocStatus::kFragmentation);
+  EXPECT_EQ(r.handle, kNullHandle);
+  EXPECT_FALSE(r.has_offset);
   EXPECT_EQ(r.free_bytes, Bytes(2 * kMiB));
   EXPECT_EQ(r.largest_free_block, Bytes(kMiB));
   EXPECT_EQ(r.rounded, Bytes(2 * kMiB));
