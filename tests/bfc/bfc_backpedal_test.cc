@@ -86,6 +86,23 @@ TEST(BfcBackpedalTest, FirstBackpedalSucceedingSpendsTheOnceFlagToo) {
   EXPECT_EQ(r.largest_free_block, Bytes(561224448));
 }
 
+TEST(BfcBackpedalTest, DoublingBeforeARefusedExtendPersists) {
+  BfcOptions o = Limit(64 * kMiB);
+  o.allow_growth = true;
+  o.device_capacity = Bytes(16 * kMiB);
+  BfcAllocator a(o);
+  Alloc(a, 1, kMiB);  // region [0, 2 MiB); curr 4 MiB
+  // 20 MiB: curr doubles 4 -> 32 MiB; 33554432, 30199040, 27179264, 24461568
+  // and 22015488 are refused (14 MiB left on the device); 19814144 < 20 MiB.
+  const AllocResult r = Alloc(a, 2, 20 * kMiB);
+  EXPECT_EQ(r.status, AllocStatus::kOom);
+  EXPECT_EQ(DeviceFailures(a), 5);
+  EXPECT_EQ(a.curr_region_allocation_bytes(), Bytes(32 * kMiB));
+  // From 32 MiB the backpedal reaches 14444800 with room on the device.
+  EXPECT_EQ(r.free_bytes, Bytes(kMiB + 14444800));
+  EXPECT_EQ(r.largest_free_block, Bytes(14444800));
+}
+
 // limit 8 MiB, allow_growth, GC, device capacity 6 MiB.
 //   A 1 MiB -> region 0 = [0, 2 MiB); B 3 MiB -> region 1 = [2 MiB, 6 MiB)
 //   (4 MiB, 6 MiB on the device), handed out whole; curr 8 MiB.
