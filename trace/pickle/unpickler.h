@@ -12,7 +12,8 @@
 // that remain before anything is reserved; memo indices are bounds-checked;
 // the stack, the open MARKs, the nesting depth and the number of values are
 // capped (UnpickleLimits); cycles are refused (see tree_builder.h). Errors
-// are InvalidArgument statuses "<file>: byte <offset>: <what>".
+// are InvalidArgument statuses "<file>: byte <offset>: <what>". Bytes after
+// STOP are ignored, as pickle.load ignores them.
 #ifndef HBMSIM_TRACE_PICKLE_UNPICKLER_H_
 #define HBMSIM_TRACE_PICKLE_UNPICKLER_H_
 
