@@ -10,6 +10,7 @@
 #include "tests/pickle/pickle_bytes.h"
 #include "trace/pickle/unpickler.h"
 #include "trace/torch/initial_state.h"
+#include "trace/torch/settings_parse.h"
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_summary.h"
 
@@ -133,6 +134,18 @@ TEST(SnapshotFormsTest, SharedBlocksCannotMultiplyTheWork) {
       fmt::format("t.pickle: segments[0].blocks[{}]: the snapshot names more segments, blocks and trace "
                   "entries than it holds values (shared references); refused",
                   budget - 1));
+}
+
+TEST(SnapshotFormsTest, SettingsValuesAreSpelledAsPythonPrintsThem) {
+  const std::string value = L({kNewTrue, kNone, BinFloat(1.5), BinFloat(2.0), S("a"), Op('C') + Op(1) + "x",
+                               I(1) + Op(0x85), D({{"k", I(-1)}})});
+  absl::StatusOr<PickleTree> tree = Unpickle(File(value), "t.pickle");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(PythonText(tree->root()), "[True, None, 1.5, 2.0, 'a', b'x', (1,), {'k': -1}]");
+  EXPECT_EQ(PythonText(tree->root(), 12), "[True, None,...");
+  absl::StatusOr<PickleTree> str = Unpickle(File(S("expandable_segments:True")), "t.pickle");
+  ASSERT_TRUE(str.ok());
+  EXPECT_EQ(PythonText(str->root()), "expandable_segments:True");  // top-level str: its plain text
 }
 
 TEST(SnapshotFormsTest, CorruptedRealFileNeverCrashesTheModelOrTheWalk) {
