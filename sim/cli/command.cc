@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fmt/format.h"
+
 namespace hbmsim::cli {
 namespace {
 
@@ -16,6 +18,22 @@ std::vector<CommandInfo>& Registry() {
 CommandRegistration::CommandRegistration(std::string name, std::string summary,
                                          std::unique_ptr<Command> (*make)()) {
   Registry().push_back({std::move(name), std::move(summary), make});
+}
+
+std::string OneLineMessage(std::string_view message) {
+  std::string out;
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 std::vector<CommandInfo> RegisteredCommands() {

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -43,6 +44,10 @@ class CommandRegistration {
  public:
   CommandRegistration(std::string name, std::string summary, std::unique_ptr<Command> (*make)());
 };
+
+// `message` made fit for one stderr line: line breaks and tabs become spaces,
+// other control bytes (from a binary file quoted in an error) print as \xNN.
+std::string OneLineMessage(std::string_view message);
 
 // Every registered command, sorted by name (static initialization order across
 // files is unspecified; help output must not depend on it).

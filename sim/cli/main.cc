@@ -15,15 +15,6 @@ namespace {
 
 using hbmsim::cli::Command;
 
-// CLI11 messages may span lines; the contract wants exactly one.
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
 std::string CommandPath(const CLI::App& app) {
   std::string path = "hbmsim";
   for (const CLI::App* sub : app.get_subcommands()) path += " " + sub->get_name();
@@ -57,7 +48,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "{}: {} (see {} --help)\n", CommandPath(app), OneLine(e.what()), CommandPath(app));
+    fmt::print(stderr, "{}: {} (see {} --help)\n", CommandPath(app), hbmsim::cli::OneLineMessage(e.what()),
+               CommandPath(app));
     return hbmsim::cli::kExitBadInput;
   }
   try {
@@ -65,7 +57,7 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return command->Run();
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "{}: internal error: {}\n", CommandPath(app), OneLine(e.what()));
+    fmt::print(stderr, "{}: internal error: {}\n", CommandPath(app), hbmsim::cli::OneLineMessage(e.what()));
     return hbmsim::cli::kExitInternal;
   }
   return hbmsim::cli::kExitBadInput;

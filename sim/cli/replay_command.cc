@@ -213,7 +213,7 @@ int ReplayCommand::Run() {
   ReplayReportInput report;
   std::optional<Failure> outcome = Replay(report);
   if (!outcome) return kExitOk;
-  if (!outcome->message.empty()) fmt::print(stderr, "hbmsim replay: {}\n", outcome->message);
+  if (!outcome->message.empty()) fmt::print(stderr, "hbmsim replay: {}\n", OneLineMessage(outcome->message));
   return outcome->code;
 }
 

@@ -129,7 +129,8 @@ TEST(AllocatorConfigTest, RefusesHugeOrDeeplyNestedInputBeforeParsing) {
 }
 
 TEST(PolicyRegistryTest, EveryDefaultParsesAndEveryFactoryBuilds) {
-  EXPECT_EQ(BuiltinPolicies().Names(), "bfc, torch, tpu");
+  // Other policies may join; these three must be there.
+  for (const char* name : {"bfc", "torch", "tpu"}) EXPECT_NE(BuiltinPolicies().Find(name), nullptr) << name;
   for (const PolicySpec& p : BuiltinPolicies().policies()) {
     for (const OptionSpec& o : p.options) {
       EXPECT_TRUE(ParseOptionValue(o, o.default_text).ok()) << p.name << "." << o.name;
