@@ -137,6 +137,34 @@ TEST(DiagnosisTest, NonContiguousChunksFailContiguity) {
   EXPECT_EQ(c.detail, "line 2: chunk at 0x1000 + 256 ends at 0x1100, next chunk (line 3) starts at 0x1200");
 }
 
+TEST(DiagnosisTest, Tf1ChunkListWithoutRegionLinesIsCompleteByBinCounts) {
+  std::string text =
+      "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.0KiB.  Current allocation summary "
+      "follows.\n";
+  for (int bin = 0; bin < kNumBins; ++bin) {
+    const int total = bin == 0 ? 2 : bin == 1 ? 1 : 0;
+    text += fmt::format("Bin ({}): \tTotal Chunks: {}, Chunks in use: {}. {} allocated for chunks.\n",
+                        BinSize(bin), total, bin == 0 ? 2 : 0, bin < 2 ? "512B" : "0B");
+  }
+  // Two regions, the second 1 MiB above the first.
+  text += "Chunk at 0x100000 of size 256\nFree  at 0x100100 of size 512\nChunk at 0x200000 of size 256\n";
+  const BfcLog log = ParseText(text);
+  ASSERT_EQ(log.dumps.size(), 1u);
+  EXPECT_TRUE(ChunkListGaps(log.dumps[0]).empty());
+  const Diagnosis d = Diagnose(log.dumps[0]);
+  ASSERT_TRUE(d.heap_rebuilt);
+  EXPECT_EQ(d.heap->regions, 2u);
+  EXPECT_EQ(d.heap->free_bytes, 512u);
+  EXPECT_EQ(d.checks[0].name, "contiguity");
+  EXPECT_EQ(d.checks[0].detail,
+            "1 adjacent chunk pairs touch; 1 region boundaries inferred from address gaps");
+  ASSERT_EQ(d.checks.size(), 2u);  // TF 1.x prints no handles, no pool line, no Stats
+  EXPECT_EQ(d.checks[1].name, "bins");
+  for (const Check& c : d.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+  EXPECT_TRUE(d.rounded_is_estimate);
+  EXPECT_EQ(d.rounded, 2048u);
+}
+
 TEST(DiagnosisTest, PartialDumpJudgedFromPoolAndStats) {
   const Diagnosis d = DiagnoseText(
       "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)requested "
