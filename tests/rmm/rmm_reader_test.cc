@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "trace/core/validator.h"
 
 namespace hbmsim::rmm {
 namespace {
@@ -117,6 +118,32 @@ TEST(RmmReaderTest, MalformedInputNamesFileAndLine) {
   for (const auto& [csv, message] : cases) {
     EXPECT_EQ(DrainText(csv).back(), "error: " + message) << csv.substr(0, 80);
   }
+}
+
+TEST(RmmReaderTest, EventsPassTheTraceValidator) {
+  for (const char* name : {"two_streams.csv", "midnight.csv"}) {
+    auto reader = RmmLogReader::Open(kData + name);
+    ASSERT_TRUE(reader.ok());
+    TraceValidator validator;
+    Event e;
+    int events = 0;
+    while (true) {
+      absl::StatusOr<bool> more = (*reader)->Next(e);
+      ASSERT_TRUE(more.ok()) << more.status();
+      if (!*more) break;
+      EXPECT_TRUE(validator.Check(e).ok()) << (*reader)->Location();
+      ++events;
+    }
+    EXPECT_EQ(events, std::string(name) == "midnight.csv" ? 4 : 7);
+    EXPECT_EQ(validator.buffers().size(), 0u) << name;  // every buffer was freed
+  }
+}
+
+TEST(RmmReaderTest, RecognisesItsHeader) {
+  EXPECT_TRUE(RmmLogReader::IsRmmHeader("Thread,Time,Action,Pointer,Size,Stream"));
+  EXPECT_TRUE(RmmLogReader::IsRmmHeader("Thread,Time,Action,Pointer,Size,Stream\r"));
+  EXPECT_FALSE(RmmLogReader::IsRmmHeader("Thread,Time,Action,Pointer,Size"));
+  EXPECT_FALSE(RmmLogReader::IsRmmHeader("# hbmsim-trace v1"));
 }
 
 TEST(RmmReaderTest, MissingFileIsNotFound) {

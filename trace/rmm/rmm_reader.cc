@@ -86,6 +86,8 @@ std::unique_ptr<RmmLogReader> RmmLogReader::FromString(std::string text, std::st
       new RmmLogReader(std::make_unique<std::istringstream>(std::move(text)), std::move(name)));
 }
 
+bool RmmLogReader::IsRmmHeader(std::string_view first_line) { return Trim(first_line) == kHeader; }
+
 std::string RmmLogReader::Location() const { return fmt::format("{}:{}", name_, line_); }
 
 absl::Status RmmLogReader::Error(std::string_view what) const {

@@ -55,6 +55,9 @@ class RmmLogReader : public EventReader {
  public:
   // NotFound "<path>: cannot read" when the file cannot be opened.
   static absl::StatusOr<std::unique_ptr<RmmLogReader>> Open(const std::string& path);
+  // True when `first_line` is the adaptor's CSV header: lets a format sniffer
+  // pick this reader (surrounding spaces and a '\r' are ignored).
+  static bool IsRmmHeader(std::string_view first_line);
   // Reads `text` as if it were the file `name` (for tests and pipes).
   static std::unique_ptr<RmmLogReader> FromString(std::string text, std::string name);
 
