@@ -1,0 +1,112 @@
+#include "allocator/baselines/fit_allocator.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+FitAllocator::FitAllocator(const FitOptions& options)
+    : options_(options),
+      region_size_(options.memory_limit.RoundDown(options.alignment).value()),
+      free_(options.strategy == FitStrategy::kBestFit) {
+  if (region_size_ > 0) free_.Release(0, region_size_);
+  stats_.bytes_limit = static_cast<int64_t>(region_size_);
+  stats_.pool_bytes = static_cast<int64_t>(region_size_);
+  stats_.peak_pool_bytes = static_cast<int64_t>(region_size_);
+}
+
+std::string_view FitAllocator::name() const {
+  return options_.strategy == FitStrategy::kBestFit ? "best_fit" : "first_fit";
+}
+
+AllocResult FitAllocator::Allocate(const AllocRequest& req) {
+  AllocResult r;
+  r.rounded = req.bytes.RoundUp(options_.alignment);
+  if (req.bytes.is_zero()) {
+    r.handle = kNullHandle;
+    return r;
+  }
+  const uint64_t rounded = r.rounded.value();
+  const std::optional<uint64_t> at =
+      options_.strategy == FitStrategy::kBestFit ? free_.BestFit(rounded) : free_.FirstFit(rounded);
+  if (!at) {
+    r.free_bytes = Bytes(free_.total());
+    r.largest_free_block = Bytes(free_.Largest());
+    r.status = ClassifyFailure(r.rounded, r.free_bytes);
+    return r;
+  }
+  free_.Take(*at, rounded);
+  live_.emplace(*at, Block{rounded, req.bytes.value(), req.id.value(), req.stream.value()});
+  stats_.num_allocs++;
+  stats_.bytes_in_use += static_cast<int64_t>(rounded);
+  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(rounded));
+  r.handle = Handle(*at);
+  r.has_offset = true;
+  r.offset = Offset(*at);
+  r.size = r.rounded;
+  return r;
+}
+
+void FitAllocator::Free(Handle h) {
+  auto it = live_.find(h.value());
+  if (it == live_.end()) return;  // kNullHandle, or a handle this policy never issued
+  free_.Release(it->first, it->second.size);
+  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
+  live_.erase(it);
+}
+
+AllocatorStats FitAllocator::GetStats() const {
+  AllocatorStats s = stats_;
+  s.largest_free_block_bytes = static_cast<int64_t>(free_.Largest());
+  return s;
+}
+
+void FitAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
+  if (region_size_ == 0) return;
+  v.OnRegion({Offset(0), Bytes(region_size_), 0});
+  auto live = live_.begin();
+  auto free = free_.by_address().begin();
+  // Merge the two address-ordered sets into one walk.
+  while (live != live_.end() || free != free_.by_address().end()) {
+    const bool take_live =
+        free == free_.by_address().end() || (live != live_.end() && live->first < free->first);
+    BlockInfo b;
+    if (take_live) {
+      b = {Offset(live->first),
+           Bytes(live->second.size),
+           Bytes(live->second.requested),
+           BlockState::kInUse,
+           live->first,
+           kNoHandle,
+           live->second.id,
+           live->second.stream};
+      ++live;
+    } else {
+      b = {Offset(free->first), Bytes(free->second), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0};
+      ++free;
+    }
+    v.OnBlock(b);
+  }
+}
+
+absl::Status FitAllocator::CheckInvariants() const {
+  if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
+  if (absl::Status s = free_.Check(); !s.ok()) return s;
+  uint64_t live_bytes = 0;
+  for (const auto& [offset, block] : live_) {
+    if (offset % options_.alignment != 0 || block.size % options_.alignment != 0) {
+      return absl::InternalError(
+          fmt::format("block at {} of size {} is not aligned to {}", offset, block.size, options_.alignment));
+    }
+    live_bytes += block.size;
+  }
+  if (live_bytes + free_.total() != region_size_) {
+    return absl::InternalError(
+        fmt::format("live {} + free {} != region {}", live_bytes, free_.total(), region_size_));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,73 @@
+// The `first_fit` and `best_fit` baselines: textbook placement policies over a
+// single region of the whole limit, to compare real allocators against.
+//
+// Model
+// -----
+// One region [0, floor(limit, alignment)) is held from the start (pool = the
+// region). A request is rounded up to `alignment` and placed at the low end of
+// a free range chosen by the strategy; a free returns the block and merges it
+// with its free neighbours at once (eager coalescing).
+//
+//   0                                                          region end
+//   ┌─────────┬────────┬──────────┬────────┬──────────────────────────┐
+//   │ in use  │  free  │  in use  │  free  │           free           │
+//   └─────────┴────────┴──────────┴────────┴──────────────────────────┘
+//
+//   first_fit  the lowest-addressed free range that is large enough
+//   best_fit   the smallest free range that is large enough, lowest address
+//              on ties: min (size, address), exact (no size classes, no bins)
+//
+// Invariants (CheckInvariants):
+//   blocks tile the region (shared oracle);  bytes_in_use == Σ live sizes;
+//   free ranges are disjoint and never adjacent;
+//   Σ free + Σ live == region size;  every offset and size ≡ 0 (mod alignment).
+// Failure: free_bytes = region − in use; largest_free_block = largest range.
+#ifndef HBMSIM_ALLOCATOR_BASELINES_FIT_ALLOCATOR_H_
+#define HBMSIM_ALLOCATOR_BASELINES_FIT_ALLOCATOR_H_
+
+#include <cstdint>
+#include <map>
+#include <string_view>
+
+#include "allocator/baselines/free_ranges.h"
+#include "allocator/core/allocator.h"
+
+namespace hbmsim {
+
+enum class FitStrategy : uint8_t { kFirstFit, kBestFit };
+
+struct FitOptions {
+  Bytes memory_limit;
+  uint64_t alignment = 256;  // > 0
+  FitStrategy strategy = FitStrategy::kFirstFit;
+};
+
+class FitAllocator final : public Allocator {
+ public:
+  explicit FitAllocator(const FitOptions& options);
+
+  std::string_view name() const override;
+  AllocResult Allocate(const AllocRequest& req) override;
+  void Free(Handle h) override;
+  AllocatorStats GetStats() const override;
+  void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  absl::Status CheckInvariants() const override;
+
+ private:
+  struct Block {
+    uint64_t size = 0;
+    uint64_t requested = 0;
+    uint64_t id = 0;
+    uint64_t stream = 0;
+  };
+
+  FitOptions options_;
+  uint64_t region_size_;
+  baselines::FreeRanges free_;
+  std::map<uint64_t, Block> live_;  // offset -> block; the handle is the offset
+  AllocatorStats stats_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_ALLOCATOR_BASELINES_FIT_ALLOCATOR_H_

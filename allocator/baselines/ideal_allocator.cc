@@ -1,0 +1,80 @@
+#include "allocator/baselines/ideal_allocator.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+IdealAllocator::IdealAllocator(Bytes memory_limit) : limit_(memory_limit) {
+  stats_.bytes_limit = static_cast<int64_t>(limit_.value());
+  stats_.pool_bytes = static_cast<int64_t>(limit_.value());
+  stats_.peak_pool_bytes = static_cast<int64_t>(limit_.value());
+}
+
+AllocResult IdealAllocator::Allocate(const AllocRequest& req) {
+  AllocResult r;
+  r.rounded = req.bytes;
+  if (req.bytes.is_zero()) {
+    r.handle = kNullHandle;
+    return r;
+  }
+  const Bytes in_use(static_cast<uint64_t>(stats_.bytes_in_use));
+  const Bytes free = limit_ - in_use;
+  if (req.bytes > free) {
+    r.status = AllocStatus::kOom;  // everything free is contiguous: never fragmentation
+    r.free_bytes = free;
+    r.largest_free_block = free;
+    return r;
+  }
+  const uint64_t handle = next_handle_++;
+  live_.emplace(handle, Block{req.bytes.value(), req.id.value(), req.stream.value()});
+  stats_.num_allocs++;
+  stats_.bytes_in_use += static_cast<int64_t>(req.bytes.value());
+  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(req.bytes.value()));
+  r.handle = Handle(handle);
+  r.has_offset = true;
+  r.offset = Offset(in_use.value());
+  r.size = req.bytes;
+  return r;
+}
+
+void IdealAllocator::Free(Handle h) {
+  auto it = live_.find(h.value());
+  if (it == live_.end()) return;
+  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
+  live_.erase(it);
+}
+
+AllocatorStats IdealAllocator::GetStats() const {
+  AllocatorStats s = stats_;
+  s.largest_free_block_bytes = static_cast<int64_t>(limit_.value()) - stats_.bytes_in_use;
+  return s;
+}
+
+void IdealAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
+  if (limit_.is_zero()) return;
+  v.OnRegion({Offset(0), limit_, 0});
+  uint64_t cursor = 0;
+  for (const auto& [handle, block] : live_) {
+    v.OnBlock({Offset(cursor), Bytes(block.size), Bytes(block.size), BlockState::kInUse, handle, kNoHandle,
+               block.id, block.stream});
+    cursor += block.size;
+  }
+  if (cursor < limit_.value()) {
+    v.OnBlock({Offset(cursor), Bytes(limit_.value() - cursor), Bytes(0), BlockState::kFree, kNoHandle,
+               kNoHandle, 0, 0});
+  }
+}
+
+absl::Status IdealAllocator::CheckInvariants() const {
+  if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
+  if (static_cast<uint64_t>(stats_.bytes_in_use) > limit_.value()) {
+    return absl::InternalError(
+        fmt::format("bytes_in_use {} exceeds the limit {}", stats_.bytes_in_use, limit_.value()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,109 @@
+#include "allocator/baselines/offline_allocator.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+OfflineAllocator::OfflineAllocator(std::shared_ptr<const OfflinePlan> plan, Bytes memory_limit)
+    : plan_(std::move(plan)), limit_(memory_limit) {
+  stats_.bytes_limit = static_cast<int64_t>(limit_.value());
+  stats_.pool_bytes = static_cast<int64_t>(limit_.value());
+  stats_.peak_pool_bytes = static_cast<int64_t>(limit_.value());
+}
+
+AllocResult OfflineAllocator::Allocate(const AllocRequest& req) {
+  AllocResult r;
+  if (req.bytes.is_zero()) {
+    r.handle = kNullHandle;
+    return r;
+  }
+  const PlacedBuffer* p = plan_->Find(req.event.value());
+  if (p == nullptr || p->size < req.bytes.value()) {
+    r.status = AllocStatus::kOom;  // not this plan's trace: refuse rather than guess
+    r.rounded = req.bytes;
+    return r;
+  }
+  r.rounded = Bytes(p->size);
+  if (Bytes(p->offset) + Bytes(p->size) > limit_) {
+    r.free_bytes = limit_ - Bytes(static_cast<uint64_t>(stats_.bytes_in_use));
+    r.largest_free_block = Bytes(LargestGap());
+    r.status = ClassifyFailure(r.rounded, r.free_bytes);
+    return r;
+  }
+  live_.emplace(p->offset, Block{p->size, req.bytes.value(), req.id.value(), req.stream.value()});
+  stats_.num_allocs++;
+  stats_.bytes_in_use += static_cast<int64_t>(p->size);
+  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(p->size));
+  r.handle = Handle(p->offset);
+  r.has_offset = true;
+  r.offset = Offset(p->offset);
+  r.size = r.rounded;
+  return r;
+}
+
+void OfflineAllocator::Free(Handle h) {
+  auto it = live_.find(h.value());
+  if (it == live_.end()) return;
+  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
+  live_.erase(it);
+}
+
+uint64_t OfflineAllocator::LargestGap() const {
+  uint64_t cursor = 0;
+  uint64_t largest = 0;
+  for (const auto& [offset, block] : live_) {
+    largest = std::max(largest, offset - cursor);
+    cursor = offset + block.size;
+  }
+  return std::max(largest, limit_.value() - cursor);
+}
+
+AllocatorStats OfflineAllocator::GetStats() const {
+  AllocatorStats s = stats_;
+  s.largest_free_block_bytes = static_cast<int64_t>(LargestGap());
+  return s;
+}
+
+void OfflineAllocator::AppendCounters(Counters& out) const {
+  out.push_back({"planned_heap_bytes", static_cast<int64_t>(plan_->heap_size)});
+  out.push_back({"spatial_heap_bytes", static_cast<int64_t>(plan_->spatial_heap_size)});
+  out.push_back({"temporal_heap_bytes", static_cast<int64_t>(plan_->temporal_heap_size)});
+}
+
+void OfflineAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
+  if (limit_.is_zero()) return;
+  v.OnRegion({Offset(0), limit_, 0});
+  uint64_t cursor = 0;
+  for (const auto& [offset, block] : live_) {
+    if (offset > cursor) {
+      v.OnBlock(
+          {Offset(cursor), Bytes(offset - cursor), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0});
+    }
+    v.OnBlock({Offset(offset), Bytes(block.size), Bytes(block.requested), BlockState::kInUse, offset,
+               kNoHandle, block.id, block.stream});
+    cursor = offset + block.size;
+  }
+  if (cursor < limit_.value()) {
+    v.OnBlock({Offset(cursor), Bytes(limit_.value() - cursor), Bytes(0), BlockState::kFree, kNoHandle,
+               kNoHandle, 0, 0});
+  }
+}
+
+absl::Status OfflineAllocator::CheckInvariants() const {
+  uint64_t cursor = 0;
+  for (const auto& [offset, block] : live_) {
+    if (offset < cursor)
+      return absl::InternalError(fmt::format("planned block at {} overlaps the one before", offset));
+    cursor = offset + block.size;
+  }
+  if (cursor > limit_.value()) {
+    return absl::InternalError(
+        fmt::format("a live block ends at {}, beyond the limit {}", cursor, limit_.value()));
+  }
+  return CheckMemoryMapTiling(*this);
+}
+
+}  // namespace hbmsim
