@@ -4,11 +4,13 @@
 
 namespace hbmsim {
 
+void RegisterBaselinePolicies(PolicyRegistry& registry);
 void RegisterBfcPolicy(PolicyRegistry& registry);
 void RegisterTorchPolicy(PolicyRegistry& registry);
 void RegisterTpuPolicy(PolicyRegistry& registry);
 
 void RegisterBuiltinPolicies(PolicyRegistry& registry) {
+  RegisterBaselinePolicies(registry);
   RegisterBfcPolicy(registry);
   RegisterTorchPolicy(registry);
   RegisterTpuPolicy(registry);
