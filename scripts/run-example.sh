@@ -9,11 +9,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
 hbmsim=${BUILD_DIR:-$root/build}/sim/cli/hbmsim
 cd "$root"
-set -x
+args=(replay configs/examples/fragmentation.trace --allocator configs/bfc_tensorflow.yaml --bytes-limit 256MiB)
+echo "\$ hbmsim ${args[*]}"
 set +e
-"$hbmsim" replay configs/examples/fragmentation.trace --allocator configs/bfc_tensorflow.yaml --bytes-limit 256MiB
+"$hbmsim" "${args[@]}"
 code=$?
-set -e +x
+set -e
 case $code in
   1) echo "run-example: exit code 1 is the expected outcome: one allocation failed, verdict fragmentation" >&2
      exit 0 ;;

@@ -37,7 +37,7 @@ Json StatsJson(const AllocatorStats& s) {
               {"peak_pool_bytes", Optional(s.peak_pool_bytes)}};
 }
 
-Json FailureJson(const FailureRecord& f) {
+Json FailureJson(const FailureRecord& f, const std::string& mark_before) {
   Json j{{"event", f.event.value()},
          {"id", f.id},
          {"requested", f.requested.value()},
@@ -46,6 +46,7 @@ Json FailureJson(const FailureRecord& f) {
          {"free_bytes", f.free_bytes.value()},
          {"largest_free_block_bytes", f.largest_free_block_bytes.value()}};
   if (f.event_kind != EventKind::kAlloc) j["event_kind"] = EventKindName(f.event_kind);
+  if (!mark_before.empty()) j["after_mark"] = mark_before;
   return j;
 }
 
@@ -68,7 +69,9 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   Json options = Json::object();
   for (const auto& [name, value] : in.config->options.entries()) options[name] = OptionJson(value);
   Json failures = Json::array();
-  for (const FailureRecord& f : in.recorder->failures()) failures.push_back(FailureJson(f));
+  const std::vector<FailureRecord>& recorded = in.recorder->failures();
+  for (size_t i = 0; i < recorded.size(); ++i)
+    failures.push_back(FailureJson(recorded[i], in.recorder->mark_before(i)));
   Json j;
   j["trace"] = in.trace;
   j["allocator"] = Json{{"name", in.config->policy->name},

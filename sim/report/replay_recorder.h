@@ -21,8 +21,12 @@ class ReplayRecorder : public ReplayObserver {
 
   void OnFailure(const FailureRecord& f) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
+  void OnMark(EventIndex index, std::string_view label) override { last_mark_.assign(label); }
 
   const std::vector<FailureRecord>& failures() const { return failures_; }
+  // The label of the last `mark` before failures()[i] ("" if none): which
+  // step or phase of the job failed.
+  const std::string& mark_before(size_t i) const { return marks_before_[i]; }
   // Empty when nothing failed.
   const std::string& first_failure_dump() const { return first_failure_dump_; }
   // (kind name, count) for every kind that happened, in enum order.
@@ -34,6 +38,8 @@ class ReplayRecorder : public ReplayObserver {
   static constexpr size_t kPolicyEventKinds = static_cast<size_t>(PolicyEventKind::kCacheFlush) + 1;
   const Allocator& allocator_;
   std::vector<FailureRecord> failures_;
+  std::vector<std::string> marks_before_;
+  std::string last_mark_;
   std::string first_failure_dump_;
   std::array<uint64_t, kPolicyEventKinds> policy_events_{};
   uint64_t oom_ = 0;

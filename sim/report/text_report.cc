@@ -87,11 +87,13 @@ void WriteFailures(Out out, const ReplayReportInput& in) {
                  "rounded", "verdict", "free", "largest_free");
   for (size_t i = 0; i < failures.size() && i < kMaxListedFailures; ++i) {
     const FailureRecord& f = failures[i];
-    fmt::format_to(
-        out, "  {:>10} {:>10} {:>14} {:>14}  {:<13} {:>14} {:>14}{}\n", f.event.value(), f.id,
-        f.requested.value(), f.rounded.value(), AllocStatusName(f.kind), f.free_bytes.value(),
-        f.largest_free_block_bytes.value(),
-        f.event_kind == EventKind::kAlloc ? "" : fmt::format("  ({})", EventKindName(f.event_kind)));
+    fmt::format_to(out, "  {:>10} {:>10} {:>14} {:>14}  {:<13} {:>14} {:>14}", f.event.value(), f.id,
+                   f.requested.value(), f.rounded.value(), AllocStatusName(f.kind), f.free_bytes.value(),
+                   f.largest_free_block_bytes.value());
+    if (f.event_kind != EventKind::kAlloc) fmt::format_to(out, "  ({})", EventKindName(f.event_kind));
+    if (!in.recorder->mark_before(i).empty())
+      fmt::format_to(out, "  after mark {}", in.recorder->mark_before(i));
+    fmt::format_to(out, "\n");
   }
   if (failures.size() > kMaxListedFailures) {
     fmt::format_to(out, "  ... and {} more (see --json)\n", failures.size() - kMaxListedFailures);

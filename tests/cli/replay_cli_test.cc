@@ -21,7 +21,7 @@ TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
             std::string::npos);
   EXPECT_NE(
       r.out.find("           7          5      100663296      100663296  fragmentation      134217728       "
-                 "67108864\n"),
+                 "67108864  after mark forward_end\n"),
       std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("BFCAllocator dump for bfc\n"), std::string::npos);
@@ -29,7 +29,7 @@ TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
   EXPECT_EQ(
       j["failures"].dump(),
-      R"([{"event":7,"free_bytes":134217728,"id":5,"kind":"fragmentation","largest_free_block_bytes":67108864,)"
+      R"([{"after_mark":"forward_end","event":7,"free_bytes":134217728,"id":5,"kind":"fragmentation","largest_free_block_bytes":67108864,)"
       R"("requested":100663296,"rounded":100663296}])");
   EXPECT_EQ(j["peak_live_bytes"], 268435456);
   EXPECT_EQ(
@@ -42,9 +42,10 @@ TEST(ReplayCliTest, OomExampleFailsWithVerdictOom) {
   CliRun r = RunHbmsim("replay configs/examples/oom.trace --allocator configs/bfc_jax.yaml --json " + json);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
-  EXPECT_EQ(j["failures"].dump(),
-            R"([{"event":3,"free_bytes":67108864,"id":3,"kind":"oom","largest_free_block_bytes":67108864,)"
-            R"("requested":100663296,"rounded":100663296}])");
+  EXPECT_EQ(
+      j["failures"].dump(),
+      R"([{"after_mark":"step=0","event":3,"free_bytes":67108864,"id":3,"kind":"oom","largest_free_block_bytes":67108864,)"
+      R"("requested":100663296,"rounded":100663296}])");
   EXPECT_EQ(j["peak_live_bytes"], 301989888);
   EXPECT_EQ(j["allocator"]["bytes_limit"], 268435456);  // from `# device_bytes:`
   EXPECT_EQ(j["stats"].dump(),

@@ -47,9 +47,9 @@ TEST(AllocatorConfigTest, ResolvesABuiltinName) {
 }
 
 TEST(AllocatorConfigTest, UnknownAllocatorNamesTheBuiltins) {
-  EXPECT_EQ(ErrorOf(ResolveAllocator(BuiltinPolicies(), "bfcc"))
-                .rfind("--allocator bfcc: unknown allocator (built-in: bfc", 0),
-            0u);
+  EXPECT_EQ(ErrorOf(ResolveAllocator(BuiltinPolicies(), "bfcc")),
+            "--allocator bfcc: unknown allocator (built-in: " + BuiltinPolicies().Names() +
+                "; or a .yaml config file)");
   EXPECT_EQ(ErrorOf(ResolveAllocator(BuiltinPolicies(), "no/such.yaml")),
             "no/such.yaml: cannot open allocator config");
 }
@@ -128,16 +128,21 @@ TEST(AllocatorConfigTest, RefusesHugeOrDeeplyNestedInputBeforeParsing) {
   EXPECT_EQ(ErrorOf(Parse(indented)), "configs/x.yaml:65: nesting deeper than 64 levels");
 }
 
-TEST(PolicyRegistryTest, EveryDefaultParsesAndEveryFactoryBuilds) {
-  // Other policies may join; these three must be there.
+TEST(PolicyRegistryTest, EveryDefaultParsesAndEveryFactoryBuildsOrSaysWhy) {
+  // Other policies may join; these three must be there and build from defaults.
   for (const char* name : {"bfc", "torch", "tpu"}) EXPECT_NE(BuiltinPolicies().Find(name), nullptr) << name;
   for (const PolicySpec& p : BuiltinPolicies().policies()) {
     for (const OptionSpec& o : p.options) {
       EXPECT_TRUE(ParseOptionValue(o, o.default_text).ok()) << p.name << "." << o.name;
     }
     absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(DefaultConfig(p), Bytes::MiB(64));
-    ASSERT_TRUE(a.ok()) << p.name << ": " << a.status();
-    EXPECT_EQ((*a)->name(), p.name);
+    const bool must_build = p.name == "bfc" || p.name == "torch" || p.name == "tpu";
+    if (a.ok()) {
+      EXPECT_EQ((*a)->name(), p.name);
+    } else {
+      EXPECT_FALSE(must_build) << p.name << ": " << a.status();
+      EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument) << p.name;  // bad input, never a crash
+    }
   }
 }
 

@@ -156,8 +156,8 @@ void ReplayFake(Replayed& r, std::vector<std::string> lines, const std::string& 
   r.input.recorder = r.recorder.get();
 }
 
-const std::vector<std::string> kTrace = {"alloc 1 1000", "alloc 2 0", "alloc 3 1500", "free 3",
-                                         "alloc 4 500"};
+const std::vector<std::string> kTrace = {"alloc 1 1000", "alloc 2 0", "mark step=7",
+                                         "alloc 3 1500", "free 3",    "alloc 4 500"};
 
 TEST(PlacementsWriterTest, OneRowPerAllocInTraceOrder) {
   const std::string csv = ::testing::TempDir() + "/placements.csv";
@@ -167,8 +167,8 @@ TEST(PlacementsWriterTest, OneRowPerAllocInTraceOrder) {
             "event,id,requested,status,offset,size\n"
             "0,1,1000,ok,0,1024\n"
             "1,2,0,ok,,0\n"
-            "2,3,1500,oom,,0\n"
-            "4,4,500,ok,1024,512\n");
+            "3,3,1500,oom,,0\n"
+            "5,4,500,ok,1024,512\n");
 }
 
 TEST(PlacementsWriterTest, AnUnwritablePathIsBadInput) {
@@ -191,8 +191,8 @@ TEST(JsonReportTest, HasTheContractKeysWithExactValues) {
             R"("bytes_limit":2048,"bytes_reserved":0,"peak_bytes_reserved":0,"bytes_reservable_limit":null,)"
             R"("largest_free_block_bytes":512,"pool_bytes":2048,"peak_pool_bytes":2048})");
   EXPECT_EQ(j["failures"].dump(),
-            R"([{"event":2,"id":3,"requested":1500,"rounded":1536,"kind":"oom","free_bytes":1024,)"
-            R"("largest_free_block_bytes":1024}])");
+            R"([{"event":3,"id":3,"requested":1500,"rounded":1536,"kind":"oom","free_bytes":1024,)"
+            R"("largest_free_block_bytes":1024,"after_mark":"step=7"}])");
   EXPECT_EQ(j["peak_live_bytes"], 2500);
   EXPECT_FALSE(j.contains("recorded_check"));
   EXPECT_EQ(j["counters"].dump(), R"({"fake_frees":0})");
@@ -204,13 +204,13 @@ TEST(TextReportTest, ListsFailuresAndTheDumpAtTheFirstOne) {
   const std::string text = TextReport(r.input);
   EXPECT_NE(text.find("  outcome:    1 of 4 allocations failed (1 oom, 0 fragmentation)\n"),
             std::string::npos);
-  EXPECT_NE(text.find("Peak live bytes (the lower bound no allocator can beat): 2500 (2.4KiB) at event 2\n"),
+  EXPECT_NE(text.find("Peak live bytes (the lower bound no allocator can beat): 2500 (2.4KiB) at event 3\n"),
             std::string::npos);
-  EXPECT_NE(text.find("           2          3           1500           1536  oom                     1024"
-                      "           1024\n"),
+  EXPECT_NE(text.find("           3          3           1500           1536  oom                     1024"
+                      "           1024  after mark step=7\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("Memory at the first failure (event 2, id 3):\nMemory map of fake: 1 region\n"),
+  EXPECT_NE(text.find("Memory at the first failure (event 3, id 3):\nMemory map of fake: 1 region\n"),
             std::string::npos);
 }
 
