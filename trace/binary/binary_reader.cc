@@ -1,0 +1,340 @@
+#include "trace/binary/binary_reader.h"
+
+#include "fmt/format.h"
+#include "trace/text/utf8.h"
+
+namespace hbmsim {
+
+using hbt::Cursor;
+using hbt::Decode;
+
+#define HBT_TRY(expr)                                           \
+  do {                                                          \
+    if (const Decode d_ = (expr); d_ != Decode::kOk) return d_; \
+  } while (0)
+
+namespace {
+
+// The largest record a valid file can hold: a metadata entry of two maximal
+// strings, or an event with a maximal tag and shape. Anything that would need
+// more is refused by the length checks before its bytes are awaited.
+constexpr size_t kMaxRecordBytes = 2 * hbt::kMaxStringBytes + 16 * hbt::kMaxRank + 256;
+
+bool HasBlankOrBreak(std::string_view s) {
+  return s.find_first_of(std::string_view(" \t\r\n\0", 5)) != std::string_view::npos;
+}
+
+bool IsBufferKind(uint8_t kind) { return IsBufferEvent(static_cast<EventKind>(kind)); }
+bool IsProgramKind(uint8_t kind) { return IsProgramEvent(static_cast<EventKind>(kind)); }
+bool HasBytes(uint8_t kind) {
+  return kind == static_cast<uint8_t>(EventKind::kAlloc) ||
+         kind == static_cast<uint8_t>(EventKind::kProgramLoad);
+}
+
+}  // namespace
+
+BinaryTraceReader::BinaryTraceReader(std::unique_ptr<ByteSource> source, std::string name)
+    : name_(std::move(name)), window_(std::move(source), kMaxRecordBytes) {
+  dictionary_.reserve(hbt::kMaxDictTags);
+}
+
+absl::StatusOr<std::unique_ptr<BinaryTraceReader>> BinaryTraceReader::Open(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<ByteSource>> source = OpenFileSource(path);
+  if (!source.ok()) return source.status();
+  return FromSource(std::move(*source), path);
+}
+
+absl::StatusOr<std::unique_ptr<BinaryTraceReader>> BinaryTraceReader::FromString(std::string bytes,
+                                                                                 std::string name) {
+  return FromSource(StringSource(std::move(bytes)), std::move(name));
+}
+
+absl::StatusOr<std::unique_ptr<BinaryTraceReader>> BinaryTraceReader::FromSource(
+    std::unique_ptr<ByteSource> source, std::string name) {
+  std::unique_ptr<BinaryTraceReader> reader(new BinaryTraceReader(std::move(source), std::move(name)));
+  if (absl::Status s = reader->ReadHeader(); !s.ok()) return s;
+  return reader;
+}
+
+std::string BinaryTraceReader::Location() const { return fmt::format("{}: byte {}", name_, event_offset_); }
+
+absl::Status BinaryTraceReader::ErrorAt(uint64_t offset, std::string_view message) const {
+  return absl::InvalidArgumentError(fmt::format("{}: byte {}: {}", name_, offset, message));
+}
+
+Decode BinaryTraceReader::Malformed(const Cursor& c, std::string message) {
+  error_ = std::move(message);
+  error_at_ = c.p;
+  return Decode::kMalformed;
+}
+
+template <typename F>
+absl::Status BinaryTraceReader::DecodeRecord(F decode) {
+  while (true) {
+    Cursor c{window_.data(), window_.data(), window_.data() + window_.size()};
+    error_at_ = nullptr;
+    const Decode d = decode(c);
+    if (d == Decode::kOk) {
+      window_.Consume(c.consumed());
+      return absl::OkStatus();
+    }
+    if (d == Decode::kMalformed) {
+      // Only the cursor's varint fails without saying why; it stops at its start.
+      if (error_at_ == nullptr) Malformed(c, "malformed varint");
+      return ErrorAt(window_.offset() + (error_at_ - window_.data()), error_);
+    }
+    absl::StatusOr<bool> more = window_.Refill();
+    if (!more.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", name_, std::string(more.status().message())));
+    }
+    if (!*more) {
+      const uint64_t end = window_.offset() + window_.size();
+      return ErrorAt(end, window_.size() == 0 ? "truncated: the file ends without the end-of-trace record"
+                                              : "truncated: the file ends inside a record");
+    }
+  }
+}
+
+absl::Status BinaryTraceReader::ReadHeader() {
+  if (absl::Status s = window_.Start(); !s.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", name_, std::string(s.message())));
+  }
+  uint64_t entries = 0;
+  if (absl::Status s = DecodeRecord([&](Cursor& c) { return DecodeHeaderStart(c, entries); }); !s.ok()) {
+    return s;
+  }
+  // `entries` comes from the file: nothing is reserved for it, each entry is
+  // read (and paid for) one at a time, so a lying count meets the file's end.
+  for (uint64_t i = 0; i < entries; ++i) {
+    if (absl::Status s = DecodeRecord([&](Cursor& c) { return DecodeMetadataEntry(c); }); !s.ok()) return s;
+  }
+  event_offset_ = window_.offset();
+  return absl::OkStatus();
+}
+
+Decode BinaryTraceReader::DecodeHeaderStart(Cursor& c, uint64_t& entries) {
+  std::string_view magic;
+  HBT_TRY(c.Bytes(hbt::kMagic.size(), magic));
+  if (magic != hbt::kMagic) {
+    c.p = c.begin;
+    return Malformed(c, "not an hbmsim binary trace (bad magic bytes)");
+  }
+  uint64_t version = 0;
+  HBT_TRY(c.Varint(version));
+  if (version != hbt::kVersion) {
+    return Malformed(c, fmt::format("unsupported binary trace version {} (this reader reads version {})",
+                                    version, hbt::kVersion));
+  }
+  uint8_t flags = 0;
+  HBT_TRY(c.Byte(flags));
+  if (flags != 0) return Malformed(c, fmt::format("unknown header flags {:#04x}", flags));
+  HBT_TRY(c.Varint(entries));
+  // The magic and version are the binary form of `# hbmsim-trace v1`.
+  metadata_.has_version_header = true;
+  return Decode::kOk;
+}
+
+Decode BinaryTraceReader::DecodeString(Cursor& c, std::string_view what, std::string_view& out) {
+  uint64_t length = 0;
+  HBT_TRY(c.Varint(length));
+  if (length > hbt::kMaxStringBytes) {
+    return Malformed(c,
+                     fmt::format("{} of {} bytes (at most {} allowed)", what, length, hbt::kMaxStringBytes));
+  }
+  return c.Bytes(length, out);
+}
+
+Decode BinaryTraceReader::DecodeMetadataEntry(Cursor& c) {
+  std::string_view key, value;
+  HBT_TRY(DecodeString(c, "metadata key", key));
+  HBT_TRY(DecodeString(c, "metadata value", value));
+  if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos ||
+      value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos || !IsValidUtf8(key) ||
+      !IsValidUtf8(value)) {
+    return Malformed(c,
+                     "metadata entry the text format cannot carry (empty key, blank, ':', line break, "
+                     "NUL or invalid UTF-8)");
+  }
+  metadata_bytes_ += key.size() + value.size();
+  if (metadata_bytes_ > hbt::kMaxMetadataBytes) {
+    return Malformed(c, fmt::format("metadata larger than {} bytes", hbt::kMaxMetadataBytes));
+  }
+  metadata_.entries.emplace_back(std::string(key), std::string(value));
+  return Decode::kOk;
+}
+
+absl::StatusOr<bool> BinaryTraceReader::Next(Event& e) {
+  if (broken_) return *broken_;
+  if (finished_) return false;
+  event_offset_ = window_.offset();
+  if (absl::Status s = DecodeRecord([&](Cursor& c) { return DecodeEvent(c, e); }); !s.ok()) {
+    broken_ = s;
+    return s;
+  }
+  if (finished_) {
+    if (absl::Status s = CheckNothingFollows(); !s.ok()) {
+      broken_ = s;
+      return s;
+    }
+    return false;
+  }
+  if (absl::Status s = validator_.Check(e); !s.ok()) return ErrorAt(event_offset_, std::string(s.message()));
+  return true;
+}
+
+Decode BinaryTraceReader::DecodeEvent(Cursor& c, Event& e) {
+  uint8_t head = 0;
+  HBT_TRY(c.Byte(head));
+  const uint8_t kind = head & hbt::kKindMask;
+  if (kind == hbt::kEndOfTrace && head == hbt::kEndOfTrace) return FinishTrace(c);
+  if (kind > static_cast<uint8_t>(EventKind::kMark)) {
+    --c.p;
+    return Malformed(c, fmt::format("unknown record type {:#04x}", head));
+  }
+  uint8_t ext = 0;
+  if ((head & hbt::kHasExt) != 0) {
+    HBT_TRY(c.Byte(ext));
+    if ((ext & ~hbt::kExtKnown) != 0) return Malformed(c, fmt::format("unknown attribute bits {:#04x}", ext));
+  }
+  DeltaState s = state_;
+  e.kind = static_cast<EventKind>(kind);
+  e.bytes = Bytes(0);
+  e.tag = {};
+  e.label = {};
+  HBT_TRY(DecodeId(c, kind, s, e));
+  if (HasBytes(kind)) {
+    uint64_t bytes = 0;
+    HBT_TRY(c.Varint(bytes));
+    e.bytes = Bytes(bytes);
+  }
+  HBT_TRY(DecodeAttributes(c, head, ext, s, e));
+  state_ = s;
+  ++events_;
+  return Decode::kOk;
+}
+
+Decode BinaryTraceReader::DecodeId(Cursor& c, uint8_t kind, DeltaState& s, Event& e) {
+  if (kind == static_cast<uint8_t>(EventKind::kMark)) {
+    e.id = 0;
+    HBT_TRY(DecodeString(c, "mark label", e.label));
+    if (e.label.empty() || HasBlankOrBreak(e.label) || !IsValidUtf8(e.label)) {
+      return Malformed(c,
+                       "mark label the text format cannot carry (empty, blank, line break, NUL or invalid "
+                       "UTF-8)");
+    }
+    return Decode::kOk;
+  }
+  uint64_t z = 0;
+  HBT_TRY(c.Varint(z));
+  uint64_t& base = IsProgramKind(kind) ? s.program_id : s.alloc_id;
+  e.id = base + hbt::UnZigZag(z);
+  if (kind == static_cast<uint8_t>(EventKind::kAlloc) || IsProgramKind(kind)) base = e.id;
+  return Decode::kOk;
+}
+
+Decode BinaryTraceReader::DecodeAttributes(Cursor& c, uint8_t head, uint8_t ext, DeltaState& s, Event& e) {
+  const uint8_t kind = head & hbt::kKindMask;
+  const bool is_alloc = kind == static_cast<uint8_t>(EventKind::kAlloc);
+  e.time_us.reset();
+  if ((head & hbt::kHasTime) != 0) {
+    uint64_t z = 0;
+    HBT_TRY(c.Varint(z));
+    s.time_us += hbt::UnZigZag(z);
+    e.time_us = s.time_us;
+  }
+  uint64_t stream = 0;
+  if ((head & hbt::kHasStream) != 0) {
+    if (!IsBufferKind(kind)) return Malformed(c, "stream= on an event other than alloc and free*");
+    HBT_TRY(c.Varint(stream));
+  }
+  e.stream = StreamId(stream);
+  bool add_to_dictionary = false;
+  if ((head & hbt::kHasTag) != 0) {
+    if (!HasBytes(kind)) return Malformed(c, "tag= on an event other than alloc and program_load");
+    HBT_TRY(DecodeTag(c, e, add_to_dictionary));
+  }
+  uint64_t device = 0;
+  if ((ext & hbt::kExtDevice) != 0) HBT_TRY(c.Varint(device));
+  e.device = DeviceId(device);
+  if ((ext & (hbt::kExtShape | hbt::kExtAddr)) != 0 && !is_alloc) {
+    return Malformed(c, "shape= or addr= on an event other than alloc");
+  }
+  if ((ext & hbt::kExtShape) != 0) {
+    HBT_TRY(DecodeShape(c, e));
+  } else if (e.shape.has_value()) {
+    e.shape.reset();
+  }
+  e.addr.reset();
+  if ((ext & hbt::kExtAddr) != 0) {
+    uint64_t z = 0;
+    HBT_TRY(c.Varint(z));
+    s.addr += hbt::UnZigZag(z);
+    e.addr = s.addr;
+  }
+  // Last, so a record cut short never leaves a half-added dictionary entry.
+  if (add_to_dictionary) e.tag = dictionary_.emplace_back(e.tag);
+  return Decode::kOk;
+}
+
+Decode BinaryTraceReader::DecodeTag(Cursor& c, Event& e, bool& add_to_dictionary) {
+  uint64_t ref = 0;
+  HBT_TRY(c.Varint(ref));
+  if (ref > 0) {
+    if (ref > dictionary_.size()) {
+      return Malformed(
+          c, fmt::format("tag reference {} but the dictionary holds {} tags", ref, dictionary_.size()));
+    }
+    e.tag = dictionary_[ref - 1];
+    return Decode::kOk;
+  }
+  HBT_TRY(DecodeString(c, "tag", e.tag));
+  if (e.tag.empty() || HasBlankOrBreak(e.tag) || !IsValidUtf8(e.tag)) {
+    return Malformed(c, "tag the text format cannot carry (empty, blank, line break, NUL or invalid UTF-8)");
+  }
+  add_to_dictionary = dictionary_.size() < hbt::kMaxDictTags && e.tag.size() <= hbt::kMaxDictTagBytes;
+  return Decode::kOk;
+}
+
+Decode BinaryTraceReader::DecodeShape(Cursor& c, Event& e) {
+  uint8_t dtype = 0;
+  HBT_TRY(c.Byte(dtype));
+  if (dtype > hbt::kMaxDType) return Malformed(c, fmt::format("unknown shape dtype {}", dtype));
+  uint64_t rank = 0;
+  HBT_TRY(c.Varint(rank));
+  if (rank > hbt::kMaxRank)
+    return Malformed(c, fmt::format("shape of rank {} (at most {})", rank, hbt::kMaxRank));
+  TensorShape& shape = e.shape.emplace();
+  shape.dtype = static_cast<DType>(dtype);
+  for (uint64_t i = 0; i < rank; ++i) {
+    uint64_t dim = 0;
+    HBT_TRY(c.Varint(dim));
+    shape.dims.push_back(dim);
+  }
+  return Decode::kOk;
+}
+
+Decode BinaryTraceReader::FinishTrace(Cursor& c) {
+  const Cursor record{c.begin, c.p - 1, c.end};  // errors name the record's first byte
+  uint64_t count = 0;
+  HBT_TRY(c.Varint(count));
+  if (count != events_) {
+    return Malformed(record, fmt::format("the end-of-trace record counts {} events but the file holds {}",
+                                         count, events_));
+  }
+  finished_ = true;
+  return Decode::kOk;
+}
+
+absl::Status BinaryTraceReader::CheckNothingFollows() {
+  const uint64_t end = window_.offset();
+  while (window_.size() == 0) {
+    absl::StatusOr<bool> more = window_.Refill();
+    if (!more.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", name_, std::string(more.status().message())));
+    }
+    if (!*more) return absl::OkStatus();
+  }
+  return ErrorAt(end, "data after the end-of-trace record");
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,234 @@
+#include "trace/binary/binary_writer.h"
+
+#include <cstring>
+
+#include "fmt/format.h"
+#include "trace/binary/format.h"
+#include "trace/text/utf8.h"
+
+namespace hbmsim {
+namespace {
+
+constexpr size_t kFlushBytes = size_t{1} << 16;
+
+absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+
+bool HasBlankOrBreak(std::string_view s) {
+  return s.find_first_of(std::string_view(" \t\r\n\0", 5)) != std::string_view::npos;
+}
+
+bool HasBytesField(EventKind k) { return k == EventKind::kAlloc || k == EventKind::kProgramLoad; }
+
+// A tag or label as the text format can carry it (TextTraceWriter's rule).
+absl::Status CheckField(std::string_view what, std::string_view text) {
+  if (HasBlankOrBreak(text)) {
+    return Error(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
+  }
+  if (!IsValidUtf8(text)) return Error(fmt::format("cannot write {}: not valid UTF-8", what));
+  if (text.size() > hbt::kMaxStringBytes)
+    return Error(fmt::format("cannot write {}: longer than 1 MiB", what));
+  return absl::OkStatus();
+}
+
+absl::Status CheckEvent(const Event& e) {
+  const std::string_view kind = EventKindName(e.kind);
+  if (e.stream.value() != 0 && !IsBufferEvent(e.kind)) {
+    return Error(fmt::format("cannot write stream= on {} (only on alloc and free*)", kind));
+  }
+  if (!e.tag.empty() && !HasBytesField(e.kind)) {
+    return Error(fmt::format("cannot write tag= on {} (only on alloc and program_load)", kind));
+  }
+  if ((e.shape.has_value() || e.addr.has_value()) && e.kind != EventKind::kAlloc) {
+    return Error(fmt::format("cannot write shape= or addr= on {} (only on alloc)", kind));
+  }
+  if (e.shape.has_value() && e.shape->dims.size() > hbt::kMaxRank) {
+    return Error(
+        fmt::format("cannot write a shape of rank {} (at most {})", e.shape->dims.size(), hbt::kMaxRank));
+  }
+  if (!e.tag.empty()) {
+    if (absl::Status s = CheckField("tag", e.tag); !s.ok()) return s;
+  }
+  if (e.kind == EventKind::kMark) {
+    if (e.label.empty()) return Error("cannot write a mark without a label");
+    return CheckField("mark label", e.label);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckMetadata(std::string_view key, std::string_view value) {
+  if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos) {
+    return Error(
+        fmt::format("cannot write metadata key '{}': a key is non-empty, without blanks or ':'", key));
+  }
+  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
+    return Error(fmt::format("cannot write metadata '{}': its value holds a line break or NUL", key));
+  }
+  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error("cannot write metadata: not valid UTF-8");
+  if (key.size() > hbt::kMaxStringBytes || value.size() > hbt::kMaxStringBytes) {
+    return Error(fmt::format("cannot write metadata '{}': longer than 1 MiB", key));
+  }
+  return absl::OkStatus();
+}
+
+std::string_view TrimBlanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+BinaryTraceWriter::BinaryTraceWriter(std::ostream& out, BinaryWriterOptions options)
+    : out_(out), options_(options), buf_(kFlushBytes + 4096) {
+  if (options_.compress) {
+    cctx_ = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.zstd_level);
+    zbuf_.resize(ZSTD_CStreamOutSize());
+  }
+}
+
+BinaryTraceWriter::~BinaryTraceWriter() {
+  if (cctx_ != nullptr) ZSTD_freeCCtx(cctx_);
+}
+
+void BinaryTraceWriter::PutVarint(uint64_t v) {
+  used_ = static_cast<size_t>(hbt::PutVarint(buf_.data() + used_, v) - buf_.data());
+}
+
+void BinaryTraceWriter::PutString(std::string_view s) {
+  PutVarint(s.size());
+  std::memcpy(buf_.data() + used_, s.data(), s.size());
+  used_ += s.size();
+}
+
+absl::Status BinaryTraceWriter::WriteHeader(const TraceMetadata& metadata) {
+  if (header_written_) return Error("the trace header must be written once, before any event");
+  size_t bytes = 64;
+  for (const auto& [key, value] : metadata.entries) {
+    if (absl::Status s = CheckMetadata(key, TrimBlanks(value)); !s.ok()) return s;
+    bytes += key.size() + value.size() + 20;
+  }
+  header_written_ = true;
+  if (buf_.size() < used_ + bytes) buf_.resize(used_ + bytes);
+  std::memcpy(buf_.data() + used_, hbt::kMagic.data(), hbt::kMagic.size());
+  used_ += hbt::kMagic.size();
+  PutVarint(hbt::kVersion);
+  buf_[used_++] = 0;  // header flags: none defined in version 1
+  PutVarint(metadata.entries.size());
+  for (const auto& [key, value] : metadata.entries) {
+    PutString(key);
+    PutString(TrimBlanks(value));  // as a text reader would read it back
+  }
+  return FlushIfFull();
+}
+
+void BinaryTraceWriter::PutTag(std::string_view tag) {
+  auto it = dictionary_.find(absl::string_view(tag.data(), tag.size()));
+  if (it != dictionary_.end()) {
+    PutVarint(it->second);
+    return;
+  }
+  PutVarint(0);
+  PutString(tag);
+  // The reader grows its dictionary by the same rule (format.h).
+  if (dictionary_.size() < hbt::kMaxDictTags && tag.size() <= hbt::kMaxDictTagBytes) {
+    const uint32_t ref = static_cast<uint32_t>(dictionary_.size() + 1);
+    dictionary_.emplace(std::string(tag), ref);
+  }
+}
+
+void BinaryTraceWriter::PutAttributes(const Event& e, uint8_t ext) {
+  if (e.time_us.has_value()) {
+    PutVarint(hbt::ZigZag(*e.time_us - state_.time_us));
+    state_.time_us = *e.time_us;
+  }
+  if (e.stream.value() != 0) PutVarint(e.stream.value());
+  if (!e.tag.empty()) PutTag(e.tag);
+  if ((ext & hbt::kExtDevice) != 0) PutVarint(e.device.value());
+  if ((ext & hbt::kExtShape) != 0) {
+    buf_[used_++] = static_cast<uint8_t>(e.shape->dtype);
+    PutVarint(e.shape->dims.size());
+    for (const uint64_t d : e.shape->dims) PutVarint(d);
+  }
+  if ((ext & hbt::kExtAddr) != 0) {
+    PutVarint(hbt::ZigZag(*e.addr - state_.addr));
+    state_.addr = *e.addr;
+  }
+}
+
+absl::Status BinaryTraceWriter::Write(const Event& e) {
+  if (finished_) return Error("cannot write an event after Finish()");
+  if (absl::Status s = CheckEvent(e); !s.ok()) return s;
+  if (!header_written_) {
+    if (absl::Status s = WriteHeader(TraceMetadata{}); !s.ok()) return s;
+  }
+  const size_t rank = e.shape.has_value() ? e.shape->dims.size() : 0;
+  const size_t most = 128 + e.tag.size() + e.label.size() + 10 * rank;
+  if (buf_.size() < used_ + most) buf_.resize(used_ + most);
+  uint8_t ext = 0;
+  if (e.device.value() != 0) ext |= hbt::kExtDevice;
+  if (e.shape.has_value()) ext |= hbt::kExtShape;
+  if (e.addr.has_value()) ext |= hbt::kExtAddr;
+  uint8_t head = static_cast<uint8_t>(e.kind);
+  if (e.time_us.has_value()) head |= hbt::kHasTime;
+  if (e.stream.value() != 0) head |= hbt::kHasStream;
+  if (!e.tag.empty()) head |= hbt::kHasTag;
+  if (ext != 0) head |= hbt::kHasExt;
+  buf_[used_++] = head;
+  if (ext != 0) buf_[used_++] = ext;
+  if (e.kind == EventKind::kMark) {
+    PutString(e.label);
+  } else {
+    uint64_t& base = IsProgramEvent(e.kind) ? state_.program_id : state_.alloc_id;
+    PutVarint(hbt::ZigZag(e.id - base));
+    if (e.kind == EventKind::kAlloc || IsProgramEvent(e.kind)) base = e.id;
+  }
+  if (HasBytesField(e.kind)) PutVarint(e.bytes.value());
+  PutAttributes(e, ext);
+  ++events_;
+  return FlushIfFull();
+}
+
+absl::Status BinaryTraceWriter::FlushIfFull() {
+  if (used_ < kFlushBytes) return absl::OkStatus();
+  const size_t n = used_;
+  used_ = 0;
+  return Emit(buf_.data(), n, ZSTD_e_continue);
+}
+
+absl::Status BinaryTraceWriter::Emit(const uint8_t* data, size_t n, ZSTD_EndDirective mode) {
+  if (cctx_ == nullptr) {
+    out_.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
+  } else {
+    ZSTD_inBuffer in{data, n, 0};
+    bool done = false;
+    while (!done) {
+      ZSTD_outBuffer out{zbuf_.data(), zbuf_.size(), 0};
+      const size_t left = ZSTD_compressStream2(cctx_, &out, &in, mode);
+      if (ZSTD_isError(left)) return Error(fmt::format("zstd: {}", ZSTD_getErrorName(left)));
+      out_.write(reinterpret_cast<const char*>(zbuf_.data()), static_cast<std::streamsize>(out.pos));
+      done = mode == ZSTD_e_end ? left == 0 : in.pos == in.size;
+    }
+  }
+  if (!out_) return Error("write error");
+  return absl::OkStatus();
+}
+
+absl::Status BinaryTraceWriter::Finish() {
+  if (finished_) return Error("Finish() called twice");
+  if (!header_written_) {
+    if (absl::Status s = WriteHeader(TraceMetadata{}); !s.ok()) return s;
+  }
+  finished_ = true;
+  if (buf_.size() < used_ + 16) buf_.resize(used_ + 16);
+  buf_[used_++] = hbt::kEndOfTrace;
+  PutVarint(events_);
+  const size_t n = used_;
+  used_ = 0;
+  if (absl::Status s = Emit(buf_.data(), n, ZSTD_e_end); !s.ok()) return s;
+  out_.flush();
+  if (!out_) return Error("write error");
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim
