@@ -15,6 +15,7 @@
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
+#include "sim/viz/viz_outputs.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -53,6 +54,7 @@ class ReplayCommand : public Command {
   std::string device_;
   bool paranoid_ = false;
   bool check_recorded_ = false;
+  viz::VizFlags viz_;
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -80,6 +82,11 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
   app.add_flag("--check-recorded", check_recorded_,
                "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");
+  app.add_option("--html", viz_.html,
+                 "write a self-contained HTML report: timeline, address maps at the first failure and peak");
+  app.add_option("--perfetto", viz_.perfetto, "write a Chrome trace-event JSON for ui.perfetto.dev");
+  app.add_option("--memory-viz", viz_.memory_viz,
+                 "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz (.pickle, or .json)");
 }
 
 std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const {
@@ -187,7 +194,9 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   ReplayEngine engine(**allocator, report.options);
   engine.AddObserver(&recorder);
   if (placements) engine.AddObserver(placements.get());
-  absl::StatusOr<ReplaySummary> summary = engine.Run(**reader);
+  viz::VizOutputs viz(viz_);
+  absl::StatusOr<ReplaySummary> summary =
+      engine.Run(viz.Attach(**allocator, report.options, engine, **reader));
   if (!summary.ok()) {
     const bool internal = summary.status().code() == absl::StatusCode::kInternal;
     return Failure{
@@ -206,6 +215,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   const std::string text = TextReport(report);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (auto f = WriteJson(report)) return f;
+  if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);
   return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
 }
 

@@ -1,0 +1,112 @@
+#include "sim/viz/html_report.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "sim/viz/svg.h"
+#include "trace/core/human_bytes.h"
+
+namespace hbmsim::viz {
+namespace {
+
+constexpr std::string_view kStyle = R"(<style>
+body { font-family: sans-serif; margin: 16px; color: #222; }
+table { border-collapse: collapse; margin: 8px 0 16px 0; }
+td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: right; font-size: 13px; }
+th { background: #f0f0f0; } td.l, th.l { text-align: left; }
+.key span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
+</style>
+)";
+
+std::string Row(std::string_view name, const std::string& value) {
+  return fmt::format("<tr><th class=\"l\">{}</th><td>{}</td></tr>\n", name, Escape(value));
+}
+
+std::string StatsTable(const ReplayReportInput& in) {
+  const AllocatorStats s = in.allocator->GetStats();
+  const ReplaySummary& sum = *in.summary;
+  std::string out = "<table class=\"stats\">\n";
+  out += Row("events replayed", fmt::format("{} of {}", sum.events_replayed, sum.events_read));
+  out += Row("allocs", std::to_string(sum.allocs));
+  out += Row("failures", std::to_string(sum.failures));
+  out += Row("peak live requested", BytesText(static_cast<int64_t>(sum.peak_live_bytes.value())));
+  out += Row("bytes_in_use (end)", BytesText(s.bytes_in_use));
+  out += Row("peak_bytes_in_use", BytesText(s.peak_bytes_in_use));
+  out += Row("bytes_reserved (end)", BytesText(s.bytes_reserved));
+  if (s.pool_bytes) out += Row("pool_bytes (end)", BytesText(*s.pool_bytes));
+  if (s.peak_pool_bytes) out += Row("peak_pool_bytes", BytesText(*s.peak_pool_bytes));
+  out += Row("largest_free_block (end)", BytesText(s.largest_free_block_bytes));
+  out += Row("bytes_limit", BytesText(static_cast<int64_t>(in.bytes_limit.value())));
+  for (const auto& [kind, n] : in.recorder->PolicyEventCounts()) out += Row(kind, std::to_string(n));
+  return out + "</table>\n";
+}
+
+std::string FailureTable(const ReplayReportInput& in) {
+  const std::vector<FailureRecord>& fs = in.recorder->failures();
+  if (fs.empty()) return "<p>Every request fit.</p>\n";
+  std::string out =
+      "<table class=\"failures\">\n<tr><th>event</th><th class=\"l\">kind</th><th>id</th><th>requested</th>"
+      "<th>rounded</th><th>free</th><th>largest free block</th></tr>\n";
+  for (size_t i = 0; i < std::min(fs.size(), kMaxListedFailures); ++i) {
+    const FailureRecord& f = fs[i];
+    out += fmt::format(
+        "<tr><td>{}</td><td "
+        "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        f.event.value(), AllocStatusName(f.kind), f.id, f.requested.value(), f.rounded.value(),
+        f.free_bytes.value(), f.largest_free_block_bytes.value());
+  }
+  out += "</table>\n";
+  if (fs.size() > kMaxListedFailures) {
+    out += fmt::format("<p>… and {} more failures (see --json).</p>\n", fs.size() - kMaxListedFailures);
+  }
+  return out;
+}
+
+std::string MapSection(const AddressMap& m) {
+  if (!m.taken) return "";
+  std::string out = fmt::format("<h2>Address space {}</h2>\n", Escape(m.title));
+  out += fmt::format(
+      "<p>{} region(s), {} block(s) over {}; free {}, largest free block {}, rounding waste {}.</p>\n",
+      m.regions, m.blocks, Escape(BytesText(static_cast<int64_t>(m.total_bytes))),
+      Escape(BytesText(static_cast<int64_t>(m.free_bytes))),
+      Escape(BytesText(static_cast<int64_t>(m.largest_free))),
+      Escape(BytesText(static_cast<int64_t>(m.waste_bytes))));
+  return out + AddressMapSvg(m);
+}
+
+std::string MapKey() {
+  std::string out = "<p class=\"key\">";
+  for (BlockState s :
+       {BlockState::kInUse, BlockState::kPendingFree, BlockState::kProgram, BlockState::kFree}) {
+    out += fmt::format("<span style=\"background:{}\"></span>{}", StateColour(s), BlockStateName(s));
+  }
+  out += fmt::format("<span style=\"background:{}\"></span>rounding waste (size − requested)", kWasteColour);
+  return out +
+         "; regions laid end to end, left to right, top to bottom; blocks under a pixel are merged.</p>\n";
+}
+
+}  // namespace
+
+std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& in) {
+  std::string out = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n";
+  out += "<meta charset=\"utf-8\"/>\n";
+  out += fmt::format("<title>hbmsim replay: {}</title>\n", Escape(in.trace));
+  out += kStyle;
+  out += "</head>\n<body>\n";
+  out += fmt::format("<h1>hbmsim replay of {}</h1>\n", Escape(in.trace));
+  out +=
+      fmt::format("<p>allocator <b>{}</b> ({}), limit {} from {}.</p>\n", Escape(in.allocator->name()),
+                  Escape(in.config != nullptr ? EffectiveOptionsText(*in.config) : ""),
+                  Escape(BytesText(static_cast<int64_t>(in.bytes_limit.value()))), Escape(in.limit_source));
+  out += "<h2>Timeline</h2>\n" + TimelineSvg(viz.timeline());
+  out += "<p>Vertical lines: red failures, blue dashed defragmentations, orange dashed evictions.</p>\n";
+  if (viz.first_failure_map().taken || viz.peak_map().taken) out += MapKey();
+  out += MapSection(viz.first_failure_map());
+  out += MapSection(viz.peak_map());
+  out += "<h2>Stats</h2>\n" + StatsTable(in);
+  out += "<h2>Failures</h2>\n" + FailureTable(in);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace hbmsim::viz

@@ -1,0 +1,22 @@
+// Small helpers shared by the HTML report's SVG drawings.
+#ifndef HBMSIM_SIM_VIZ_SVG_H_
+#define HBMSIM_SIM_VIZ_SVG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "allocator/core/memory_map.h"
+
+namespace hbmsim::viz {
+
+// Text made safe for HTML/XML content and attribute values.
+std::string Escape(std::string_view s);
+// "1.50GiB (1610612736 B)"
+std::string BytesText(int64_t bytes);
+std::string_view StateColour(BlockState s);
+inline constexpr std::string_view kWasteColour = "#f28e2b";
+
+}  // namespace hbmsim::viz
+
+#endif  // HBMSIM_SIM_VIZ_SVG_H_

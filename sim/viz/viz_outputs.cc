@@ -1,0 +1,66 @@
+#include "sim/viz/viz_outputs.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "fmt/format.h"
+#include "sim/viz/html_report.h"
+#include "sim/viz/perfetto_trace.h"
+
+namespace hbmsim::viz {
+namespace {
+
+absl::Status WriteText(std::string_view flag, const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return absl::InvalidArgumentError(fmt::format("{} {}: cannot write", flag, path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+EventReader& VizOutputs::Attach(const Allocator& allocator, const ReplayOptions& options,
+                                ReplayEngine& engine, EventReader& reader) {
+  EventReader* input = &reader;
+  if (!flags_.memory_viz.empty()) {
+    memory_viz_ = std::make_unique<MemoryVizRecorder>(allocator, options);
+    engine.AddObserver(memory_viz_.get());
+    input = &memory_viz_->Tap(*input);
+  }
+  const bool record = !flags_.html.empty() || !flags_.perfetto.empty();
+  const bool terminal = Progress::IsTerminal(stderr);
+  if (!record && !terminal) return *input;
+  progress_ = std::make_unique<Progress>(stderr, terminal);
+  recorder_ = std::make_unique<VizRecorder>(allocator, options, progress_.get(), record);
+  engine.AddObserver(recorder_.get());
+  return recorder_->Tap(*input);
+}
+
+absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report) const {
+  if (memory_viz_ == nullptr) return absl::OkStatus();
+  nlohmann::ordered_json settings = {
+      {"PYTORCH_CUDA_ALLOC_CONF", ""},
+      {"hbmsim_allocator", std::string(report.allocator->name())},
+      {"hbmsim_options", report.config != nullptr ? EffectiveOptionsText(*report.config) : ""}};
+  const nlohmann::ordered_json snapshot = memory_viz_->Snapshot(settings);
+  const std::string& path = flags_.memory_viz;
+  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  return WriteText("--memory-viz", path, json ? snapshot.dump() + "\n" : SnapshotPickle(snapshot));
+}
+
+absl::Status VizOutputs::Write(const ReplayReportInput& report) {
+  if (absl::Status s = WriteMemoryViz(report); !s.ok()) return s;
+  if (recorder_ == nullptr) return absl::OkStatus();
+  recorder_->Finish();
+  if (!flags_.html.empty()) {
+    if (absl::Status s = WriteText("--html", flags_.html, HtmlReport(*recorder_, report)); !s.ok()) return s;
+  }
+  if (!flags_.perfetto.empty()) {
+    const std::string json = PerfettoTrace(*recorder_, report.allocator->name()).dump() + "\n";
+    if (absl::Status s = WriteText("--perfetto", flags_.perfetto, json); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim::viz

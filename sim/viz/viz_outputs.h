@@ -1,0 +1,47 @@
+// The glue `hbmsim replay` uses for --html, --perfetto, --memory-viz and the
+// terminal progress line: the command registers the flags, wraps its reader
+// and engine with Attach(), and calls Write() after the replay. With no output
+// requested and stderr not a terminal, Attach() adds nothing to the replay.
+#ifndef HBMSIM_SIM_VIZ_VIZ_OUTPUTS_H_
+#define HBMSIM_SIM_VIZ_VIZ_OUTPUTS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "sim/engine/replay_engine.h"
+#include "sim/report/replay_report.h"
+#include "sim/viz/memory_viz.h"
+#include "sim/viz/progress.h"
+#include "sim/viz/viz_recorder.h"
+
+namespace hbmsim::viz {
+
+struct VizFlags {
+  std::string html;        // --html FILE
+  std::string perfetto;    // --perfetto FILE
+  std::string memory_viz;  // --memory-viz FILE.pickle|FILE.json
+};
+
+class VizOutputs {
+ public:
+  explicit VizOutputs(VizFlags flags) : flags_(std::move(flags)) {}
+
+  // Adds the observers to `engine` and returns the reader it must read.
+  EventReader& Attach(const Allocator& allocator, const ReplayOptions& options, ReplayEngine& engine,
+                      EventReader& reader);
+  // Writes the requested files; an error names the flag and the file.
+  absl::Status Write(const ReplayReportInput& report);
+
+ private:
+  absl::Status WriteMemoryViz(const ReplayReportInput& report) const;
+
+  VizFlags flags_;
+  std::unique_ptr<Progress> progress_;
+  std::unique_ptr<VizRecorder> recorder_;
+  std::unique_ptr<MemoryVizRecorder> memory_viz_;
+};
+
+}  // namespace hbmsim::viz
+
+#endif  // HBMSIM_SIM_VIZ_VIZ_OUTPUTS_H_

@@ -1,0 +1,115 @@
+// End to end: `hbmsim replay --html/--perfetto` on the bundled examples, and
+// the progress line under a pseudo-terminal. Files are checked the way users
+// open them: the HTML as XML (python3), the trace as JSON.
+#include <cstdlib>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_test_util.h"
+
+namespace hbmsim::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+bool HavePython() { return std::system("python3 -c 'import xml' >/dev/null 2>&1") == 0; }
+
+struct Outputs {
+  CliRun run;
+  std::string html, perfetto;
+  Json report;
+};
+
+Outputs ReplayFragmentation(const std::string& allocator) {
+  Outputs o;
+  o.html = TempPath("report.html");
+  o.perfetto = TempPath("trace.json");
+  const std::string json = TempPath("report.json");
+  o.run = RunHbmsim("replay configs/examples/fragmentation.trace --allocator " + allocator + " --html " +
+                    o.html + " --perfetto " + o.perfetto + " --json " + json);
+  o.report = Json::parse(ReadFile(json));
+  return o;
+}
+
+TEST(VizCli, HtmlIsWellFormedWithEverySeriesAndItsPeak) {
+  const Outputs o = ReplayFragmentation("bfc");
+  ASSERT_EQ(o.run.exit_code, 1) << o.run.err;
+  const std::string html = ReadFile(o.html);
+  EXPECT_EQ(o.report["stats"]["peak_bytes_in_use"], 268435456);
+  EXPECT_NE(html.find("data-series=\"bytes_in_use\" data-peak=\"268435456\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"live_requested\" data-peak=\"268435456\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"pool_bytes\" data-peak=\"268435456\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"largest_free_block\""), std::string::npos);
+  EXPECT_NE(html.find("Address space at the first failure (event 7, fragmentation of 96.00MiB)"),
+            std::string::npos);
+  EXPECT_NE(html.find("Address space at the peak of bytes in use (256.00MiB, event 3)"), std::string::npos);
+  EXPECT_NE(html.find("data-kind=\"failures\""), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, nothing to run or fetch
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find(" href="), std::string::npos);
+  if (!HavePython()) GTEST_SKIP() << "python3 missing: the XML well-formedness check was skipped";
+  const std::string cmd =
+      "python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); "
+      "n = sum(1 for e in t.iter() if e.get(\"class\") == \"series\"); sys.exit(0 if n == 4 else 1)' " +
+      o.html;
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+TEST(VizCli, PerfettoHasCounterTracksAndTheExactPeak) {
+  const Outputs o = ReplayFragmentation("bfc");
+  const Json trace = Json::parse(ReadFile(o.perfetto));
+  std::map<std::string, int64_t> max;
+  std::vector<std::string> instants, slices;
+  for (const Json& e : trace["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "C") {
+      const int64_t v = e["args"]["bytes"];
+      max[e["name"]] = std::max(max[e["name"]], v);
+    } else if (ph == "i") {
+      instants.push_back(e["name"]);
+    } else if (ph == "X") {
+      slices.push_back(e["name"]);
+    }
+  }
+  ASSERT_EQ(max.size(), 4u);
+  EXPECT_EQ(max["bytes_in_use"], o.report["stats"]["peak_bytes_in_use"].get<int64_t>());
+  EXPECT_EQ(max["live_requested"], 268435456);
+  EXPECT_EQ(max["largest_free_block"], 268435456);
+  EXPECT_EQ(std::count(instants.begin(), instants.end(), "fragmentation"), 1);
+  EXPECT_EQ(slices, std::vector<std::string>{"forward_end"});
+}
+
+// A replay that runs for more than a second: --paranoid walks every block
+// after every event, and 4000 buffers stay live.
+std::string SlowTrace() {
+  const std::string path = TempPath("slow.trace");
+  std::string text = "# hbmsim-trace v1\n# device_bytes: 17179869184\n";
+  for (int i = 0; i < 4000; ++i) text += "alloc " + std::to_string(i) + " 4096\n";
+  for (int r = 0; r < 20; ++r) {
+    for (int i = 0; i < 4000; i += 2) {
+      text += "free " + std::to_string(i) + "\nalloc " + std::to_string(i) + " 4096\n";
+    }
+  }
+  WriteFile(path, text);
+  return path;
+}
+
+TEST(VizCli, ProgressAppearsOnATerminalOnly) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) missing";
+  const std::string trace = SlowTrace();
+  const std::string log = TempPath("tty.log");
+  // script gives hbmsim a pseudo-terminal on stdin, stdout and stderr.
+  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " replay " + trace +
+                          " --allocator bfc --paranoid' " + log + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string tty = ReadFile(log);
+  EXPECT_NE(tty.find(" events/s"), std::string::npos) << tty.substr(0, 400);
+  EXPECT_NE(tty.find("\rhbmsim: "), std::string::npos);
+  const CliRun file = RunHbmsim("replay " + trace + " --allocator bfc --paranoid");
+  EXPECT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(file.err, "");
+}
+
+}  // namespace
+}  // namespace hbmsim::testing
