@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "fmt/format.h"
+#include "trace/binary/binary_reader.h"
+#include "trace/binary/format.h"
 #include "trace/rmm/rmm_reader.h"
 #include "trace/text/text_reader.h"
 
@@ -20,6 +22,8 @@ std::string_view TraceFormatName(TraceFormat f) {
       return "torch-snapshot";
     case TraceFormat::kRmmLog:
       return "rmm-log";
+    case TraceFormat::kBinary:
+      return "binary";
   }
   return "?";
 }
@@ -38,6 +42,7 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   std::fclose(f);
   std::string_view start(head, n);
   if (!start.empty() && static_cast<unsigned char>(start[0]) == 0x80) return TraceFormat::kTorchSnapshot;
+  if (start.starts_with(hbt::kMagic) || start.starts_with(hbt::kZstdMagic)) return TraceFormat::kBinary;
   if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // a UTF-8 byte order mark
   if (start.substr(0, 18) == "Thread,Time,Action") return TraceFormat::kRmmLog;
   return TraceFormat::kText;
@@ -54,6 +59,11 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
     }
     case TraceFormat::kRmmLog: {
       absl::StatusOr<std::unique_ptr<rmm::RmmLogReader>> r = rmm::RmmLogReader::Open(path);
+      if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
+      return std::unique_ptr<EventReader>(std::move(*r));
+    }
+    case TraceFormat::kBinary: {
+      absl::StatusOr<std::unique_ptr<BinaryTraceReader>> r = BinaryTraceReader::Open(path);
       if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
       return std::unique_ptr<EventReader>(std::move(*r));
     }

@@ -3,6 +3,7 @@
 //
 //   first byte 0x80 (a pickle PROTO opcode)  → PyTorch memory snapshot
 //   "Thread,Time,Action" (a CSV header)      → RAPIDS RMM logging_resource_adaptor log
+//   "\x89HBT\r\n\x1a\n" or a zstd frame      → the .hbt binary trace (trace/binary/format.h)
 //   anything else                            → the text format v1
 //
 // A new format adds a test on its magic bytes here and nothing else. Pipes and
@@ -19,8 +20,8 @@
 
 namespace hbmsim {
 
-enum class TraceFormat : uint8_t { kText, kTorchSnapshot, kRmmLog };
-std::string_view TraceFormatName(TraceFormat f);  // "text", "torch-snapshot", "rmm-log"
+enum class TraceFormat : uint8_t { kText, kTorchSnapshot, kRmmLog, kBinary };
+std::string_view TraceFormatName(TraceFormat f);  // "text", "torch-snapshot", "rmm-log", "binary"
 
 // Looks at the first bytes of `path`. Errors name the file.
 absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
