@@ -1,0 +1,67 @@
+// `hbmsim compare`: one row per allocator over the same in-memory trace.
+//
+// Measures (shared/reference/tpu-and-xla.md §4), at the limit L:
+//   failures                  oom and fragmentation, replaying on after each
+//   peak_bytes_in_use         the allocator's own (block sizes, rounding included)
+//   peak_pool_bytes           what it held from the device at most
+//   frag_at_first_failure     BFC's (free − largest free) / free with the two
+//                             numbers of the first failed request
+//   frag_at_peak              the same, right after the event that first reached
+//                             peak bytes in use (free = limit − in use − reserved;
+//                             largest free = the largest request that would fit)
+//   utilization               peak_bytes_in_use / peak_pool_bytes
+//   heap_minus_lower_bound    min bytes_limit − peak live bytes (XLA's "total
+//                             fragmentation", with the minimum limit as the heap)
+//   jw_at_peak_live           Johnstone–Wilson #2: (pool − live) / live at the
+//                             event of peak live bytes (pool falls back to bytes in
+//                             use + reserved when a policy reports none)
+// A measure that does not apply (nothing failed, no pool) is absent (null, "-").
+#ifndef HBMSIM_SIM_WHATIF_COMPARISON_H_
+#define HBMSIM_SIM_WHATIF_COMPARISON_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "sim/config/allocator_config.h"
+#include "sim/whatif/size_search.h"
+
+namespace hbmsim {
+
+struct AtLimit {
+  uint64_t failures = 0, oom = 0, fragmentation = 0;
+  int64_t peak_bytes_in_use = 0;
+  std::optional<int64_t> peak_pool_bytes;
+  std::optional<double> frag_at_first_failure, frag_at_peak, utilization, jw_at_peak_live;
+};
+
+struct CompareRow {
+  AllocatorConfig config;
+  SizeResult size;
+  std::optional<AtLimit> at_limit;  // only when a limit was given
+};
+
+// Sizes every configuration and, with a limit, replays it there in full.
+absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const CompactTrace& trace,
+                                                          const std::vector<AllocatorConfig>& configs,
+                                                          std::optional<Bytes> limit,
+                                                          const SizeOptions& options);
+
+std::string CompareText(const std::string& trace_path, const CompactTrace& trace, std::optional<Bytes> limit,
+                        const std::vector<CompareRow>& rows);
+nlohmann::ordered_json CompareJson(const std::string& trace_path, const CompactTrace& trace,
+                                   std::optional<Bytes> limit, const std::vector<CompareRow>& rows);
+
+// Baseline versus candidate: the same allocator over two traces.
+std::string BaselineCandidateText(const std::string& baseline, const std::string& candidate,
+                                  const CompactTrace& a, const CompactTrace& b, std::optional<Bytes> limit,
+                                  const CompareRow& ra, const CompareRow& rb);
+nlohmann::ordered_json BaselineCandidateJson(const CompactTrace& a, const CompactTrace& b,
+                                             std::optional<Bytes> limit, const CompareRow& ra,
+                                             const CompareRow& rb);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_WHATIF_COMPARISON_H_

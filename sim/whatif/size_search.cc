@@ -1,0 +1,146 @@
+#include "sim/whatif/size_search.h"
+
+#include <algorithm>
+#include <map>
+
+#include "sim/whatif/thread_pool.h"
+
+namespace hbmsim {
+namespace {
+
+// Grid points beyond this are not tried: 2^62 bytes is past any device.
+constexpr uint64_t kCap = uint64_t{1} << 62;
+
+class Search {
+ public:
+  Search(const CompactTrace& trace, const AllocatorMaker& maker, const SizeOptions& options)
+      : trace_(trace), maker_(maker), options_(options), base_(trace.peak_live_bytes.value()) {}
+
+  absl::StatusOr<SizeResult> Run() {
+    SizeResult out;
+    out.peak_live_bytes = trace_.peak_live_bytes;
+    std::optional<uint64_t> pass;
+    for (int round = 0; !pass; ++round) {
+      const std::vector<uint64_t> ks = BracketRound(round);
+      if (ks.empty()) break;  // past the cap: nothing fits
+      if (absl::Status s = Probe(ks); !s.ok()) return s;
+      pass = SmallestPass();
+    }
+    if (!pass) return Finish(out);
+    while (true) {
+      const uint64_t hi = *SmallestPass();
+      const std::optional<uint64_t> lo = LargestFailBelow(hi);
+      const uint64_t from = lo ? *lo + 1 : 0;
+      if (from >= hi) break;
+      std::vector<uint64_t> ks;
+      for (int q = 1; q <= 3; ++q) ks.push_back(from + (hi - from) * q / 4);
+      if (absl::Status s = Probe(ks); !s.ok()) return s;
+    }
+    return Verify(out);
+  }
+
+ private:
+  uint64_t LimitOf(uint64_t k) const { return base_ + k * options_.resolution; }
+
+  // Grid indices of round `round` of the bracket phase, strictly increasing.
+  std::vector<uint64_t> BracketRound(int round) {
+    static constexpr double kFactors[2][4] = {{1, 1.0625, 1.125, 1.25}, {1.5, 2, 3, 4}};
+    std::vector<uint64_t> ks;
+    for (int i = 0; i < 4; ++i) {
+      const double f = round < 2 ? kFactors[round][i]
+                                 : 4.0 * static_cast<double>(uint64_t{1} << (4 * (round - 2) + i + 1));
+      const double limit = static_cast<double>(std::max<uint64_t>(base_, options_.resolution)) * f;
+      if (limit >= static_cast<double>(kCap)) break;
+      uint64_t k = static_cast<uint64_t>((limit - static_cast<double>(base_)) /
+                                         static_cast<double>(options_.resolution));
+      if (round == 0 && i == 0) k = 0;
+      k = std::max(k, next_k_);
+      ks.push_back(k);
+      next_k_ = k + 1;
+    }
+    return ks;
+  }
+
+  absl::Status Probe(const std::vector<uint64_t>& ks) {
+    std::vector<absl::StatusOr<TrialResult>> results(ks.size(), absl::UnknownError("not run"));
+    ParallelFor(ks.size(), options_.jobs, [&](size_t i) {
+      results[i] = RunTrial(trace_, maker_, Bytes(LimitOf(ks[i])), TrialOptions{});
+    });
+    for (size_t i = 0; i < ks.size(); ++i) {
+      if (!results[i].ok()) return results[i].status();
+      tried_[ks[i]] = results[i]->ok();
+    }
+    return absl::OkStatus();
+  }
+
+  std::optional<uint64_t> SmallestPass() const {
+    for (const auto& [k, ok] : tried_) {
+      if (ok) return k;
+    }
+    return std::nullopt;
+  }
+  std::optional<uint64_t> LargestFailBelow(uint64_t hi) const {
+    std::optional<uint64_t> lo;
+    for (const auto& [k, ok] : tried_) {
+      if (k < hi && !ok) lo = k;
+    }
+    return lo;
+  }
+
+  absl::StatusOr<SizeResult> Verify(SizeResult& out) {
+    const uint64_t answer = *SmallestPass();
+    std::vector<uint64_t> window;
+    for (uint64_t k = answer + 1; k <= answer + 3; ++k) {
+      if (!tried_.contains(k)) window.push_back(k);
+    }
+    absl::StatusOr<TrialResult> full = absl::UnknownError("not run");
+    std::vector<absl::StatusOr<TrialResult>> results(window.size(), absl::UnknownError("not run"));
+    ParallelFor(window.size() + 1, options_.jobs, [&](size_t i) {
+      if (i == 0) {
+        full = RunTrial(trace_, maker_, Bytes(LimitOf(answer)), TrialOptions{false, {}, {}});
+      } else {
+        results[i - 1] = RunTrial(trace_, maker_, Bytes(LimitOf(window[i - 1])), TrialOptions{});
+      }
+    });
+    if (!full.ok()) return full.status();
+    if (!full->ok()) {
+      return absl::InternalError("the verifying replay at the answer failed although its probe passed");
+    }
+    for (size_t i = 0; i < window.size(); ++i) {
+      if (!results[i].ok()) return results[i].status();
+      tried_[window[i]] = results[i]->ok();
+    }
+    out.found = true;
+    out.min_bytes_limit = Bytes(LimitOf(answer));
+    out.verified = *full;
+    for (const auto& [k, ok] : tried_) {
+      if (k > answer && !ok) {
+        out.non_monotonic = Bytes(LimitOf(k));
+        break;
+      }
+    }
+    if (base_ > 0) out.overhead = static_cast<double>(LimitOf(answer)) / static_cast<double>(base_) - 1.0;
+    return Finish(out);
+  }
+
+  SizeResult Finish(SizeResult& out) const {
+    for (const auto& [k, ok] : tried_) out.probes.push_back({Bytes(LimitOf(k)), ok});
+    return out;
+  }
+
+  const CompactTrace& trace_;
+  const AllocatorMaker& maker_;
+  const SizeOptions options_;
+  const uint64_t base_;
+  uint64_t next_k_ = 0;
+  std::map<uint64_t, bool> tried_;  // grid index -> passed; ordered, so results are deterministic
+};
+
+}  // namespace
+
+absl::StatusOr<SizeResult> FindMinLimit(const CompactTrace& trace, const AllocatorMaker& maker,
+                                        const SizeOptions& options) {
+  return Search(trace, maker, options).Run();
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,55 @@
+// `hbmsim size`: the smallest bytes_limit at which a trace replays with no
+// failed allocation, for one allocator configuration.
+//
+// The candidates are the grid L0 + k·resolution (k >= 0), where L0 is the
+// trace's peak live bytes: no allocator fits below it. Allocators are not
+// monotonic in the limit (a larger pool can fragment differently), so the
+// search is: bracket, narrow, verify.
+//   bracket  rounds of 4 probes at growing factors of L0 (1, 1.0625, 1.125,
+//            1.25; then 1.5, 2, 3, 4; then ×16 per round) until one passes;
+//   narrow   rounds of 3 probes splitting (largest failing, smallest passing)
+//            into quarters, down to one grid step;
+//   verify   a full replay at the answer (it must pass) plus the next 3 grid
+//            points, to catch a larger limit that fails.
+// Every probe is a trial that stops at its first failure. The probes of a
+// round run in parallel; which probes are made never depends on --jobs, so
+// the result is the same for every --jobs. `non_monotonic` is the smallest
+// limit above the answer that was tried and failed.
+#ifndef HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
+#define HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/whatif/trial.h"
+
+namespace hbmsim {
+
+struct SizeOptions {
+  uint64_t resolution = 256;  // > 0
+  int jobs = 1;
+};
+
+struct SizeProbe {
+  Bytes limit;
+  bool ok = false;
+};
+
+struct SizeResult {
+  bool found = false;  // false: no limit up to the search's cap fits
+  Bytes min_bytes_limit;
+  Bytes peak_live_bytes;
+  double overhead = 0;  // min / peak_live − 1 (0 when peak live is 0)
+  std::optional<Bytes> non_monotonic;
+  std::vector<SizeProbe> probes;  // every limit tried, ascending
+  TrialResult verified;           // the full replay at the answer
+};
+
+absl::StatusOr<SizeResult> FindMinLimit(const CompactTrace& trace, const AllocatorMaker& maker,
+                                        const SizeOptions& options);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_

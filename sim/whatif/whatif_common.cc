@@ -1,0 +1,60 @@
+#include "sim/whatif/whatif_common.h"
+
+#include <variant>
+
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator,
+                                                const std::vector<std::string>& sets) {
+  absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator);
+  if (!c.ok()) return c.status();
+  for (const std::string& kv : sets) {
+    if (absl::Status s = ApplySetOption(*c, kv); !s.ok()) return s;
+  }
+  return c;
+}
+
+absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view list) {
+  std::vector<AllocatorConfig> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view entry = list.substr(start, comma - start);
+    std::vector<std::string> parts;
+    size_t p = 0;
+    while (p <= entry.size()) {
+      const size_t colon = std::min(entry.find(':', p), entry.size());
+      parts.emplace_back(entry.substr(p, colon - p));
+      p = colon + 1;
+    }
+    if (parts[0].empty())
+      return absl::InvalidArgumentError(fmt::format("--allocators {}: empty entry", list));
+    absl::StatusOr<AllocatorConfig> c =
+        ResolveWithSets(parts[0], std::vector<std::string>(parts.begin() + 1, parts.end()));
+    if (!c.ok()) return c.status();
+    out.push_back(*std::move(c));
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config) {
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : config.options.entries()) {
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, Bytes>) {
+            options[name] = v.value();
+          } else {
+            options[name] = v;
+          }
+        },
+        value);
+  }
+  return {{"name", config.policy->name}, {"options", options}};
+}
+
+}  // namespace hbmsim
