@@ -1,0 +1,168 @@
+// Macro benchmarks: replay a generated churn trace (10 M events by default,
+// HBMSIM_BENCH_EVENTS to change) through every registered policy, from the
+// .hbt form and from text, against a `null` policy that only counts (the
+// floor: decoding, validation and the engine's bookkeeping). Also the bare
+// parse throughput of both formats. Rates are per CPU second of this thread,
+// since wall time on a shared machine measures the neighbours.
+//
+//   build-scale/bench/replay/replay_bench --benchmark_min_time=1x
+#include <time.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "fmt/format.h"
+#include "sim/config/allocator_config.h"
+#include "sim/config/policy_registry.h"
+#include "sim/engine/open_trace.h"
+#include "sim/engine/replay_engine.h"
+#include "trace/binary/trace_sink.h"
+#include "trace/gen/generators.h"
+
+namespace hbmsim {
+namespace {
+
+constexpr Bytes kLimit = Bytes::GiB(64);
+
+// Counts and hands out fresh addresses; never refuses, never searches.
+class NullAllocator : public Allocator {
+ public:
+  std::string_view name() const override { return "null"; }
+  AllocResult Allocate(const AllocRequest& req) override {
+    AllocResult r;
+    r.handle = Handle(req.id.value());
+    r.has_offset = true;
+    r.offset = next_;
+    r.size = r.rounded = req.bytes;
+    next_ = next_ + req.bytes;
+    ++allocs_;
+    return r;
+  }
+  void Free(Handle) override { ++frees_; }
+  AllocatorStats GetStats() const override {
+    AllocatorStats s;
+    s.num_allocs = static_cast<int64_t>(allocs_);
+    return s;
+  }
+  void WalkMemoryMap(MemoryMapVisitor&) const override {}
+  absl::Status CheckInvariants() const override { return absl::OkStatus(); }
+
+ private:
+  Offset next_;
+  uint64_t allocs_ = 0;
+  uint64_t frees_ = 0;
+};
+
+double CpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+uint64_t BenchEvents() {
+  const char* env = std::getenv("HBMSIM_BENCH_EVENTS");
+  return env != nullptr ? std::strtoull(env, nullptr, 10) : 10000000;
+}
+
+// The generated trace in `format`, written once per event count and seed.
+std::string TracePath(const std::string& ext) {
+  const uint64_t n = BenchEvents();
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/hbmsim_bench";
+  std::filesystem::create_directories(dir);
+  const std::string path = fmt::format("{}/churn_{}_seed1.{}", dir, n, ext);
+  if (std::filesystem::exists(path)) return path;
+  gen::ChurnParams p;
+  p.events = n;
+  p.seed = 1;
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    std::unique_ptr<TraceSink> sink = *MakeTraceSink(out, ext == "hbt" ? "binary" : "text");
+    (void)sink->WriteHeader(gen::Metadata(p));
+    (void)gen::GenerateChurn(p, [&](const Event& e) { return sink->Write(e); });
+    (void)sink->Finish();
+  }
+  std::filesystem::rename(tmp, path);
+  return path;
+}
+
+double g_null_rate[2] = {0, 0};  // events per CPU second of the null replay: binary, text
+
+void BM_Parse(benchmark::State& state, std::string ext) {
+  const std::string path = TracePath(ext);
+  uint64_t events = 0;
+  for (auto _ : state) {
+    std::unique_ptr<EventReader> reader = *OpenTrace(path);
+    Event e;
+    while (*reader->Next(e)) ++events;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+  state.SetBytesProcessed(static_cast<int64_t>(std::filesystem::file_size(path) * state.iterations()));
+}
+
+void BM_Replay(benchmark::State& state, std::string policy, std::string ext) {
+  const std::string path = TracePath(ext);
+  uint64_t events = 0;
+  double cpu = 0;
+  for (auto _ : state) {
+    std::unique_ptr<Allocator> allocator;
+    if (policy == "null") {
+      allocator = std::make_unique<NullAllocator>();
+    } else {
+      AllocatorConfig config = DefaultConfig(*BuiltinPolicies().Find(policy));
+      absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(config, kLimit);
+      if (!a.ok()) {
+        state.SkipWithError(std::string(a.status().message()).c_str());
+        return;
+      }
+      allocator = *std::move(a);
+    }
+    std::unique_ptr<EventReader> reader = *OpenTrace(path);
+    ReplayEngine engine(*allocator, ReplayOptions{});
+    const double start = CpuSeconds();
+    absl::StatusOr<ReplaySummary> summary = engine.Run(*reader);
+    cpu += CpuSeconds() - start;
+    if (!summary.ok()) {
+      state.SkipWithError(std::string(summary.status().message()).c_str());
+      return;
+    }
+    events += summary->events_read;
+    state.counters["failures"] = static_cast<double>(summary->failures);
+  }
+  const double rate = static_cast<double>(events) / cpu;
+  double& floor = g_null_rate[ext == "hbt" ? 0 : 1];
+  if (policy == "null") floor = rate;
+  state.counters["Mevents_per_cpu_s"] = rate / 1e6;
+  if (floor > 0) state.counters["vs_null"] = rate / floor;
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+}
+
+void RegisterAll() {
+  for (const std::string ext : {"hbt", "trace"}) {
+    benchmark::RegisterBenchmark(fmt::format("Parse/{}", ext).c_str(), BM_Parse, ext)
+        ->Unit(benchmark::kMillisecond)
+        ->MeasureProcessCPUTime();
+    benchmark::RegisterBenchmark(fmt::format("Replay/null/{}", ext).c_str(), BM_Replay, "null", ext)
+        ->Unit(benchmark::kMillisecond);
+    for (const PolicySpec& policy : BuiltinPolicies().policies()) {
+      benchmark::RegisterBenchmark(fmt::format("Replay/{}/{}", policy.name, ext).c_str(), BM_Replay,
+                                   policy.name, ext)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hbmsim
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  hbmsim::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
