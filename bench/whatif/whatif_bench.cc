@@ -1,0 +1,107 @@
+// The cost of `hbmsim size` as a multiple of one full replay of the same
+// trace (issue 5's target: <= 12x). The trace is generated: 1,000,000 events
+// (500,000 allocs and their frees), a working set of about 1,500 live buffers
+// with log-uniform sizes from 256 B to 16 MiB, seeded (seed printed).
+//
+// BM_FullReplay   hbmsim replay's path: OpenTrace + ReplayEngine + bfc, the
+//                 text parsed as it streams.
+// BM_Size         hbmsim size's path: read once into a CompactTrace, then the
+//                 search (every probe a trial, --jobs = all cores).
+// The ratio is the two wall times divided (`size_over_replay` counter of
+// BM_SizeOverReplay, which times both back to back).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "fmt/format.h"
+#include "sim/config/allocator_config.h"
+#include "sim/engine/open_trace.h"
+#include "sim/engine/replay_engine.h"
+#include "sim/whatif/compact_trace.h"
+#include "sim/whatif/size_search.h"
+#include "sim/whatif/thread_pool.h"
+
+namespace hbmsim {
+namespace {
+
+constexpr uint64_t kSeed = 20261122;
+constexpr int kEvents = 1'000'000;
+
+const std::string& TracePath() {
+  static const std::string path = [] {
+    const std::string p = "/tmp/hbmsim_whatif_bench.trace";
+    std::mt19937_64 rng(kSeed);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::ofstream out(p, std::ios::binary);
+    out << "# hbmsim-trace v1\n";
+    std::vector<uint64_t> live;
+    uint64_t next = 1;
+    int events = 0;
+    while (events < kEvents) {
+      const bool do_free =
+          !live.empty() && (live.size() > 1500 || (events + live.size() >= kEvents) || unit(rng) < 0.5);
+      if (do_free) {
+        const size_t i = rng() % live.size();
+        out << "free " << live[i] << "\n";
+        live[i] = live.back();
+        live.pop_back();
+      } else {
+        const uint64_t bytes = static_cast<uint64_t>(std::exp2(8 + 16 * unit(rng)));
+        out << "alloc " << next << " " << bytes << "\n";
+        live.push_back(next++);
+      }
+      ++events;
+    }
+    std::fprintf(stderr, "whatif_bench: %d events, seed %llu, %s\n", events,
+                 static_cast<unsigned long long>(kSeed), p.c_str());
+    return p;
+  }();
+  return path;
+}
+
+AllocatorConfig Bfc() { return *ResolveAllocator(BuiltinPolicies(), "bfc"); }
+
+double FullReplaySeconds(Bytes limit) {
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<EventReader> reader = *OpenTrace(TracePath());
+  std::unique_ptr<Allocator> a = *BuildAllocator(Bfc(), limit);
+  ReplayEngine engine(*a, ReplayOptions{});
+  benchmark::DoNotOptimize(engine.Run(*reader));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double SizeSeconds(uint64_t* min_limit, uint64_t* probes) {
+  const auto start = std::chrono::steady_clock::now();
+  const CompactTrace trace = *LoadCompactTrace(TracePath(), std::nullopt);
+  const SizeResult r =
+      *FindMinLimit(trace, MakeAllocatorMaker(Bfc(), trace), SizeOptions{256, DefaultJobs()});
+  *min_limit = r.min_bytes_limit.value();
+  *probes = r.probes.size();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void BM_SizeOverReplay(benchmark::State& state) {
+  uint64_t min_limit = 0, probes = 0;
+  double replay = 0, size = 0;
+  for (auto _ : state) {
+    size = SizeSeconds(&min_limit, &probes);
+    replay = FullReplaySeconds(Bytes(min_limit));  // the full replay at the answer: every event replayed
+  }
+  state.counters["replay_s"] = replay;
+  state.counters["size_s"] = size;
+  state.counters["size_over_replay"] = size / replay;
+  state.counters["min_bytes_limit"] = static_cast<double>(min_limit);
+  state.counters["probes"] = static_cast<double>(probes);
+  state.counters["jobs"] = DefaultJobs();
+}
+BENCHMARK(BM_SizeOverReplay)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+}  // namespace
+}  // namespace hbmsim
+
+BENCHMARK_MAIN();
