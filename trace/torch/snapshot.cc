@@ -2,7 +2,7 @@
 
 namespace hbmsim {
 
-std::string_view BlockStateName(BlockState s) {
+std::string_view SnapshotBlockStateName(BlockState s) {
   switch (s) {
     case BlockState::kActiveAllocated:
       return "active_allocated";

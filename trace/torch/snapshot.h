@@ -38,7 +38,7 @@ enum class BlockState : uint8_t {
   kActivePendingFree,  // "active_pending_free" (docs: "active_awaiting_free"): freed, stream uses pending
   kInactive,           // "inactive": free, cached in the pool
 };
-std::string_view BlockStateName(BlockState s);
+std::string_view SnapshotBlockStateName(BlockState s);
 
 struct SnapshotBlock {
   Offset address;
