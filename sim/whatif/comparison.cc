@@ -57,7 +57,8 @@ nlohmann::ordered_json Json(const std::optional<double>& v) {
 
 std::string Label(const AllocatorConfig& c) {
   const std::string options = EffectiveOptionsText(c);
-  return options.empty() ? c.policy->name : fmt::format("{} ({})", c.policy->name, options);
+  return options.empty() || options == "(none)" ? c.policy->name
+                                                : fmt::format("{} ({})", c.policy->name, options);
 }
 
 nlohmann::ordered_json RowJson(const CompareRow& r) {
@@ -116,11 +117,12 @@ std::string CompareText(const std::string& trace_path, const CompactTrace& trace
   out += fmt::format("  peak live bytes: {}\n", trace.peak_live_bytes.value());
   out += fmt::format("  limit L:         {}\n\n",
                      limit ? fmt::format("{}", limit->value()) : "- (no --bytes-limit)");
-  out += fmt::format("{:<40} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
+  out += fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
                      "allocator", "min_limit", "overhead", "failures", "oom", "frag", "peak_in_use",
                      "peak_pool", "frag@fail", "frag@peak", "util", "heap-lb", "jw@live");
   for (const CompareRow& r : rows) {
-    const std::string label = Label(r.config) + (r.size.non_monotonic ? " !" : "");
+    // Options are listed under the table: they would break the columns.
+    const std::string label = r.config.policy->name + (r.size.non_monotonic ? " !" : "");
     const std::string min = r.size.found ? fmt::format("{}", r.size.min_bytes_limit.value()) : "none";
     const std::string overhead = r.size.found ? fmt::format("{:.4f}", r.size.overhead) : "-";
     const std::string heap_lb =
@@ -128,17 +130,19 @@ std::string CompareText(const std::string& trace_path, const CompactTrace& trace
                      : "-";
     if (!r.at_limit) {
       out +=
-          fmt::format("{:<40} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
+          fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
                       label, min, overhead, "-", "-", "-", "-", "-", "-", "-", "-", heap_lb, "-");
       continue;
     }
     const AtLimit& m = *r.at_limit;
-    out += fmt::format("{:<40} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
+    out += fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
                        label, min, overhead, m.failures, m.oom, m.fragmentation, m.peak_bytes_in_use,
                        m.peak_pool_bytes ? fmt::format("{}", *m.peak_pool_bytes) : "-",
                        Num(m.frag_at_first_failure), Num(m.frag_at_peak), Num(m.utilization), heap_lb,
                        Num(m.jw_at_peak_live));
   }
+  out += "\noptions:\n";
+  for (const CompareRow& r : rows) out += fmt::format("  {}\n", Label(r.config));
   for (const CompareRow& r : rows) {
     if (r.size.non_monotonic) {
       out +=
