@@ -80,6 +80,23 @@ TEST(SizeCliTest, BadArgumentsExitTwoWithOneLine) {
   }
 }
 
+TEST(ReplayCliTest, OfflineReplaysItsPlanWhenGivenTheTraceAgain) {
+  const std::string trace = "configs/examples/fragmentation.trace";
+  // The 96 MiB request that fragments bfc fits: the plan left room for it.
+  const testing::CliRun r = RunHbmsim("replay " + trace + " --allocator offline --set trace=" + trace +
+                                      " --bytes-limit 256MiB --paranoid");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  outcome:    0 of 6 allocations failed (0 oom, 0 fragmentation)\n"),
+            std::string::npos)
+      << r.out;
+  const testing::CliRun bare = RunHbmsim("replay " + trace + " --allocator offline --bytes-limit 256MiB");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_EQ(
+      bare.err,
+      "hbmsim replay: --allocator offline: offline needs the whole future: pass --set trace=PATH (the same "
+      "trace; it is read twice)\n");
+}
+
 TEST(CompareCliTest, BaselineVersusCandidateShowsEachDelta) {
   const std::string base = TempPath("base.trace");
   const std::string cand = TempPath("cand.trace");
