@@ -41,12 +41,15 @@ std::string CellTitle(const MapCell& c) {
 
 // The waste of a single held block is drawn as the lower third of its tail,
 // in proportion to size − requested (at least one pixel when there is any).
+// A single block 3 px or wider leaves its last pixel blank, so neighbouring
+// blocks of the same state read as separate blocks.
 std::string Cell(const MapCell& c) {
-  std::string out = Span(c.begin, c.end, StateColour(c.state), 0, kRowH, CellTitle(c));
-  if (c.waste == 0 || c.bytes == 0) return out;
   const uint64_t units = c.end - c.begin;
+  const uint64_t end = c.blocks == 1 && units >= 3 ? c.end - 1 : c.end;
+  std::string out = Span(c.begin, end, StateColour(c.state), 0, kRowH, CellTitle(c));
+  if (c.waste == 0 || c.bytes == 0) return out;
   const uint64_t w = std::max<uint64_t>(1, units * c.waste / c.bytes);
-  out += Span(c.end - std::min(w, units), c.end, kWasteColour, kRowH * 2 / 3, kRowH - kRowH * 2 / 3, "");
+  out += Span(end - std::min(w, end - c.begin), end, kWasteColour, kRowH * 2 / 3, kRowH - kRowH * 2 / 3, "");
   return out;
 }
 
