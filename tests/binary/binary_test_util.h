@@ -23,6 +23,10 @@ inline std::string FileBytes(const std::string& path) {
   return s.str();
 }
 
+inline void WriteFileBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
 // Every event of `reader` into `write`; the first error of either side.
 template <typename Write>
 absl::Status Pump(EventReader& reader, Write write) {
