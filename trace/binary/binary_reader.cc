@@ -182,7 +182,7 @@ absl::StatusOr<bool> BinaryTraceReader::Next(Event& e) {
   return true;
 }
 
-Decode BinaryTraceReader::DecodeEvent(Cursor& c, Event& e) {
+[[gnu::always_inline]] inline Decode BinaryTraceReader::DecodeEvent(Cursor& c, Event& e) {
   uint8_t head = 0;
   HBT_TRY(c.Byte(head));
   const uint8_t kind = head & hbt::kKindMask;
@@ -213,7 +213,8 @@ Decode BinaryTraceReader::DecodeEvent(Cursor& c, Event& e) {
   return Decode::kOk;
 }
 
-Decode BinaryTraceReader::DecodeId(Cursor& c, uint8_t kind, DeltaState& s, Event& e) {
+[[gnu::always_inline]] inline Decode BinaryTraceReader::DecodeId(Cursor& c, uint8_t kind, DeltaState& s,
+                                                                 Event& e) {
   if (kind == static_cast<uint8_t>(EventKind::kMark)) {
     e.id = 0;
     HBT_TRY(DecodeString(c, "mark label", e.label));
@@ -232,7 +233,8 @@ Decode BinaryTraceReader::DecodeId(Cursor& c, uint8_t kind, DeltaState& s, Event
   return Decode::kOk;
 }
 
-Decode BinaryTraceReader::DecodeAttributes(Cursor& c, uint8_t head, uint8_t ext, DeltaState& s, Event& e) {
+[[gnu::always_inline]] inline Decode BinaryTraceReader::DecodeAttributes(Cursor& c, uint8_t head, uint8_t ext,
+                                                                         DeltaState& s, Event& e) {
   const uint8_t kind = head & hbt::kKindMask;
   const bool is_alloc = kind == static_cast<uint8_t>(EventKind::kAlloc);
   e.time_us.reset();
