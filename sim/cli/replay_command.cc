@@ -16,6 +16,7 @@
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
 #include "sim/viz/viz_outputs.h"
+#include "sim/torch_replay/snapshot_replay.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -40,6 +41,9 @@ class ReplayCommand : public Command {
   std::optional<Failure> ResolveLimit(const AllocatorConfig& config, const EventReader& reader, Bytes& limit,
                                       std::string& source) const;
   std::optional<Failure> ParseOptions(ReplayOptions& options) const;
+  std::optional<Failure> OpenSnapshot(const ReplayOptions& options);
+  std::optional<Failure> SnapshotLimit(const AllocatorConfig& config, Bytes& limit,
+                                       std::string& source) const;
   std::optional<Failure> Replay(ReplayReportInput& report);
   void NoteRecordedCheck(const ReplaySummary& s) const;
   std::optional<Failure> WriteJson(const ReplayReportInput& report) const;
@@ -55,6 +59,7 @@ class ReplayCommand : public Command {
   bool paranoid_ = false;
   bool check_recorded_ = false;
   viz::VizFlags viz_;
+  std::unique_ptr<SnapshotReplay> snapshot_;  // set when TRACE is a PyTorch snapshot
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -67,7 +72,7 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_option(
       "--bytes-limit", bytes_limit_,
       "the allocator's memory limit: bytes or units (16GiB, 512MiB, 16GB); overrides the config and the "
-      "trace's `# device_bytes:`");
+      "trace's `# device_bytes:`; `auto`: a snapshot's reserved bytes at its recorded OOM + device_free");
   app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--placements", placements_,
@@ -92,6 +97,7 @@ void ReplayCommand::Configure(CLI::App& app) {
 std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator_);
   if (!c.ok()) return BadInput(c.status());
+  if (snapshot_) snapshot_->Configure(*c);  // the recording's settings, under --set
   for (const std::string& kv : sets_) {
     if (absl::Status s = ApplySetOption(*c, kv); !s.ok()) return BadInput(s);
   }
@@ -103,6 +109,9 @@ std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const 
 // trace's `# device_bytes:` metadata; otherwise a usage error.
 std::optional<Failure> ReplayCommand::ResolveLimit(const AllocatorConfig& config, const EventReader& reader,
                                                    Bytes& limit, std::string& source) const {
+  if (bytes_limit_ == "auto" || (bytes_limit_.empty() && !config.bytes_limit && snapshot_)) {
+    return SnapshotLimit(config, limit, source);
+  }
   if (!bytes_limit_.empty()) {
     absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
     if (!b.ok())
@@ -132,6 +141,36 @@ std::optional<Failure> ReplayCommand::ResolveLimit(const AllocatorConfig& config
       fmt::format("no memory limit: pass --bytes-limit, set bytes_limit in the allocator config, or "
                   "record `# device_bytes: N` in {}",
                   trace_)};
+}
+
+// A snapshot with an `oom` entry implies the device's capacity (reserved at
+// the OOM + the free bytes cudaMemGetInfo reported); without one the torch
+// policy runs unlimited, as the recorded job never hit the capacity.
+std::optional<Failure> ReplayCommand::SnapshotLimit(const AllocatorConfig& config, Bytes& limit,
+                                                    std::string& source) const {
+  if (snapshot_ && snapshot_->oom_capacity()) {
+    limit = snapshot_->oom_capacity()->capacity;
+    source = "auto (reserved at the recorded OOM + its device_free)";
+    return std::nullopt;
+  }
+  if (bytes_limit_.empty() && snapshot_ && config.policy->name == "torch") {
+    limit = Bytes::Max();
+    source = "none: unlimited (the snapshot records no OOM)";
+    return std::nullopt;
+  }
+  return Failure{kExitBadInput,
+                 snapshot_ ? fmt::format("--bytes-limit: {} records no oom on device {}; pass a size", trace_,
+                                         snapshot_->device().value())
+                           : std::string("--bytes-limit auto: only for PyTorch snapshots with an oom entry")};
+}
+
+std::optional<Failure> ReplayCommand::OpenSnapshot(const ReplayOptions& options) {
+  absl::StatusOr<TraceFormat> format = DetectTraceFormat(trace_);
+  if (!format.ok() || *format != TraceFormat::kTorchSnapshot) return std::nullopt;  // OpenTrace reports it
+  absl::StatusOr<std::unique_ptr<SnapshotReplay>> s = SnapshotReplay::Open(trace_, options.device);
+  if (!s.ok()) return BadInput(s.status());
+  snapshot_ = *std::move(s);
+  return std::nullopt;
 }
 
 std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options) const {
@@ -167,7 +206,9 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
 std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report) const {
   if (json_.empty()) return std::nullopt;
   std::ofstream out(json_, std::ios::binary | std::ios::trunc);
-  out << JsonReport(report).dump(2) << "\n";
+  nlohmann::ordered_json j = JsonReport(report);
+  if (snapshot_) j["torch_snapshot"] = snapshot_->JsonSection();
+  out << j.dump(2) << "\n";
   out.close();
   if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
   return std::nullopt;
@@ -175,11 +216,14 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report)
 
 std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   AllocatorConfig config;
-  if (auto f = LoadConfig(config)) return f;
   if (auto f = ParseOptions(report.options)) return f;
-  absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(trace_);
-  if (!reader.ok()) return BadInput(reader.status());
-  if (auto f = ResolveLimit(config, **reader, report.bytes_limit, report.limit_source)) return f;
+  if (auto f = OpenSnapshot(report.options)) return f;
+  if (auto f = LoadConfig(config)) return f;
+  absl::StatusOr<std::unique_ptr<EventReader>> opened = std::unique_ptr<EventReader>();
+  if (!snapshot_) opened = OpenTrace(trace_);
+  if (!opened.ok()) return BadInput(opened.status());
+  EventReader& reader = snapshot_ ? snapshot_->reader() : **opened;
+  if (auto f = ResolveLimit(config, reader, report.bytes_limit, report.limit_source)) return f;
   absl::StatusOr<std::unique_ptr<Allocator>> allocator = BuildAllocator(config, report.bytes_limit);
   if (!allocator.ok())
     return Failure{kExitBadInput,
@@ -190,13 +234,19 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
     if (!w.ok()) return BadInput(w.status());
     placements = *std::move(w);
   }
+  Allocator* driven = allocator->get();
+  if (snapshot_) {  // torch: the seeded initial state, behind an adapter
+    absl::StatusOr<Allocator*> prepared = snapshot_->Prepare(**allocator);
+    if (!prepared.ok()) return BadInput(prepared.status());
+    driven = *prepared;
+  }
   ReplayRecorder recorder(**allocator);
-  ReplayEngine engine(**allocator, report.options);
+  ReplayEngine engine(*driven, report.options);
   engine.AddObserver(&recorder);
   if (placements) engine.AddObserver(placements.get());
+  if (snapshot_) engine.AddObserver(snapshot_->observer());
   viz::VizOutputs viz(viz_);
-  absl::StatusOr<ReplaySummary> summary =
-      engine.Run(viz.Attach(**allocator, report.options, engine, **reader));
+  absl::StatusOr<ReplaySummary> summary = engine.Run(viz.Attach(*driven, report.options, engine, reader));
   if (!summary.ok()) {
     const bool internal = summary.status().code() == absl::StatusCode::kInternal;
     return Failure{
@@ -206,13 +256,15 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (placements) {
     if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(s);
   }
+  if (snapshot_) snapshot_->Finish(*summary);
   NoteRecordedCheck(*summary);
   report.trace = trace_;
   report.config = &config;
   report.allocator = allocator->get();
   report.summary = &*summary;
   report.recorder = &recorder;
-  const std::string text = TextReport(report);
+  std::string text = TextReport(report);
+  if (snapshot_) text += snapshot_->TextSection(check_recorded_);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (auto f = WriteJson(report)) return f;
   if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);

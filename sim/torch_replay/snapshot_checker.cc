@@ -1,0 +1,109 @@
+#include "sim/torch_replay/snapshot_checker.h"
+
+#include <algorithm>
+
+#include "allocator/torch/torch_messages.h"
+#include "fmt/format.h"
+
+namespace hbmsim {
+
+uint64_t SegmentComparison::matched() const {
+  uint64_t n = 0;
+  for (size_t k = 0; k < recorded.size() && k < simulated.size(); ++k) {
+    n += recorded[k].addr == simulated[k].addr && recorded[k].size == simulated[k].size;
+  }
+  return n;
+}
+
+std::optional<size_t> SegmentComparison::first_mismatch() const {
+  const size_t n = std::max(recorded.size(), simulated.size());
+  for (size_t k = 0; k < n; ++k) {
+    if (k >= recorded.size() || k >= simulated.size()) return k;
+    if (recorded[k].addr != simulated[k].addr || recorded[k].size != simulated[k].size) return k;
+  }
+  return std::nullopt;
+}
+
+void SnapshotChecker::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
+  if (e.tag == "preexisting") return;
+  if (e.tag == "oom") {
+    OnRecordedOom(index, e, r);
+    return;
+  }
+  if (!e.addr) return;
+  ++allocs_total_;
+  if (r.ok() && r.has_offset && r.offset.value() == *e.addr) {
+    ++allocs_matched_;
+    return;
+  }
+  if (first_alloc_mismatch_) return;
+  const std::string simulated =
+      r.ok() ? fmt::format("{:#x}", r.offset.value()) : std::string(AllocStatusName(r.status));
+  first_alloc_mismatch_ = AllocMismatch{index.value(), reader_.current_entry_index(), *e.addr, simulated};
+}
+
+// Called right after the request, while the policy still holds that state.
+void SnapshotChecker::OnRecordedOom(EventIndex index, const Event& e, const AllocResult& r) {
+  RecordedOom oom;
+  oom.event = index.value();
+  oom.entry = reader_.current_entry_index();
+  oom.size = e.bytes;
+  if (const std::optional<SideEntry> t = reader_.current_side()) oom.device_free = Bytes(t->device_free);
+  oom.result = r;
+  if (!r.ok() && torch_ != nullptr && torch_->last_oom()) {
+    oom.message = torch::FormatOutOfMemoryMessage(*torch_->last_oom());
+  }
+  ooms_.push_back(std::move(oom));
+}
+
+void SnapshotChecker::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
+  const SegmentRecord rec{e.offset.value(), e.bytes.value(), index.value(), std::nullopt};
+  if (e.kind == PolicyEventKind::kRegionAdded) segment_allocs_.simulated.push_back(rec);
+  if (e.kind == PolicyEventKind::kRegionExtended && e.detail == torch::kDetailMap)
+    maps_.simulated.push_back(rec);
+  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == torch::kDetailSegment) {
+    segment_frees_.simulated.push_back(rec);
+  }
+  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == torch::kDetailUnmap) {
+    unmaps_.simulated.push_back(rec);
+  }
+}
+
+void SnapshotChecker::OnMark(EventIndex index, std::string_view) {
+  const std::optional<SideEntry> t = reader_.current_side();
+  if (!t) return;
+  const SegmentRecord rec{t->addr, t->size, index.value(), reader_.current_entry_index()};
+  switch (t->action) {
+    case SideAction::kSegmentAlloc:
+      segment_allocs_.recorded.push_back(rec);
+      return;
+    case SideAction::kSegmentMap:
+      maps_.recorded.push_back(rec);
+      return;
+    case SideAction::kSegmentUnmap:
+      unmaps_.recorded.push_back(rec);
+      return;
+    case SideAction::kSegmentFree:
+      segment_frees_.recorded.push_back(rec);
+      // More segments freed than the policy released: no ladder of ours
+      // explains it, so it is the user's empty_cache().
+      if (torch_ != nullptr && segment_frees_.simulated.size() < segment_frees_.recorded.size()) {
+        torch_->EmptyCache();
+        ++empty_cache_calls_;
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+RecordedCheck SnapshotChecker::Check() const {
+  RecordedCheck c;
+  c.allocs_total = allocs_total_;
+  c.allocs_matched = allocs_matched_;
+  c.segments_total = segment_allocs_.recorded.size() + maps_.recorded.size();
+  c.segments_matched = segment_allocs_.matched() + maps_.matched();
+  return c;
+}
+
+}  // namespace hbmsim

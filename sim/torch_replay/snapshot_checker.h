@@ -1,0 +1,97 @@
+// Follows a snapshot replay event by event (a ReplayObserver), applies what
+// the recording did besides allocs and frees, and compares the simulation
+// with what the recording saw (docs/torch-model.md, "engine contract"):
+//
+//  * a recorded `segment_free` the policy has not matched yet is the user's
+//    torch.cuda.empty_cache(): TorchAllocator::EmptyCache() runs at once;
+//  * every trace alloc's simulated address against its recorded one;
+//  * the k-th simulated cudaMalloc (kRegionAdded) against the k-th recorded
+//    segment_alloc (address and size), the same for segment_map,
+//    segment_free and segment_unmap;
+//  * each recorded `oom` entry (an `alloc tag=oom`): the simulated outcome and,
+//    when it failed, PyTorch's OutOfMemoryError text for the simulated state.
+#ifndef HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_
+#define HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/torch/torch_allocator.h"
+#include "sim/engine/replay_engine.h"
+#include "trace/torch/snapshot_events.h"
+
+namespace hbmsim {
+
+// One recorded segment event, or one the policy did: (address, size) at an event.
+struct SegmentRecord {
+  uint64_t addr = 0;
+  uint64_t size = 0;
+  uint64_t event = 0;
+  std::optional<size_t> entry;  // device trace index (recorded side only)
+};
+
+// Recorded vs simulated, one kind of segment event.
+struct SegmentComparison {
+  std::vector<SegmentRecord> recorded;
+  std::vector<SegmentRecord> simulated;
+  uint64_t matched() const;
+  // The first k where they differ (or one side has no k-th event).
+  std::optional<size_t> first_mismatch() const;
+};
+
+struct AllocMismatch {
+  uint64_t event = 0;
+  std::optional<size_t> entry;
+  uint64_t recorded = 0;
+  std::string simulated;  // "0x7f...", or the failure verdict
+};
+
+struct RecordedOom {
+  uint64_t event = 0;
+  std::optional<size_t> entry;
+  Bytes size;         // the entry's (rounded) request
+  Bytes device_free;  // what cudaMemGetInfo said then
+  AllocResult result;
+  std::string message;  // PyTorch's text for the simulated state; empty if it fit
+};
+
+class SnapshotChecker : public ReplayObserver {
+ public:
+  // `torch` is null when another policy replays the snapshot: then nothing
+  // is released on segment_free and only addresses are compared.
+  SnapshotChecker(const SnapshotEventReader& reader, torch::TorchAllocator* torch)
+      : reader_(reader), torch_(torch) {}
+
+  void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
+  void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
+  void OnMark(EventIndex index, std::string_view label) override;
+
+  // allocs (trace allocs only; preexisting blocks are seeded, not placed) and
+  // segments (segment_alloc + segment_map), as cli-contract.md's recorded_check.
+  RecordedCheck Check() const;
+  const SegmentComparison& segment_allocs() const { return segment_allocs_; }
+  const SegmentComparison& segment_frees() const { return segment_frees_; }
+  const SegmentComparison& maps() const { return maps_; }
+  const SegmentComparison& unmaps() const { return unmaps_; }
+  const std::optional<AllocMismatch>& first_alloc_mismatch() const { return first_alloc_mismatch_; }
+  const std::vector<RecordedOom>& ooms() const { return ooms_; }
+  uint64_t empty_cache_calls() const { return empty_cache_calls_; }
+
+ private:
+  void OnRecordedOom(EventIndex index, const Event& e, const AllocResult& r);
+
+  const SnapshotEventReader& reader_;
+  torch::TorchAllocator* torch_;
+  uint64_t allocs_total_ = 0;
+  uint64_t allocs_matched_ = 0;
+  std::optional<AllocMismatch> first_alloc_mismatch_;
+  SegmentComparison segment_allocs_, segment_frees_, maps_, unmaps_;
+  std::vector<RecordedOom> ooms_;
+  uint64_t empty_cache_calls_ = 0;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_

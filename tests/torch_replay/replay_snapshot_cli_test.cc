@@ -1,0 +1,141 @@
+// `hbmsim replay SNAPSHOT --allocator torch` end to end (HBMSIM_BINARY): the
+// recorded addresses and segments reproduced (MANIFEST.md's rows), the
+// settings taken from the snapshot, the recorded OOM of the H100 job, and
+// every shipped snapshot loading.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_test_util.h"
+
+namespace hbmsim::testing {
+namespace {
+
+const std::string kDir = "../shared/torch_snapshots/";
+
+CliRun Replay(const std::string& file, const std::string& flags, const std::string& json) {
+  return RunHbmsim("replay " + kDir + file + " --allocator torch " + flags + " --json " + json);
+}
+
+TEST(ReplaySnapshotCliTest, SmallTraceFromEmptyIsExact) {
+  const std::string json = TempPath("small.json");
+  const CliRun r = Replay("small_trace_from_empty.pickle", "--check-recorded", json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":36,"allocs_total":36,"segments_matched":9,"segments_total":9})");
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 3781165056);
+  EXPECT_EQ(j["allocator"]["bytes_limit_source"], "none: unlimited (the snapshot records no OOM)");
+  EXPECT_NE(r.out.find("\nRecorded check: allocs 36/36, segments 9/9\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  segment_alloc   9/9 matched\n"), std::string::npos);
+  EXPECT_NE(r.out.find("| GPU reserved memory   |   3606 MiB |   3606 MiB |   3606 MiB |      0 B   |\n"),
+            std::string::npos);
+}
+
+// 96 segments and their live blocks are seeded; no new segment is needed.
+TEST(ReplaySnapshotCliTest, Gen5StartsFromItsRebuiltInitialState) {
+  const std::string json = TempPath("gen5.json");
+  const CliRun r = Replay("gen5_user_metadata_compile_context.pickle", "--check-recorded", json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":2162,"allocs_total":2162,"segments_matched":0,"segments_total":0})");
+  EXPECT_EQ(j["torch_snapshot"]["initial_segments"], 96);
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 4238344192);
+  EXPECT_EQ(j["counters"]["allocated_bytes.all.current"], 3072871424);
+}
+
+TEST(ReplaySnapshotCliTest, Cs336ForwardIsExact) {
+  const std::string json = TempPath("fwd.json");
+  const CliRun r = Replay("cs336_ctx128_forward.pickle", "--check-recorded", json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":2058,"allocs_total":2058,"segments_matched":289,"segments_total":289})");
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 19667091456);
+}
+
+// Device 1 of the H100 job at the capacity its OOM implies: the recorded OOM
+// comes back at its event as a capacity OOM, with PyTorch's message.
+TEST(ReplaySnapshotCliTest, H100ExpandableReproducesItsCapacityOom) {
+  const std::string json = TempPath("h100.json");
+  const CliRun r = Replay("h100x4_expandable_segments_oom.pickle", "--device 1 --check-recorded", json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["allocator"]["bytes_limit"], 84298432512);
+  EXPECT_EQ(j["allocator"]["options"]["expandable_segments"], true);
+  EXPECT_EQ(j["allocator"]["options"]["device_index"], 1);
+  ASSERT_EQ(j["failures"].size(), 1u);
+  EXPECT_EQ(j["failures"][0]["event"], 421);
+  EXPECT_EQ(j["failures"][0]["kind"], "oom");
+  EXPECT_EQ(j["failures"][0]["rounded"], 5308694528);
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":199,"allocs_total":199,"segments_matched":40,"segments_total":40})");
+  EXPECT_EQ(j["torch_snapshot"]["segment_unmap"].dump(), R"({"matched":6,"recorded":6,"simulated":6})");
+  const std::string message =
+      "    CUDA out of memory. Tried to allocate 4.95 GiB. GPU 1 has a total capacity of 78.51 GiB of which "
+      "91.25 MiB is free. Of the allocated memory 78.29 GiB is allocated by PyTorch, and 132.93 MiB is "
+      "reserved "
+      "by PyTorch but unallocated.";
+  const size_t at = r.out.find(
+      "  event 421 (device_traces[1][421]): recorded request 5308694528 B, recorded "
+      "device_free 95682560 B\n" +
+      message);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    hbmsim verdict: oom (rounded 5308694528 B, free ", at), std::string::npos);
+  EXPECT_NE(r.out.find("memory_summary() at the end of the replay:\n"), std::string::npos);
+}
+
+TEST(ReplaySnapshotCliTest, SetOverridesTheSnapshotSettings) {
+  const std::string json = TempPath("set.json");
+  const CliRun r = Replay("h100x4_expandable_segments_oom.pickle",
+                          "--device 1 --set expandable_segments=false --set device_index=5", json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["allocator"]["options"]["expandable_segments"], false);
+  EXPECT_EQ(j["allocator"]["options"]["device_index"], 5);
+}
+
+TEST(ReplaySnapshotCliTest, NoTraceForTheDeviceIsOneLineAndExit2) {
+  const CliRun r = RunHbmsim("replay " + kDir + "empty_4dev_expandable_maxsplit64.pickle --allocator torch");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "hbmsim replay: " + kDir +
+                       "empty_4dev_expandable_maxsplit64.pickle: no trace for device 0 (devices with traces: "
+                       "none)\n");
+  const CliRun dev3 =
+      RunHbmsim("replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 3");
+  EXPECT_EQ(dev3.exit_code, 2);
+  EXPECT_EQ(dev3.err,
+            "hbmsim replay: " + kDir +
+                "h100x4_expandable_segments_oom.pickle: no trace for device 3 (devices with traces: 0, "
+                "1, 2)\n");
+}
+
+TEST(ReplaySnapshotCliTest, BytesLimitAutoNeedsARecordedOom) {
+  const CliRun r =
+      RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --bytes-limit auto");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit: " + kDir +
+                       "small_trace_from_empty.pickle records no oom on device 0; pass a size\n");
+}
+
+// Every shipped file loads: traces replay (0 or 1), state-only files say
+// they have no trace (2). Small and mid-size files only; the large ones are
+// in the slow suite.
+TEST(ReplaySnapshotCliTest, EveryShippedSnapshotLoads) {
+  const std::vector<std::pair<std::string, int>> files = {
+      {"gen1_legacy_history_at_oom.pickle", 0},        {"segment_alloc_free_churn_4dev.pickle", 0},
+      {"gen5_medium_512_training.pickle", 0},          {"state_only_tiny.pickle", 2},
+      {"state_only_expandable_maxsplit128.pickle", 2}, {"gen2_segments_only_list.pkl", 2},
+  };
+  for (const auto& [file, code] : files) {
+    const CliRun r = RunHbmsim("replay " + kDir + file + " --allocator torch");
+    EXPECT_EQ(r.exit_code, code) << file << ": " << r.err;
+    if (code == 2) EXPECT_NE(r.err.find(": no trace for device "), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace hbmsim::testing

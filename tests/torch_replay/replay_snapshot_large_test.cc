@@ -1,0 +1,46 @@
+// `hbmsim replay SNAPSHOT --allocator torch --check-recorded` on the largest
+// recordings: MANIFEST.md's exact rows, through the binary (well under a second each).
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_test_util.h"
+
+namespace hbmsim::testing {
+namespace {
+
+nlohmann::json CheckRecorded(const std::string& file) {
+  const std::string json = TempPath("check.json");
+  const CliRun r = RunHbmsim("replay ../shared/torch_snapshots/" + file +
+                             " --allocator torch --check-recorded --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(ReadFile(json));
+}
+
+TEST(ReplaySnapshotLargeTest, Cs336FullstepIsExact) {
+  const nlohmann::json j = CheckRecorded("cs336_ctx128_fullstep.pickle");
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":6771,"allocs_total":6771,"segments_matched":783,"segments_total":783})");
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 61111009280);
+  EXPECT_EQ(j["counters"]["allocated_bytes.all.current"], 54873829888);
+}
+
+// Opens with the user's empty_cache(): 287 segments released, in PyTorch's order.
+TEST(ReplaySnapshotLargeTest, Cs336SegmentFreeBurstIsExact) {
+  const nlohmann::json j = CheckRecorded("cs336_ctx256_forward_segment_free_burst.pickle");
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":2057,"allocs_total":2057,"segments_matched":471,"segments_total":471})");
+  EXPECT_EQ(j["torch_snapshot"]["segment_free"].dump(), R"({"matched":287,"recorded":287,"simulated":287})");
+  EXPECT_EQ(j["torch_snapshot"]["empty_cache_calls"], 1);
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 26545750016);
+}
+
+TEST(ReplaySnapshotLargeTest, Gen2NoTimeUsIsExact) {
+  const nlohmann::json j = CheckRecorded("gen2_no_time_us.pickle");
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":3505,"allocs_total":3505,"segments_matched":152,"segments_total":152})");
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 6471811072);
+}
+
+}  // namespace
+}  // namespace hbmsim::testing
