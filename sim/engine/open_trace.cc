@@ -11,6 +11,7 @@
 #include "trace/binary/format.h"
 #include "trace/rmm/rmm_reader.h"
 #include "trace/text/text_reader.h"
+#include "trace/torch/snapshot_events.h"
 
 namespace hbmsim {
 
@@ -67,11 +68,14 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
       if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
       return std::unique_ptr<EventReader>(std::move(*r));
     }
-    case TraceFormat::kTorchSnapshot:
-      break;
+    case TraceFormat::kTorchSnapshot: {
+      // Every device with a trace, each starting with its live blocks (tag=preexisting).
+      absl::StatusOr<std::unique_ptr<SnapshotEventReader>> r = SnapshotEventReader::Open(path);
+      if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
+      return std::unique_ptr<EventReader>(std::move(*r));
+    }
   }
-  return absl::InvalidArgumentError(
-      fmt::format("{}: a PyTorch memory snapshot (pickle); this build has no snapshot reader yet", path));
+  return absl::InvalidArgumentError(fmt::format("{}: unknown trace format", path));
 }
 
 }  // namespace hbmsim

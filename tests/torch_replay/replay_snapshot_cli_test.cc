@@ -137,5 +137,32 @@ TEST(ReplaySnapshotCliTest, EveryShippedSnapshotLoads) {
   }
 }
 
+// `hbmsim convert` writes every device: live-at-start blocks first (tag=preexisting), recorded addresses as
+// addr=, the oom as an alloc + free; the text replays with the same addresses.
+TEST(ReplaySnapshotCliTest, ConvertWritesTheTextFormatWithRecordedAddresses) {
+  const std::string gen5 = TempPath("gen5.trace");
+  CliRun r = RunHbmsim("convert " + kDir + "gen5_user_metadata_compile_context.pickle " + gen5);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = ReadFile(gen5);
+  EXPECT_EQ(text.find("# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 5\n# devices: 0\n"
+                      "alloc 1 154389504 tag=preexisting addr=0x737a36000000\n"),
+            0u)
+      << text.substr(0, 300);
+  EXPECT_EQ(CountLines(text), 4 + 447 + 2162 * 3);
+  const std::string h100 = TempPath("h100.trace");
+  r = RunHbmsim("convert " + kDir + "h100x4_expandable_segments_oom.pickle " + h100);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadFile(h100).find(
+                "\nalloc 2634 5308694528 t=1757253257949855 tag=oom device=1\nfree 2634 device=1\n"),
+            std::string::npos);
+  const std::string small = TempPath("small.trace");
+  ASSERT_EQ(RunHbmsim("convert " + kDir + "small_trace_from_empty.pickle " + small).exit_code, 0);
+  const std::string json = TempPath("small.json");
+  r = RunHbmsim("replay " + small + " --allocator torch --bytes-limit 8GiB --check-recorded --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(json))["recorded_check"].dump(),
+            R"({"allocs_matched":36,"allocs_total":36,"segments_matched":0,"segments_total":0})");
+}
+
 }  // namespace
 }  // namespace hbmsim::testing
