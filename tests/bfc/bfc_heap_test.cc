@@ -1,30 +1,13 @@
 // Steady state makes no heap allocation: once the chunk records and the bin
 // node pool have reached the peak a workload needs, replaying the workload
-// again allocates nothing. Counted by replacing the global operator new for
-// this test binary (counting is off except inside the measured section).
-#include <atomic>
+// again allocates nothing. Counted by tests/common/heap_counter, which
+// replaces operator new for this test binary.
 #include <cstdlib>
 #include <new>
 #include <random>
 
 #include "tests/bfc/bfc_test_util.h"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<int64_t> g_allocations{0};
-}  // namespace
-
-// GCC cannot see that the replaced new and delete below pair malloc with free.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+#include "tests/common/heap_counter.h"
 
 namespace hbmsim::testing {
 namespace {
@@ -76,12 +59,10 @@ TEST(BfcHeapTest, RepeatingAWorkloadAllocatesNothing) {
     std::vector<Handle> handles(2000);
     RunPhase(a, ops, handles);  // warm-up: records, node slabs and regions reach their peak
     const uint64_t records = a.chunk_records();
-    g_allocations = 0;
-    g_counting = true;
+    const uint64_t before = HeapAllocationCount();
     RunPhase(a, ops, handles);
     RunPhase(a, ops, handles);
-    g_counting = false;
-    EXPECT_EQ(g_allocations.load(), 0) << "growth=" << growth;
+    EXPECT_EQ(HeapAllocationCount() - before, 0u) << "growth=" << growth;
     EXPECT_EQ(a.chunk_records(), records);
     EXPECT_EQ(a.GetStats().bytes_in_use, 0);
     EXPECT_EQ(a.GetStats().num_allocs, 3 * 2000);

@@ -3,7 +3,6 @@
 // with the report recorder and the placements writer attached, allocates
 // nothing after a warm-up. operator new is counted for the whole binary, which
 // is why this test has a binary of its own.
-#include <atomic>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -13,18 +12,7 @@
 #include "sim/engine/replay_engine.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
-
-namespace {
-std::atomic<uint64_t> g_news{0};
-}  // namespace
-
-void* operator new(size_t n) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/common/heap_counter.h"
 
 namespace hbmsim {
 namespace {
@@ -35,9 +23,9 @@ class PrebuiltReader : public EventReader {
  public:
   PrebuiltReader(std::vector<Event> events, size_t warmup) : events_(std::move(events)), warmup_(warmup) {}
   absl::StatusOr<bool> Next(Event& e) override {
-    if (pos_ == warmup_) news_after_warmup_ = g_news.load();
+    if (pos_ == warmup_) news_after_warmup_ = testing::HeapAllocationCount();
     if (pos_ == events_.size()) {
-      news_at_end_ = g_news.load();
+      news_at_end_ = testing::HeapAllocationCount();
       return false;
     }
     e = events_[pos_++];

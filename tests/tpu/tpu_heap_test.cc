@@ -1,33 +1,15 @@
 // A replay in steady state makes no heap allocation: repeating a workload of
 // allocations, frees and queued frees (with defragmentations) on a policy
-// that already ran it once allocates nothing. Counted by replacing the global
-// operator new for this test binary; counting is on only inside the measured
-// section.
-#include <atomic>
+// that already ran it once allocates nothing. Counted by
+// tests/common/heap_counter, which replaces operator new for this test binary.
 #include <cstdlib>
 #include <new>
 #include <random>
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "gtest/gtest.h"
+#include "tests/common/heap_counter.h"
 #include "tpu_test_util.h"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<int64_t> g_allocations{0};
-}  // namespace
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-declarations"
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace hbmsim::testing {
 namespace {
@@ -73,12 +55,11 @@ TEST(TpuHeapTest, RepeatingAWorkloadAllocatesNothing) {
   queued.reserve(20000);
   ASSERT_GT(Phase(a, live, queued), 0);
   Phase(a, live, queued);
-  g_allocations = 0;
-  g_counting = true;
+  const uint64_t before = HeapAllocationCount();
   const int64_t defragmentations = Phase(a, live, queued);
-  g_counting = false;
+  const uint64_t during = HeapAllocationCount() - before;
   EXPECT_GT(defragmentations, 0);
-  EXPECT_EQ(g_allocations.load(), 0);
+  EXPECT_EQ(during, 0u);
   EXPECT_TRUE(a.CheckInvariants().ok());
 }
 

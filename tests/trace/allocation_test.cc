@@ -1,27 +1,15 @@
 // Reading allocates nothing per event once warm: tags and labels are views
 // into the line buffer, shapes fit the InlinedVector, and the validator's hash
-// map has reached the size of the live set. Counted by replacing the global
-// operator new of this test binary.
-#include <atomic>
+// map has reached the size of the live set. Counted by
+// tests/common/heap_counter, which replaces operator new for this test binary.
 #include <cstdlib>
 #include <new>
 #include <string>
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/common/heap_counter.h"
 #include "trace/text/text_reader.h"
-
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-void* operator new(size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace hbmsim {
 namespace {
@@ -50,7 +38,7 @@ TEST(AllocationTest, NoHeapAllocationPerEventInSteadyState) {
   ASSERT_TRUE(reader.ok());
   Event e;
   for (int i = 0; i < 5'000; ++i) ASSERT_TRUE(*(*reader)->Next(e));  // warm up
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = testing::HeapAllocationCount();
   uint64_t events = 0;
   while (true) {
     absl::StatusOr<bool> got = (*reader)->Next(e);
@@ -58,7 +46,7 @@ TEST(AllocationTest, NoHeapAllocationPerEventInSteadyState) {
     if (!*got) break;
     ++events;
   }
-  EXPECT_EQ(g_allocations.load() - before, 0u);
+  EXPECT_EQ(testing::HeapAllocationCount() - before, 0u);
   EXPECT_GT(events, 70'000u);
 }
 
@@ -67,9 +55,9 @@ TEST(AllocationTest, CounterSeesAllocations) {
   absl::StatusOr<std::unique_ptr<TextTraceReader>> reader = TextTraceReader::FromString("bogus 1\n");
   ASSERT_TRUE(reader.ok());
   Event e;
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = testing::HeapAllocationCount();
   EXPECT_FALSE((*reader)->Next(e).ok());
-  EXPECT_GT(g_allocations.load() - before, 0u);
+  EXPECT_GT(testing::HeapAllocationCount() - before, 0u);
 }
 
 }  // namespace
