@@ -1,6 +1,7 @@
 #include "trace/binary/binary_reader.h"
 
 #include "fmt/format.h"
+#include "trace/text/field_rules.h"
 #include "trace/text/utf8.h"
 
 namespace hbmsim {
@@ -19,10 +20,6 @@ namespace {
 // strings, or an event with a maximal tag and shape. Anything that would need
 // more is refused by the length checks before its bytes are awaited.
 constexpr size_t kMaxRecordBytes = 2 * hbt::kMaxStringBytes + 16 * hbt::kMaxRank + 256;
-
-bool HasBlankOrBreak(std::string_view s) {
-  return s.find_first_of(std::string_view(" \t\r\n\0", 5)) != std::string_view::npos;
-}
 
 bool IsBufferKind(uint8_t kind) { return IsBufferEvent(static_cast<EventKind>(kind)); }
 bool IsProgramKind(uint8_t kind) { return IsProgramEvent(static_cast<EventKind>(kind)); }

@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 #include "trace/binary/format.h"
-#include "trace/text/utf8.h"
+#include "trace/text/field_rules.h"
 
 namespace hbmsim {
 namespace {
@@ -13,34 +13,16 @@ constexpr size_t kFlushBytes = size_t{1} << 16;
 
 absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
-bool HasBlankOrBreak(std::string_view s) {
-  return s.find_first_of(std::string_view(" \t\r\n\0", 5)) != std::string_view::npos;
-}
-
-bool HasBytesField(EventKind k) { return k == EventKind::kAlloc || k == EventKind::kProgramLoad; }
-
-// A tag or label as the text format can carry it (TextTraceWriter's rule).
+// The text format's rules (field_rules.h), plus this format's own caps.
 absl::Status CheckField(std::string_view what, std::string_view text) {
-  if (HasBlankOrBreak(text)) {
-    return Error(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
-  }
-  if (!IsValidUtf8(text)) return Error(fmt::format("cannot write {}: not valid UTF-8", what));
+  if (absl::Status s = CheckTextField(what, text); !s.ok()) return s;
   if (text.size() > hbt::kMaxStringBytes)
     return Error(fmt::format("cannot write {}: longer than 1 MiB", what));
   return absl::OkStatus();
 }
 
 absl::Status CheckEvent(const Event& e) {
-  const std::string_view kind = EventKindName(e.kind);
-  if (e.stream.value() != 0 && !IsBufferEvent(e.kind)) {
-    return Error(fmt::format("cannot write stream= on {} (only on alloc and free*)", kind));
-  }
-  if (!e.tag.empty() && !HasBytesField(e.kind)) {
-    return Error(fmt::format("cannot write tag= on {} (only on alloc and program_load)", kind));
-  }
-  if ((e.shape.has_value() || e.addr.has_value()) && e.kind != EventKind::kAlloc) {
-    return Error(fmt::format("cannot write shape= or addr= on {} (only on alloc)", kind));
-  }
+  if (absl::Status s = CheckAttributePlaces(e); !s.ok()) return s;
   if (e.shape.has_value() && e.shape->dims.size() > hbt::kMaxRank) {
     return Error(
         fmt::format("cannot write a shape of rank {} (at most {})", e.shape->dims.size(), hbt::kMaxRank));
@@ -56,24 +38,11 @@ absl::Status CheckEvent(const Event& e) {
 }
 
 absl::Status CheckMetadata(std::string_view key, std::string_view value) {
-  if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos) {
-    return Error(
-        fmt::format("cannot write metadata key '{}': a key is non-empty, without blanks or ':'", key));
-  }
-  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
-    return Error(fmt::format("cannot write metadata '{}': its value holds a line break or NUL", key));
-  }
-  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error("cannot write metadata: not valid UTF-8");
+  if (absl::Status s = CheckMetadataEntry(key, value); !s.ok()) return s;
   if (key.size() > hbt::kMaxStringBytes || value.size() > hbt::kMaxStringBytes) {
     return Error(fmt::format("cannot write metadata '{}': longer than 1 MiB", key));
   }
   return absl::OkStatus();
-}
-
-std::string_view TrimBlanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace

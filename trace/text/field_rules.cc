@@ -1,0 +1,59 @@
+#include "trace/text/field_rules.h"
+
+#include <string>
+
+#include "fmt/format.h"
+#include "trace/text/utf8.h"
+
+namespace hbmsim {
+namespace {
+
+absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+
+}  // namespace
+
+bool HasBlankOrBreak(std::string_view s) {
+  return s.find_first_of(std::string_view(" \t\r\n\0", 5)) != std::string_view::npos;
+}
+
+std::string_view TrimBlanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+absl::Status CheckAttributePlaces(const Event& e) {
+  const std::string_view kind = EventKindName(e.kind);
+  if (e.stream.value() != 0 && !IsBufferEvent(e.kind)) {
+    return Error(fmt::format("cannot write stream= on {} (only on alloc and free*)", kind));
+  }
+  if (!e.tag.empty() && !HasBytesField(e.kind)) {
+    return Error(fmt::format("cannot write tag= on {} (only on alloc and program_load)", kind));
+  }
+  if ((e.shape.has_value() || e.addr.has_value()) && e.kind != EventKind::kAlloc) {
+    return Error(fmt::format("cannot write shape= or addr= on {} (only on alloc)", kind));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTextField(std::string_view what, std::string_view text) {
+  if (HasBlankOrBreak(text)) {
+    return Error(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
+  }
+  if (!IsValidUtf8(text)) return Error(fmt::format("cannot write {}: not valid UTF-8", what));
+  return absl::OkStatus();
+}
+
+absl::Status CheckMetadataEntry(std::string_view key, std::string_view value) {
+  if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos) {
+    return Error(
+        fmt::format("cannot write metadata key '{}': a key is non-empty, without blanks or ':'", key));
+  }
+  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
+    return Error(fmt::format("cannot write metadata '{}': its value holds a line break or NUL", key));
+  }
+  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error("cannot write metadata: not valid UTF-8");
+  return absl::OkStatus();
+}
+
+}  // namespace hbmsim
