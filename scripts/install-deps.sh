@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hbmsim builds with, only those that are missing.
+# Usage: install-deps.sh [--sanitizers]
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
   libabsl-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libzstd-dev
   libprotobuf-dev protobuf-compiler)
+# --sanitizers: also clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh).
+if [[ ${1:-} == --sanitizers ]]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
