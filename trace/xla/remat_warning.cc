@@ -1,0 +1,81 @@
+#include "trace/xla/remat_warning.h"
+
+#include "fmt/format.h"
+#include "trace/core/human_bytes.h"
+#include "trace/xla/text_lines.h"
+
+namespace hbmsim::xla {
+namespace {
+
+constexpr std::string_view kMarker = "Can't reduce memory use below ";
+
+// "16.00GiB (17179869184 bytes)" followed by `then`: the text and the number.
+bool TakeAmount(std::string_view& s, std::string_view then, std::string& text, uint64_t& bytes) {
+  const size_t open = s.find(" (");
+  if (open == std::string_view::npos || open == 0) return false;
+  text = std::string(s.substr(0, open));
+  s.remove_prefix(open + 2);
+  std::optional<uint64_t> n = ConsumeDecimal(s);
+  if (!n || !Consume(s, " bytes)") || !Consume(s, then)) return false;
+  bytes = *n;
+  return true;
+}
+
+absl::StatusOr<RematWarning> ParseWarning(std::string_view s) {
+  RematWarning w;
+  if (!TakeAmount(s, " by rematerialization; only reduced to ", w.limit_text, w.limit) ||
+      !TakeAmount(s, ", down from ", w.after_text, w.after) ||
+      !TakeAmount(s, " originally", w.before_text, w.before)) {
+    return absl::InvalidArgumentError(
+        "expected \"Can't reduce memory use below A (a bytes) by rematerialization; only reduced to B (b "
+        "bytes), "
+        "down from C (c bytes) originally\"");
+  }
+  return w;
+}
+
+std::string Amount(uint64_t bytes) {
+  return fmt::format("{:>14} ({})", bytes, HumanReadableNumBytes(Bytes(bytes)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<RematWarning>> FindRematWarnings(std::string_view log, std::string_view source) {
+  std::vector<RematWarning> out;
+  LineCursor lines(log);
+  while (std::optional<std::string_view> line = lines.Next()) {
+    const size_t at = line->find(kMarker);
+    if (at == std::string_view::npos) continue;
+    absl::StatusOr<RematWarning> w = ParseWarning(line->substr(at + kMarker.size()));
+    if (!w.ok())
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: {}", source, lines.line(), std::string(w.status().message())));
+    w->line = lines.line();
+    out.push_back(std::move(*w));
+  }
+  return out;
+}
+
+std::string RenderRematText(const std::vector<RematWarning>& warnings) {
+  std::string out;
+  for (const RematWarning& w : warnings) {
+    out += fmt::format(
+        "XLA rematerialization warning (line {}): the compiler could not fit the program under its limit\n",
+        w.line);
+    out += fmt::format("  remat target (limit):  {}\n", Amount(w.limit));
+    out += fmt::format("  peak after remat:      {}\n", Amount(w.after));
+    out += fmt::format("  peak before remat:     {}\n", Amount(w.before));
+    out += fmt::format("  over the target:       {}\n", Amount(w.over_target()));
+    out += fmt::format("  saved by remat:        {}\n", Amount(w.saved()));
+    out += fmt::format(
+        "  what-if: the program needs at least {} bytes ({}) of live buffers at its peak (XLA's "
+        "no-fragmentation "
+        "count), so no allocator fits it in less; a device limit must exceed that plus fragmentation, and "
+        "the "
+        "remat target must grow by at least {} bytes for the pass to succeed\n",
+        w.after, HumanReadableNumBytes(Bytes(w.after)), w.over_target());
+  }
+  return out;
+}
+
+}  // namespace hbmsim::xla
