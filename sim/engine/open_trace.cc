@@ -9,7 +9,9 @@
 #include "fmt/format.h"
 #include "trace/binary/binary_reader.h"
 #include "trace/binary/format.h"
+#include "trace/csapp/rep_reader.h"
 #include "trace/rmm/rmm_reader.h"
+#include "trace/stalloc/mem_log_reader.h"
 #include "trace/text/text_reader.h"
 #include "trace/torch/snapshot_events.h"
 
@@ -25,6 +27,10 @@ std::string_view TraceFormatName(TraceFormat f) {
       return "rmm-log";
     case TraceFormat::kBinary:
       return "binary";
+    case TraceFormat::kStallocMemLog:
+      return "stalloc-mem-log";
+    case TraceFormat::kCsappRep:
+      return "csapp-rep";
   }
   return "?";
 }
@@ -38,7 +44,7 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (f == nullptr) {
     return absl::InvalidArgumentError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   }
-  char head[32] = {};
+  char head[256] = {};  // room for a mem_log marker or the four .rep header lines
   const size_t n = std::fread(head, 1, sizeof(head), f);
   std::fclose(f);
   std::string_view start(head, n);
@@ -46,6 +52,9 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (start.starts_with(hbt::kMagic) || start.starts_with(hbt::kZstdMagic)) return TraceFormat::kBinary;
   if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // a UTF-8 byte order mark
   if (start.substr(0, 18) == "Thread,Time,Action") return TraceFormat::kRmmLog;
+  // No text-trace line starts with a digit or holds "->" in its first word.
+  if (csapp::RepReader::LooksLikeRep(start)) return TraceFormat::kCsappRep;
+  if (stalloc::MemLogReader::LooksLikeMemLog(start)) return TraceFormat::kStallocMemLog;
   return TraceFormat::kText;
 }
 
@@ -65,6 +74,16 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
     }
     case TraceFormat::kBinary: {
       absl::StatusOr<std::unique_ptr<BinaryTraceReader>> r = BinaryTraceReader::Open(path);
+      if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
+      return std::unique_ptr<EventReader>(std::move(*r));
+    }
+    case TraceFormat::kStallocMemLog: {
+      absl::StatusOr<std::unique_ptr<stalloc::MemLogReader>> r = stalloc::MemLogReader::Open(path);
+      if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
+      return std::unique_ptr<EventReader>(std::move(*r));
+    }
+    case TraceFormat::kCsappRep: {
+      absl::StatusOr<std::unique_ptr<csapp::RepReader>> r = csapp::RepReader::Open(path);
       if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
       return std::unique_ptr<EventReader>(std::move(*r));
     }

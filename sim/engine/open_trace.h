@@ -4,6 +4,8 @@
 //   first byte 0x80 (a pickle PROTO opcode)  → PyTorch memory snapshot
 //   "Thread,Time,Action" (a CSV header)      → RAPIDS RMM logging_resource_adaptor log
 //   "\x89HBT\r\n\x1a\n" or a zstd frame      → the .hbt binary trace (trace/binary/format.h)
+//   a first line "1 0x7f.. 512 0" or a marker → STAlloc mem_log (trace/stalloc)
+//   a first line that is a plain number      → CS:APP Malloc Lab .rep (trace/csapp)
 //   anything else                            → the text format v1
 //
 // A new format adds a test on its magic bytes here and nothing else. Pipes and
@@ -20,8 +22,9 @@
 
 namespace hbmsim {
 
-enum class TraceFormat : uint8_t { kText, kTorchSnapshot, kRmmLog, kBinary };
-std::string_view TraceFormatName(TraceFormat f);  // "text", "torch-snapshot", "rmm-log", "binary"
+enum class TraceFormat : uint8_t { kText, kTorchSnapshot, kRmmLog, kBinary, kStallocMemLog, kCsappRep };
+// "text", "torch-snapshot", "rmm-log", "binary", "stalloc-mem-log", "csapp-rep"
+std::string_view TraceFormatName(TraceFormat f);
 
 // Looks at the first bytes of `path`. Errors name the file.
 absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
