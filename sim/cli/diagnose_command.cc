@@ -1,16 +1,20 @@
 // `hbmsim diagnose LOG [--json OUT]`: reads a TensorFlow / JAX log holding
 // BFC allocator OOM dumps and explains each one: the request, oom or
 // fragmentation, the free-chunk histogram and the what-ifs (trace/bfc_dump).
-// Exit 0 when the log held at least one dump (the dumps themselves record
-// failures that already happened), 2 when it cannot be read or holds none.
+// XLA's "Can't reduce memory use below ..." rematerialization warnings in the
+// same log are reported after them (trace/xla/remat_warning.h).
+// Exit 0 when the log held at least one dump or warning (they record failures
+// that already happened), 2 when it cannot be read or holds neither.
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "sim/cli/command.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/xla/remat_warning.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -24,20 +28,49 @@ class DiagnoseCommand : public Command {
   }
 
   int Run() override {
+    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
+    if (!remat.ok()) return Fail(std::string(remat.status().message()));
     absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(log_);
-    if (!log.ok()) return Fail(std::string(log.status().message()));
-    const std::vector<bfc_dump::Diagnosis> diagnoses = bfc_dump::DiagnoseAll(*log);
-    const std::string text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
+    // A log with only a remat warning is still worth a report; without either, the BFC error says why.
+    if (!log.ok() && (remat->empty() || absl::IsNotFound(log.status()))) {
+      return Fail(std::string(log.status().message()));
+    }
+    std::vector<bfc_dump::Diagnosis> diagnoses;
+    std::string text;
+    if (log.ok()) {
+      diagnoses = bfc_dump::DiagnoseAll(*log);
+      text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
+    }
+    if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (!json_.empty()) {
       std::ofstream out(json_, std::ios::binary);
-      out << bfc_dump::RenderDiagnoseJson(*log, diagnoses);
+      out << Json(log.ok() ? &*log : nullptr, diagnoses, *remat);
       if (!out.flush()) return Fail(fmt::format("{}: cannot write", json_));
     }
     return kExitOk;
   }
 
  private:
+  // The BFC report's JSON with "xla_rematerialization": [{"line", "limit", "after", "before",
+  // "over_target"}] added; without BFC dumps, {"source", "dumps": [], ...}.
+  std::string Json(const bfc_dump::BfcLog* log, const std::vector<bfc_dump::Diagnosis>& diagnoses,
+                   const std::vector<xla::RematWarning>& remat) const {
+    nlohmann::json root = log != nullptr
+                              ? nlohmann::json::parse(bfc_dump::RenderDiagnoseJson(*log, diagnoses))
+                              : nlohmann::json{{"source", log_}, {"dumps", nlohmann::json::array()}};
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const xla::RematWarning& w : remat) {
+      warnings.push_back({{"line", w.line},
+                          {"limit", w.limit},
+                          {"after", w.after},
+                          {"before", w.before},
+                          {"over_target", w.over_target()}});
+    }
+    root["xla_rematerialization"] = warnings;
+    return root.dump(2) + "\n";
+  }
+
   static int Fail(const std::string& message) {
     fmt::print(stderr, "hbmsim diagnose: {}\n", message);
     return kExitBadInput;
@@ -47,9 +80,12 @@ class DiagnoseCommand : public Command {
   std::string json_;
 };
 
-const CommandRegistration kDiagnose(
-    "diagnose", "explain BFC allocator OOM dumps from a TF/JAX log: oom or fragmentation, and what would fit",
-    []() -> std::unique_ptr<Command> { return std::make_unique<DiagnoseCommand>(); });
+const CommandRegistration kDiagnose("diagnose",
+                                    "explain BFC allocator OOM dumps and XLA remat warnings from a TF/JAX "
+                                    "log: oom or fragmentation, and what would fit",
+                                    []() -> std::unique_ptr<Command> {
+                                      return std::make_unique<DiagnoseCommand>();
+                                    });
 
 }  // namespace
 }  // namespace hbmsim::cli

@@ -1,5 +1,7 @@
 #include "trace/xla/remat_warning.h"
 
+#include <fstream>
+
 #include "fmt/format.h"
 #include "trace/core/human_bytes.h"
 #include "trace/xla/text_lines.h"
@@ -40,19 +42,44 @@ std::string Amount(uint64_t bytes) {
 
 }  // namespace
 
+absl::StatusOr<std::optional<RematWarning>> ParseRematLine(std::string_view line, int number,
+                                                           std::string_view source) {
+  const size_t at = line.find(kMarker);
+  if (at == std::string_view::npos) return std::nullopt;
+  absl::StatusOr<RematWarning> w = ParseWarning(line.substr(at + kMarker.size()));
+  if (!w.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}:{}: {}", source, number, std::string(w.status().message())));
+  }
+  w->line = number;
+  return std::optional<RematWarning>(std::move(*w));
+}
+
 absl::StatusOr<std::vector<RematWarning>> FindRematWarnings(std::string_view log, std::string_view source) {
   std::vector<RematWarning> out;
   LineCursor lines(log);
   while (std::optional<std::string_view> line = lines.Next()) {
-    const size_t at = line->find(kMarker);
-    if (at == std::string_view::npos) continue;
-    absl::StatusOr<RematWarning> w = ParseWarning(line->substr(at + kMarker.size()));
-    if (!w.ok())
-      return absl::InvalidArgumentError(
-          fmt::format("{}:{}: {}", source, lines.line(), std::string(w.status().message())));
-    w->line = lines.line();
-    out.push_back(std::move(*w));
+    absl::StatusOr<std::optional<RematWarning>> w = ParseRematLine(*line, lines.line(), source);
+    if (!w.ok()) return w.status();
+    if (*w) out.push_back(std::move(**w));
   }
+  return out;
+}
+
+absl::StatusOr<std::vector<RematWarning>> ReadRematWarningsFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(fmt::format("{}: cannot read", path));
+  std::vector<RematWarning> out;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    std::string_view text = line;
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    absl::StatusOr<std::optional<RematWarning>> w = ParseRematLine(text, ++number, path);
+    if (!w.ok()) return w.status();
+    if (*w) out.push_back(std::move(**w));
+  }
+  if (in.bad()) return absl::DataLossError(fmt::format("{}: read error after line {}", path, number));
   return out;
 }
 

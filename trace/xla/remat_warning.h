@@ -13,6 +13,7 @@
 #define HBMSIM_TRACE_XLA_REMAT_WARNING_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,15 @@ struct RematWarning {
 // "Can't reduce memory use below" that does not go on as above is an
 // InvalidArgument "<source>:<line>: ..." (a cut or garbled log).
 absl::StatusOr<std::vector<RematWarning>> FindRematWarnings(std::string_view log, std::string_view source);
+
+// FindRematWarnings on a file, read line by line (training logs run to
+// gigabytes). NotFound "<path>: cannot read" when it cannot be opened.
+absl::StatusOr<std::vector<RematWarning>> ReadRematWarningsFile(const std::string& path);
+
+// The warning on one log line: nullopt when the line has none, an error
+// (naming source:line) when it has a garbled one.
+absl::StatusOr<std::optional<RematWarning>> ParseRematLine(std::string_view line, int number,
+                                                           std::string_view source);
 
 // The `hbmsim diagnose` section for the warnings (empty string for none).
 std::string RenderRematText(const std::vector<RematWarning>& warnings);
