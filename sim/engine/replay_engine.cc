@@ -82,7 +82,8 @@ absl::StatusOr<bool> ReplayEngine::Apply(const Event& e, EventIndex index, const
 }
 
 absl::StatusOr<bool> ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader) {
-  if (buffers_.contains(e.id)) return BadEvent(reader, e, "that is still live");
+  const auto [live, inserted] = buffers_.TryInsert(e.id, Live{});
+  if (!inserted) return BadEvent(reader, e, "that is still live");
   AllocRequest req;
   req.id = e.buffer();
   req.bytes = e.bytes;
@@ -96,7 +97,7 @@ absl::StatusOr<bool> ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, 
     ++summary_.recorded.allocs_total;
     if (r.ok() && r.has_offset && r.offset.value() == *e.addr) ++summary_.recorded.allocs_matched;
   }
-  buffers_.emplace(e.id, Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false});
+  *live = Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false};
   AddLive(e.bytes, index);
   for (ReplayObserver* o : observers_) o->OnAlloc(index, e, r);
   if (r.ok()) return false;
@@ -105,11 +106,9 @@ absl::StatusOr<bool> ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, 
 }
 
 absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) {
-  auto it = buffers_.find(e.id);
-  if (it == buffers_.end()) {
-    return BadEvent(reader, e, "that is not live");
-  }
-  Live& live = it->second;
+  Live* found = buffers_.Find(e.id);
+  if (found == nullptr) return BadEvent(reader, e, "that is not live");
+  Live& live = *found;
   const bool completes = e.kind == EventKind::kFreeCompleted;
   if (completes != live.free_requested) {
     return BadEvent(reader, e,
@@ -129,7 +128,7 @@ absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) 
     return absl::OkStatus();
   }
   RemoveLive(live.requested);
-  buffers_.erase(it);
+  buffers_.Erase(found);
   return absl::OkStatus();
 }
 

@@ -34,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/allocator.h"
 #include "sim/engine/replay_observer.h"
+#include "trace/core/live_id_table.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim {
@@ -114,7 +115,7 @@ class ReplayEngine : private PolicyObserver {
   Allocator& allocator_;
   const ReplayOptions options_;
   absl::InlinedVector<ReplayObserver*, 4> observers_;
-  absl::flat_hash_map<uint64_t, Live> buffers_;
+  LiveIdTable<uint64_t, Live> buffers_;  // touched on every alloc and free
   absl::flat_hash_map<uint64_t, Live> programs_;
   Bytes live_bytes_;
   EventIndex current_;

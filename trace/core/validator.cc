@@ -22,9 +22,9 @@ absl::Status UnknownProgram(std::string_view what, DeviceId device, ProgramId id
 }  // namespace
 
 absl::Status LiveBufferIds::Alloc(DeviceId device, BufferId id) {
-  const auto [it, inserted] = ids_.try_emplace(KeyOf(device, id), State::kLive);
+  const auto [state, inserted] = ids_.TryInsert(KeyOf(device, id), State::kLive);
   if (inserted) return absl::OkStatus();
-  const bool pending = it->second == State::kFreeRequested;
+  const bool pending = *state == State::kFreeRequested;
   return absl::InvalidArgumentError(
       fmt::format("alloc of {} that is still live{}", Subject("id", device, id.value()),
                   pending ? " (free_requested, but no free_completed yet)" : ""));
@@ -39,37 +39,36 @@ absl::Status LiveBufferIds::RequestFree(DeviceId device, BufferId id) {
 }
 
 absl::Status LiveBufferIds::Release(std::string_view what, DeviceId device, BufferId id, bool keep_pending) {
-  const auto it = ids_.find(KeyOf(device, id));
-  if (it == ids_.end()) {
+  State* state = ids_.Find(KeyOf(device, id));
+  if (state == nullptr) {
     return absl::InvalidArgumentError(
         fmt::format("{} of {} that is not live", what, Subject("id", device, id.value())));
   }
-  if (it->second == State::kFreeRequested) {
+  if (*state == State::kFreeRequested) {
     // A second release of the same buffer: a double free in the recording.
     return absl::InvalidArgumentError(
         fmt::format("{} of {} that was already free_requested", what, Subject("id", device, id.value())));
   }
   if (keep_pending) {
-    it->second = State::kFreeRequested;
+    *state = State::kFreeRequested;
   } else {
-    ids_.erase(it);
+    ids_.Erase(state);
   }
   return absl::OkStatus();
 }
 
 absl::Status LiveBufferIds::CompleteFree(DeviceId device, BufferId id) {
-  const auto it = ids_.find(KeyOf(device, id));
-  if (it == ids_.end() || it->second != State::kFreeRequested) {
+  State* state = ids_.Find(KeyOf(device, id));
+  if (state == nullptr || *state != State::kFreeRequested) {
     return absl::InvalidArgumentError(fmt::format("free_completed of {} without a pending free_requested",
                                                   Subject("id", device, id.value())));
   }
-  ids_.erase(it);
+  ids_.Erase(state);
   return absl::OkStatus();
 }
 
 const LiveBufferIds::State* LiveBufferIds::Find(DeviceId device, BufferId id) const {
-  const auto it = ids_.find(KeyOf(device, id));
-  return it == ids_.end() ? nullptr : &it->second;
+  return ids_.Find(KeyOf(device, id));
 }
 
 absl::Status LoadedPrograms::Load(DeviceId device, ProgramId id) {

@@ -27,10 +27,10 @@
 #include <optional>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "trace/core/event.h"
+#include "trace/core/live_id_table.h"
 
 namespace hbmsim {
 
@@ -52,12 +52,13 @@ class LiveBufferIds {
   size_t size() const { return ids_.size(); }
 
  private:
-  using Key = std::pair<uint64_t, uint64_t>;  // (device, id)
-  static Key KeyOf(DeviceId device, BufferId id) { return {device.value(), id.value()}; }
+  static DeviceScopedId KeyOf(DeviceId device, BufferId id) { return {device.value(), id.value()}; }
   // A free or free_requested of `id`, whose keyword is `what`.
   absl::Status Release(std::string_view what, DeviceId device, BufferId id, bool keep_pending);
 
-  absl::flat_hash_map<Key, State> ids_;
+  // Checked on every buffer event: the id table built for that (not a
+  // general hash map, whose tombstones made this the validator's hot spot).
+  LiveIdTable<DeviceScopedId, State> ids_;
 };
 
 // Which programs are loaded on which device.

@@ -1,0 +1,82 @@
+#include "trace/core/live_id_table.h"
+
+#include <cstdint>
+#include <map>
+#include <random>
+
+#include "gtest/gtest.h"
+
+namespace hbmsim {
+namespace {
+
+TEST(LiveIdTableTest, InsertFindErase) {
+  LiveIdTable<uint64_t, int> t;
+  EXPECT_EQ(t.Find(7), nullptr);
+  auto [v, inserted] = t.TryInsert(7, 70);
+  EXPECT_TRUE(inserted);
+  EXPECT_EQ(*v, 70);
+  auto [again, inserted_again] = t.TryInsert(7, 71);
+  EXPECT_FALSE(inserted_again);
+  EXPECT_EQ(*again, 70);  // the existing value, unchanged
+  EXPECT_EQ(t.size(), 1u);
+  *t.Find(7) = 72;
+  EXPECT_EQ(*t.Find(7), 72);
+  EXPECT_TRUE(t.Erase(uint64_t{7}));
+  EXPECT_FALSE(t.Erase(uint64_t{7}));
+  EXPECT_EQ(t.Find(7), nullptr);
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(LiveIdTableTest, DeviceScopedKeysAreDistinct) {
+  LiveIdTable<DeviceScopedId, char> t;
+  EXPECT_TRUE(t.TryInsert({0, 5}, 'a').second);
+  EXPECT_TRUE(t.TryInsert({1, 5}, 'b').second);
+  EXPECT_TRUE(t.TryInsert({5, 0}, 'c').second);
+  EXPECT_EQ(*t.Find({0, 5}), 'a');
+  EXPECT_EQ(*t.Find({1, 5}), 'b');
+  EXPECT_EQ(*t.Find({5, 0}), 'c');
+  EXPECT_EQ(t.Find({1, 0}), nullptr);
+  EXPECT_EQ(t.size(), 3u);
+}
+
+// Extreme and clustered ids (multiples of a large power of two, the ends of
+// the 64-bit range) through growth and back-shifting erases, against std::map.
+TEST(LiveIdTableTest, MatchesAMapUnderRandomChurn) {
+  for (const uint64_t seed : {1u, 2u, 3u}) {
+    std::mt19937_64 rng(seed);
+    LiveIdTable<uint64_t, uint64_t> t;
+    std::map<uint64_t, uint64_t> reference;
+    auto random_id = [&]() -> uint64_t {
+      const uint64_t small = rng() % 3000;
+      switch (rng() % 3) {
+        case 0:
+          return small;
+        case 1:
+          return small << 40;
+        default:
+          return ~small;
+      }
+    };
+    for (int step = 0; step < 200000; ++step) {
+      const uint64_t id = random_id();
+      if (rng() % 2 == 0) {
+        const bool inserted = t.TryInsert(id, id * 3).second;
+        EXPECT_EQ(inserted, reference.emplace(id, id * 3).second) << "seed " << seed << " step " << step;
+      } else {
+        EXPECT_EQ(t.Erase(id), reference.erase(id) == 1) << "seed " << seed << " step " << step;
+      }
+      ASSERT_EQ(t.size(), reference.size()) << "seed " << seed << " step " << step;
+    }
+    for (uint64_t small = 0; small < 3000; ++small) {
+      for (const uint64_t id : {small, small << 40, ~small}) {
+        const uint64_t* v = t.Find(id);
+        const auto it = reference.find(id);
+        ASSERT_EQ(v != nullptr, it != reference.end()) << "seed " << seed << " id " << id;
+        if (v != nullptr) EXPECT_EQ(*v, it->second) << "seed " << seed << " id " << id;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hbmsim

@@ -1,0 +1,134 @@
+// LiveIdTable: the map from a live buffer's or program's id to what the
+// replay remembers about it, used on every alloc and free by the trace
+// validator and by the replay engine, so it is built for exactly that load:
+//
+//   slots_: [ . | k7 | k8 | . | . | k3 | . | k4 ]   capacity a power of two,
+//            linear probing from the key's home slot, at most half full.
+//
+// Erase shifts the following run back (no tombstones), so a table that sees
+// ids come and go forever never degrades and never rehashes: once it has
+// grown to the trace's largest live set it allocates nothing. Ids are
+// arbitrary 64-bit values, so the home slot comes from a multiplicative mix
+// of the key with a per-table seed (a crafted trace cannot aim every id at one
+// slot without knowing it). Nothing iterates the table, so no result can
+// depend on its order.
+#ifndef HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
+#define HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace hbmsim {
+
+// A buffer or program id qualified by its device (the validator's key).
+struct DeviceScopedId {
+  uint64_t device = 0;
+  uint64_t id = 0;
+  friend bool operator==(const DeviceScopedId&, const DeviceScopedId&) = default;
+};
+
+inline uint64_t LiveIdBits(uint64_t key) { return key; }
+inline uint64_t LiveIdBits(const DeviceScopedId& key) {
+  // Device 0 is the common case; other devices move the id to another stream.
+  return key.id ^ (key.device * 0xC2B2AE3D27D4EB4Full);
+}
+
+template <typename Key, typename Value>
+class LiveIdTable {
+ public:
+  LiveIdTable() : seed_(SeedFor(this)) { slots_.resize(kMinCapacity); }
+
+  size_t size() const { return size_; }
+
+  Value* Find(const Key& key) { return const_cast<Value*>(std::as_const(*this).Find(key)); }
+  const Value* Find(const Key& key) const {
+    for (size_t i = Home(key);; i = (i + 1) & mask()) {
+      const Slot& s = slots_[i];
+      if (!s.used) return nullptr;
+      if (s.key == key) return &s.value;
+    }
+  }
+
+  // Inserts key -> value unless the key is present. Returns the stored value
+  // and whether it was inserted (false: the existing value, unchanged).
+  std::pair<Value*, bool> TryInsert(const Key& key, const Value& value) {
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    size_t i = Home(key);
+    for (; slots_[i].used; i = (i + 1) & mask()) {
+      if (slots_[i].key == key) return {&slots_[i].value, false};
+    }
+    slots_[i] = Slot{value, key, true};
+    ++size_;
+    return {&slots_[i].value, true};
+  }
+
+  // Removes the entry whose value `value` points at (from Find/TryInsert,
+  // with no insert or erase since).
+  void Erase(Value* value) {
+    size_t hole = SlotIndex(value);
+    // Move back every later entry of the run that may live in the hole: one
+    // whose home is not cyclically in (hole, j].
+    for (size_t j = (hole + 1) & mask(); slots_[j].used; j = (j + 1) & mask()) {
+      const size_t home = Home(slots_[j].key);
+      if (((j - home) & mask()) >= ((j - hole) & mask())) {
+        slots_[hole] = slots_[j];
+        hole = j;
+      }
+    }
+    slots_[hole].used = false;
+    --size_;
+  }
+
+  bool Erase(const Key& key) {
+    Value* v = Find(key);
+    if (v == nullptr) return false;
+    Erase(v);
+    return true;
+  }
+
+ private:
+  static constexpr size_t kMinCapacity = 16;
+
+  // The value first, so a pointer to it is a pointer to its slot.
+  struct Slot {
+    Value value{};
+    Key key{};
+    bool used = false;
+  };
+  static_assert(std::is_standard_layout_v<Slot>);
+
+  static uint64_t SeedFor(const void* self) {
+    return (reinterpret_cast<uintptr_t>(self) | 1) * 0x9E3779B97F4A7C15ull;
+  }
+  size_t mask() const { return slots_.size() - 1; }
+  size_t Home(const Key& key) const {
+    const uint64_t h = (LiveIdBits(key) ^ seed_) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h >> shift_);
+  }
+  size_t SlotIndex(const Value* value) const {
+    return static_cast<size_t>(reinterpret_cast<const Slot*>(value) - slots_.data());
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    shift_ = 64 - std::countr_zero(slots_.size());
+    size_ = 0;
+    for (const Slot& s : old) {
+      if (s.used) TryInsert(s.key, s.value);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  int shift_ = 64 - std::countr_zero(kMinCapacity);
+  uint64_t seed_;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
