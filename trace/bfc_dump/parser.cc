@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -9,6 +10,7 @@
 #include "fmt/format.h"
 #include "trace/bfc_dump/line_parsers.h"
 #include "trace/bfc_dump/line_text.h"
+#include "trace/core/bounded_line.h"
 
 namespace hbmsim::bfc_dump {
 namespace {
@@ -17,6 +19,9 @@ namespace {
 enum class Section { kHeader, kTitle, kBins, kBinFor, kChunks, kSummary, kSumTotal, kPool, kStats };
 
 constexpr size_t kUnmatchedKept = 20;
+// Dump lines are under 300 characters. Longer lines (a progress bar redrawn
+// with '\r', a config printed on one line) are skipped without being held.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
 constexpr double kTimeJumpSeconds = 1.0;
 
 class LogParser {
@@ -24,6 +29,8 @@ class LogParser {
   explicit LogParser(std::string_view source) { log_.source = std::string(source); }
 
   void Line(std::string_view raw, int number);
+  // A line too long to be part of a dump, skipped unread: it counts as unmatched.
+  void LongLine(int number);
   BfcLog Finish() &&;
 
  private:
@@ -72,6 +79,12 @@ void LogParser::Line(std::string_view raw, int number) {
     // lines; another thread's log line in between does not.
     if (!ll.had_prefix) Interrupt();
   }
+}
+
+void LogParser::LongLine(int number) {
+  ++log_.lines;
+  CountUnmatched(number);
+  Interrupt();
 }
 
 BfcLog LogParser::Finish() && {
@@ -273,7 +286,14 @@ absl::StatusOr<BfcLog> ReadBfcLogFile(const std::string& path) {
   LogParser parser(path);
   std::string line;
   int number = 0;
-  while (std::getline(in, line)) parser.Line(WithoutCarriageReturn(line), ++number);
+  for (LineRead read; (read = ReadBoundedLine(in, line, kMaxLineBytes)) != LineRead::kEnd;) {
+    if (read == LineRead::kLine) {
+      parser.Line(WithoutCarriageReturn(line), ++number);
+      continue;
+    }
+    parser.LongLine(++number);
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
   if (in.bad()) return absl::DataLossError(fmt::format("{}: read error after line {}", path, number));
   return Finish(parser, path);
 }

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "trace/core/bounded_line.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::rmm {
@@ -95,9 +96,10 @@ absl::Status RmmLogReader::Error(std::string_view what) const {
 }
 
 absl::StatusOr<bool> RmmLogReader::Next(Event& e) {
-  while (std::getline(*in_, line_text_)) {
+  // Bounded: std::getline would hold a whole newline-free file in memory first.
+  for (LineRead read; (read = ReadBoundedLine(*in_, line_text_, kMaxLine)) != LineRead::kEnd;) {
     ++line_;
-    if (line_text_.size() > kMaxLine) return Error(fmt::format("line longer than {} characters", kMaxLine));
+    if (read == LineRead::kTooLong) return Error(fmt::format("line longer than {} characters", kMaxLine));
     const std::string_view line = Trim(line_text_);
     if (line.empty()) continue;
     if (line == kHeader) {

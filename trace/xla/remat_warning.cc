@@ -1,8 +1,10 @@
 #include "trace/xla/remat_warning.h"
 
 #include <fstream>
+#include <limits>
 
 #include "fmt/format.h"
+#include "trace/core/bounded_line.h"
 #include "trace/core/human_bytes.h"
 #include "trace/xla/text_lines.h"
 
@@ -66,13 +68,22 @@ absl::StatusOr<std::vector<RematWarning>> FindRematWarnings(std::string_view log
   return out;
 }
 
+// Lines are read bounded: std::getline would hold a newline-free log whole.
+constexpr size_t kMaxLogLineBytes = size_t{1} << 20;
+
 absl::StatusOr<std::vector<RematWarning>> ReadRematWarningsFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(fmt::format("{}: cannot read", path));
   std::vector<RematWarning> out;
   std::string line;
   int number = 0;
-  while (std::getline(in, line)) {
+  for (LineRead read; (read = ReadBoundedLine(in, line, kMaxLogLineBytes)) != LineRead::kEnd;) {
+    if (read == LineRead::kTooLong) {
+      // No warning is this long (a progress bar redrawn with '\r' is): skip it unread.
+      ++number;
+      in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+      continue;
+    }
     std::string_view text = line;
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     absl::StatusOr<std::optional<RematWarning>> w = ParseRematLine(text, ++number, path);
