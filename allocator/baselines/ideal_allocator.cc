@@ -21,7 +21,8 @@ AllocResult IdealAllocator::Allocate(const AllocRequest& req) {
   }
   const Bytes in_use(static_cast<uint64_t>(stats_.bytes_in_use));
   const Bytes free = limit_ - in_use;
-  if (req.bytes > free) {
+  // Bytes::Max() is where saturating sums land, so no limit holds it (units.h).
+  if (req.bytes > free || req.bytes == Bytes::Max()) {
     r.status = AllocStatus::kOom;  // everything free is contiguous: never fragmentation
     r.free_bytes = free;
     r.largest_free_block = free;

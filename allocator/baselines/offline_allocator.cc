@@ -26,10 +26,12 @@ AllocResult OfflineAllocator::Allocate(const AllocRequest& req) {
     return r;
   }
   r.rounded = Bytes(p->size);
-  if (Bytes(p->offset) + Bytes(p->size) > limit_) {
+  // `size > limit - offset`: the sum saturates near 2^64 and would pass. A size
+  // of Bytes::Max() is a saturated one, which no limit holds (units.h).
+  if (Bytes(p->size) > limit_.SaturatingSub(Bytes(p->offset)) || r.rounded == Bytes::Max()) {
     r.free_bytes = limit_ - Bytes(static_cast<uint64_t>(stats_.bytes_in_use));
     r.largest_free_block = Bytes(LargestGap());
-    r.status = ClassifyFailure(r.rounded, r.free_bytes);
+    r.status = r.rounded == Bytes::Max() ? AllocStatus::kOom : ClassifyFailure(r.rounded, r.free_bytes);
     return r;
   }
   live_.emplace(p->offset, Block{p->size, req.bytes.value(), req.id.value(), req.stream.value()});

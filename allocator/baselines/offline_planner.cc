@@ -5,6 +5,8 @@
 #include <memory>
 #include <numeric>
 
+#include "allocator/core/units.h"
+
 namespace hbmsim {
 namespace {
 
@@ -111,6 +113,9 @@ std::vector<uint32_t> SortedOrder(const std::vector<BufferInterval>& all, Packin
   return ids;
 }
 
+// offset + size, saturating: near 2^64 a wrapped end would put a buffer back at 0.
+uint64_t SaturatingEnd(uint64_t offset, uint64_t size) { return (Bytes(offset) + Bytes(size)).value(); }
+
 // Best fit among the gaps left by `busy` (offset, size) chunks; else their top.
 uint64_t ChooseOffset(std::vector<std::pair<uint64_t, uint64_t>>& busy, uint64_t size) {
   std::sort(busy.begin(), busy.end());
@@ -121,7 +126,7 @@ uint64_t ChooseOffset(std::vector<std::pair<uint64_t, uint64_t>>& busy, uint64_t
       const uint64_t gap = offset - cursor;
       if (gap >= size && (!best || gap < best->first)) best = {{gap, cursor}};
     }
-    cursor = std::max(cursor, offset + length);
+    cursor = std::max(cursor, SaturatingEnd(offset, length));
   }
   return best ? best->second : cursor;
 }
@@ -141,11 +146,8 @@ const PlacedBuffer* OfflinePlan::Find(uint64_t key) const {
 OfflinePlan PlanWithOrder(const std::vector<BufferInterval>& intervals, uint64_t alignment,
                           PackingOrder order) {
   std::vector<BufferInterval> all = intervals;
-  for (BufferInterval& b : all) {
-    const uint64_t rem = b.size % alignment;
-    if (rem != 0)
-      b.size = b.size > std::numeric_limits<uint64_t>::max() - alignment ? b.size : b.size + alignment - rem;
-  }
+  // Saturating: a size past 2^64 becomes Bytes::Max(), which no limit holds.
+  for (BufferInterval& b : all) b.size = Bytes(b.size).RoundUp(alignment).value();
   const IntervalTree tree(all);
   std::vector<uint64_t> offsets(all.size(), 0);
   std::vector<bool> placed(all.size(), false);
@@ -159,7 +161,7 @@ OfflinePlan PlanWithOrder(const std::vector<BufferInterval>& intervals, uint64_t
     });
     offsets[i] = ChooseOffset(busy, all[i].size);
     placed[i] = true;
-    plan.heap_size = std::max(plan.heap_size, offsets[i] + all[i].size);
+    plan.heap_size = std::max(plan.heap_size, SaturatingEnd(offsets[i], all[i].size));
   }
   plan.buffers.reserve(all.size());
   for (size_t i = 0; i < all.size(); ++i) plan.buffers.push_back({all[i].key, offsets[i], all[i].size});

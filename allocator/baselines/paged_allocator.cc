@@ -7,7 +7,10 @@
 namespace hbmsim {
 
 PagedAllocator::PagedAllocator(const PagedOptions& options)
-    : options_(options), pages_total_(options.memory_limit.value() / options.page_size) {
+    : options_(options),
+      // At most half the address space is backed, so the physical pages decide a
+      // request and not its virtual placement (see the model in the header).
+      pages_total_(std::min(options.memory_limit.value(), kVirtualSpace / 2) / options.page_size) {
   virtual_free_.Release(0, kVirtualSpace);
   stats_.bytes_limit = static_cast<int64_t>(options_.memory_limit.value());
   stats_.pool_bytes = 0;

@@ -5,7 +5,9 @@
 //
 // Model
 // -----
-// The limit holds floor(limit / page) physical pages. A request takes
+// The limit holds floor(min(limit, 32 PiB) / page) physical pages (32 PiB: half
+// the virtual space below, which leaves virtual placement room to spare; a
+// limit past it would fail 8 EiB requests on address space alone). A request takes
 // ceil(bytes / page) whole pages, wherever they are: it fits exactly when that
 // many pages are free, so the only waste is the tail of its last page (no
 // external fragmentation; every failure is `oom`). Pages are mapped on demand

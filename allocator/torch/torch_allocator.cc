@@ -26,6 +26,8 @@ AllocResult TorchAllocator::Allocate(const AllocRequest& req) {
   p.small = IsSmallSize(p.rounded);
   p.alloc_size = AllocationSize(p.rounded, options_);
   p.recorded = req.recorded_address;
+  // Rounding saturated: the true size is 2^64 or more, past any capacity.
+  if (p.alloc_size == Bytes::Max()) return Fail(p);
   std::optional<BlockIndex> found = GetFreeBlock(p);
   if (!found) found = MissLadder(p);
   if (!found) return Fail(p);
@@ -95,9 +97,13 @@ std::optional<TorchAllocator::BlockIndex> TorchAllocator::MissLadder(const Param
 std::optional<TorchAllocator::BlockIndex> TorchAllocator::AllocBlock(const Params& p, bool is_retry) {
   if (is_retry) ++stats_.num_alloc_retries;
   const Bytes reserved(static_cast<uint64_t>(stats_.reserved_bytes.all().current));
-  if (options_.per_process_memory_fraction && reserved + p.alloc_size > Limit()) return std::nullopt;
+  // `size > cap - reserved` rather than `reserved + size > cap`: the sum saturates
+  // near 2^64 and would let an 8 EiB segment through under a 16 EiB limit.
+  if (options_.per_process_memory_fraction && p.alloc_size > Limit().SaturatingSub(reserved)) {
+    return std::nullopt;
+  }
   if (options_.expandable_segments) return TryAllocateExpandable(p);
-  if (reserved + p.alloc_size > options_.capacity) return std::nullopt;  // cudaMalloc fails
+  if (p.alloc_size > options_.capacity.SaturatingSub(reserved)) return std::nullopt;  // cudaMalloc fails
   const Offset base = NewSegmentBase(p.alloc_size, p.recorded);
   Block blk;
   blk.addr = base;
@@ -190,7 +196,7 @@ AllocResult TorchAllocator::Fail(const Params& p) {
   r.rounded = p.rounded;
   r.free_bytes = Limit().SaturatingSub(Bytes(static_cast<uint64_t>(stats_.active_bytes.all().current)));
   r.largest_free_block = LargestSatisfiableRequest();
-  r.status = ClassifyFailure(p.rounded, r.free_bytes);
+  r.status = p.alloc_size == Bytes::Max() ? AllocStatus::kOom : ClassifyFailure(p.rounded, r.free_bytes);
   return r;
 }
 

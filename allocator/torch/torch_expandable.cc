@@ -23,6 +23,9 @@ std::optional<TorchAllocator::BlockIndex> TorchAllocator::TryAllocateExpandable(
     // free → unmapped → ...: map part of the unmapped successor; it absorbs us.
     const Bytes remaining = p.rounded - blocks_[candidate].size;
     const BlockIndex next = blocks_[candidate].next;
+    // The range ends first: the request is larger than a whole new VA range
+    // (possible only with a capacity the range size cannot express).
+    if (next == kNil) return std::nullopt;
     if (!MapBlock(next, std::min(remaining, blocks_[next].size))) return std::nullopt;
     candidate = next;
   }
@@ -56,8 +59,11 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
   const Bytes page = PageSize(p.small);
   const Bytes memory =
       options_.capacity == Bytes::Max() ? options_.expandable_va_capacity : options_.capacity;
-  const uint64_t pages = (memory.value() / 8 * 9 + page.value() - 1) / page.value();
-  Bytes va(pages * page.value());
+  // In 128 bits: 9/8 of a capacity near 2^64 does not fit in 64.
+  const unsigned __int128 wanted = static_cast<unsigned __int128>(memory.value() / 8) * 9 + page.value() - 1;
+  const unsigned __int128 pages = wanted / page.value();
+  Bytes va(static_cast<uint64_t>(
+      std::min<unsigned __int128>(pages * page.value(), Bytes::Max().RoundDown(page.value()).value())));
   Offset base;
   const Bytes needed = p.rounded.RoundUp(page.value());
   if (p.recorded && !RangeIsFree(*p.recorded, needed)) TrimUnmappedTailAt(*p.recorded);
@@ -112,7 +118,7 @@ bool TorchAllocator::MapBlock(BlockIndex b, Bytes size) {
   const Bytes page = PageSize(blocks_[b].small);
   const Bytes mapped = std::min(size.RoundUp(page.value()), blocks_[b].size);
   const Bytes reserved(static_cast<uint64_t>(stats_.reserved_bytes.all().current));
-  if (reserved + mapped > options_.capacity) return false;  // cuMemCreate fails
+  if (mapped > options_.capacity.SaturatingSub(reserved)) return false;  // cuMemCreate fails
   EraseUnmapped(b);
   const Offset start = blocks_[b].addr;
   blocks_[b].kind = Kind::kFree;

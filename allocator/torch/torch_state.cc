@@ -57,6 +57,8 @@ Bytes TorchAllocator::Limit() const {
   if (!options_.per_process_memory_fraction) return options_.capacity;
   const double allowed =
       *options_.per_process_memory_fraction * static_cast<double>(options_.capacity.value());
+  // A capacity near 2^64 rounds up to 2^64 as a double; casting that back is undefined.
+  if (allowed >= 18446744073709551616.0) return options_.capacity;
   return std::min(options_.capacity, Bytes(static_cast<uint64_t>(allowed)));
 }
 
