@@ -1,6 +1,8 @@
 #include "trace/bfc_dump/parser.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -32,6 +34,8 @@ class LogParser {
   // A line too long to be part of a dump, skipped unread: it counts as unmatched.
   void LongLine(int number);
   BfcLog Finish() &&;
+  // The first dump line with a number past 64 bits, or OK.
+  const absl::Status& error() const { return error_; }
 
  private:
   bool HandleMessage(std::string_view msg, int line);
@@ -51,7 +55,35 @@ class LogParser {
   Section section_ = Section::kHeader;
   bool closed_ = false;
   std::optional<double> last_time_;
+  absl::Status error_;
 };
+
+// A dump line's number that no uint64 holds: a decimal run that overflows, or
+// more than 16 hex digits after "at ". Only lines that start like a dump line
+// are judged, so a long number elsewhere in a log is no error.
+std::optional<std::string_view> OversizedDumpNumber(std::string_view msg) {
+  static constexpr std::string_view kDumpLineStarts[] = {"InUse", "Free ",       "Chunk ",
+                                                         "Bin (", "Next region", "Sum Total"};
+  if (std::none_of(std::begin(kDumpLineStarts), std::end(kDumpLineStarts),
+                   [&](std::string_view s) { return msg.starts_with(s); })) {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < msg.size();) {
+    size_t end = i;
+    while (end < msg.size() && std::isxdigit(static_cast<unsigned char>(msg[end]))) ++end;
+    const std::string_view run = msg.substr(i, end - i);
+    const bool decimal =
+        !run.empty() && std::all_of(run.begin(), run.end(), [](char c) { return c >= '0' && c <= '9'; });
+    uint64_t v = 0;
+    if (decimal &&
+        std::from_chars(run.data(), run.data() + run.size(), v).ec == std::errc::result_out_of_range) {
+      return run;
+    }
+    if (run.size() > 16 && msg.substr(0, i).ends_with("at ")) return run;
+    i = end == i ? i + 1 : end;
+  }
+  return std::nullopt;
+}
 
 void LogParser::Line(std::string_view raw, int number) {
   ++log_.lines;
@@ -74,6 +106,10 @@ void LogParser::Line(std::string_view raw, int number) {
     if (current_ && !closed_) ++current_->truncated_lines;
     Interrupt();
   } else if (!matched && !msg.empty()) {
+    if (const std::optional<std::string_view> n = OversizedDumpNumber(msg); n && error_.ok()) {
+      error_ = absl::InvalidArgumentError(
+          fmt::format("{}:{}: number '{}' does not fit in 64 bits", log_.source, number, *n));
+    }
     CountUnmatched(number);
     // A human's elision ("... A very long repetition of this message") loses
     // lines; another thread's log line in between does not.
@@ -252,6 +288,7 @@ void LogParser::CountUnmatched(int line) {
 }
 
 absl::StatusOr<BfcLog> Finish(LogParser& parser, std::string_view source) {
+  if (!parser.error().ok()) return parser.error();
   BfcLog log = std::move(parser).Finish();
   if (log.dumps.empty()) {
     return absl::InvalidArgumentError(
