@@ -45,6 +45,10 @@ class ConvertCommand : public Command {
   std::optional<std::string> Convert() {
     absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(in_);
     if (!reader.ok()) return std::string(reader.status().message());
+    // What a reader skipped is said on stderr too; the header keeps it as `# warning:` lines.
+    for (const auto& [key, value] : (*reader)->metadata().entries) {
+      if (key == "warning") fmt::print(stderr, "hbmsim convert: warning: {}\n", value);
+    }
     std::ofstream out(out_, std::ios::binary | std::ios::trunc);
     if (!out) return fmt::format("cannot write {}", out_);
     absl::StatusOr<std::unique_ptr<TraceSink>> sink =

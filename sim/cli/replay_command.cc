@@ -223,6 +223,10 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (!snapshot_) opened = OpenTrace(trace_);
   if (!opened.ok()) return BadInput(opened.status());
   EventReader& reader = snapshot_ ? snapshot_->reader() : **opened;
+  // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
+  for (const auto& [key, value] : reader.metadata().entries) {
+    if (key == "warning") fmt::print(stderr, "hbmsim replay: warning: {}\n", value);
+  }
   if (auto f = ResolveLimit(config, reader, report.bytes_limit, report.limit_source)) return f;
   absl::StatusOr<std::unique_ptr<Allocator>> allocator = BuildAllocator(config, report.bytes_limit);
   if (!allocator.ok())

@@ -14,6 +14,9 @@
 #include "trace/stalloc/mem_log_reader.h"
 #include "trace/text/text_reader.h"
 #include "trace/torch/snapshot_events.h"
+#include "trace/xla/buffer_assignment_text.h"
+#include "trace/xla/heap_trace_proto.h"
+#include "trace/xla/text_pair.h"
 
 namespace hbmsim {
 
@@ -31,6 +34,10 @@ std::string_view TraceFormatName(TraceFormat f) {
       return "stalloc-mem-log";
     case TraceFormat::kCsappRep:
       return "csapp-rep";
+    case TraceFormat::kXlaText:
+      return "xla-text";
+    case TraceFormat::kXlaProto:
+      return "xla-proto";
   }
   return "?";
 }
@@ -50,9 +57,16 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   std::string_view start(head, n);
   if (!start.empty() && static_cast<unsigned char>(start[0]) == 0x80) return TraceFormat::kTorchSnapshot;
   if (start.starts_with(hbt::kMagic) || start.starts_with(hbt::kZstdMagic)) return TraceFormat::kBinary;
+  // A protobuf has no magic: only a first byte that is a length-delimited field 1-4 is walked further.
+  if (!start.empty() && (start[0] == 0x0A || start[0] == 0x12 || start[0] == 0x1A || start[0] == 0x22) &&
+      xla::LooksLikeXlaProtoFile(path)) {
+    return TraceFormat::kXlaProto;
+  }
   if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // a UTF-8 byte order mark
   if (start.substr(0, 18) == "Thread,Time,Action") return TraceFormat::kRmmLog;
   // No text-trace line starts with a digit or holds "->" in its first word.
+  if (xla::LooksLikeBufferAssignmentText(start) || xla::LooksLikeLiveRangeText(start))
+    return TraceFormat::kXlaText;
   if (csapp::RepReader::LooksLikeRep(start)) return TraceFormat::kCsappRep;
   if (stalloc::MemLogReader::LooksLikeMemLog(start)) return TraceFormat::kStallocMemLog;
   return TraceFormat::kText;
@@ -81,6 +95,15 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
       absl::StatusOr<std::unique_ptr<stalloc::MemLogReader>> r = stalloc::MemLogReader::Open(path);
       if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
       return std::unique_ptr<EventReader>(std::move(*r));
+    }
+    case TraceFormat::kXlaText:
+    case TraceFormat::kXlaProto: {
+      // Whole-program artifacts: read at once, then served event by event.
+      absl::StatusOr<xla::XlaTrace> t = *format == TraceFormat::kXlaText
+                                            ? xla::ReadTextPairFiles(path)
+                                            : xla::ReadHeapSimulatorProtoFile(path);
+      if (!t.ok()) return absl::InvalidArgumentError(t.status().message());
+      return std::unique_ptr<EventReader>(std::make_unique<xla::XlaEventReader>(std::move(*t)));
     }
     case TraceFormat::kCsappRep: {
       absl::StatusOr<std::unique_ptr<csapp::RepReader>> r = csapp::RepReader::Open(path);

@@ -6,6 +6,8 @@
 //   "\x89HBT\r\n\x1a\n" or a zstd frame      → the .hbt binary trace (trace/binary/format.h)
 //   a first line "1 0x7f.. 512 0" or a marker → STAlloc mem_log (trace/stalloc)
 //   a first line that is a plain number      → CS:APP Malloc Lab .rep (trace/csapp)
+//   "BufferAssignment:", "HloLiveRange (max" → XLA buffer-assignment + live-range text (trace/xla)
+//   protobuf fields 1-4 (heap_trace_proto.h) → XLA BufferAssignmentProto / HloProto (trace/xla)
 //   anything else                            → the text format v1
 //
 // A new format adds a test on its magic bytes here and nothing else. Pipes and
@@ -22,8 +24,17 @@
 
 namespace hbmsim {
 
-enum class TraceFormat : uint8_t { kText, kTorchSnapshot, kRmmLog, kBinary, kStallocMemLog, kCsappRep };
-// "text", "torch-snapshot", "rmm-log", "binary", "stalloc-mem-log", "csapp-rep"
+enum class TraceFormat : uint8_t {
+  kText,
+  kTorchSnapshot,
+  kRmmLog,
+  kBinary,
+  kStallocMemLog,
+  kCsappRep,
+  kXlaText,
+  kXlaProto,
+};
+// "text", "torch-snapshot", "rmm-log", "binary", "stalloc-mem-log", "csapp-rep", "xla-text", "xla-proto"
 std::string_view TraceFormatName(TraceFormat f);
 
 // Looks at the first bytes of `path`. Errors name the file.

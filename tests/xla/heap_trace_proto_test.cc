@@ -3,6 +3,8 @@
 // regenerate.sh), and protobuf bytes that are not valid.
 #include "trace/xla/heap_trace_proto.h"
 
+#include <fstream>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/xla/xla_test_util.h"
@@ -51,6 +53,18 @@ TEST(XlaHeapTrace, SniffingTellsProtosFromText) {
   EXPECT_FALSE(LooksLikeXlaProtoFile(kXlaData + "small-buffer-assignment.txt"));
   EXPECT_FALSE(LooksLikeXlaProtoFile(kXlaData + "heap-trace.textproto"));
   EXPECT_FALSE(LooksLikeXlaProtoFile(kXlaData + "no-such-file.pb"));
+  // A cut proto is still a proto (its reader names the byte offset); a text
+  // trace that starts with blank lines is not.
+  absl::StatusOr<std::string> bytes = ReadWholeFile(kXlaData + "heap-trace.buffer_assignment.pb");
+  ASSERT_TRUE(bytes.ok());
+  const std::string cut = ::testing::TempDir() + "/sniff-cut.pb";
+  std::ofstream(cut, std::ios::binary) << bytes->substr(0, 300);
+  EXPECT_TRUE(LooksLikeXlaProtoFile(cut));
+  const std::string text = ::testing::TempDir() + "/sniff-blank.trace";
+  std::ofstream(text, std::ios::binary) << "\n\n\nalloc 1 5\nfree 1\n";
+  EXPECT_FALSE(LooksLikeXlaProtoFile(text));
+  std::ofstream(text, std::ios::binary) << "\n# hbmsim-trace v1\nalloc 1 5\nfree 1\n";
+  EXPECT_FALSE(LooksLikeXlaProtoFile(text));
 }
 
 std::string Error(std::string_view bytes) {

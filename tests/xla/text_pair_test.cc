@@ -48,10 +48,10 @@ TEST(XlaTextPair, SkippedValuesAndUnusedRangesAreCountedInWarnings) {
   const std::string lr = kXlaData + "small-live-range.txt";
   EXPECT_THAT(
       trace->warnings,
-      ElementsAre(ba + ": warning: 1 of 9 assigned values have no live range in " + lr +
+      ElementsAre(ba + ": 1 of 9 assigned values have no live range in " + lr +
                       " and are not replayed (first: called.7 at line 11); the live ranges cover only the "
                       "flattened schedule, not the values of computations it does not list",
-                  lr + ": warning: 1 of 9 live ranges name no assigned value and are not replayed (first: "
+                  lr + ": 1 of 9 live ranges name no assigned value and are not replayed (first: "
                        "const.8{} at line 19); the buffer assignment gave them no memory"));
   const TraceMetadata& m = trace->metadata;
   EXPECT_EQ(*m.Find("xla_assigned_values"), "9");
@@ -75,7 +75,7 @@ TEST(XlaTextPair, LiveRangesAppendedToTheBufferAssignmentGiveTheSameEvents) {
   // The unused range is named with its line in the combined file.
   ASSERT_EQ(trace->warnings.size(), 2u);
   EXPECT_THAT(trace->warnings[1],
-              ::testing::HasSubstr("appended-buffer-assignment.txt: warning: 1 of 9 live ranges "
+              ::testing::HasSubstr("appended-buffer-assignment.txt: 1 of 9 live ranges "
                                    "name no assigned value and are not replayed (first: const.8{} "
                                    "at line 42)"));
 }

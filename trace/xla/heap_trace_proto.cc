@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 
@@ -222,7 +223,12 @@ bool LooksLikeXlaProtoFile(const std::string& path) {
     buf.resize(std::fread(buf.data(), 1, n, f));
     return buf;
   };
-  const bool looks = TopLevelLooksLikeLenFields(static_cast<uint64_t>(st.st_size), 64, read_at);
+  // Text never holds control bytes other than tab and line breaks; a proto's first bytes always do.
+  const std::string head = read_at(0, 256);
+  const bool binary = std::any_of(head.begin(), head.end(), [](char c) {
+    return static_cast<uint8_t>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
+  });
+  const bool looks = binary && TopLevelLooksLikeLenFields(static_cast<uint64_t>(st.st_size), 64, read_at);
   std::fclose(f);
   return looks;
 }

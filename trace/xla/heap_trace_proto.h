@@ -38,9 +38,13 @@ absl::StatusOr<XlaTrace> ParseHeapSimulatorProto(std::string_view bytes, std::st
 // ParseHeapSimulatorProto on a file.
 absl::StatusOr<XlaTrace> ReadHeapSimulatorProtoFile(const std::string& path);
 
-// True when the file's first top-level fields (up to 64) are length-delimited
-// fields 1-4 whose lengths fit the file: how a BufferAssignmentProto or an
-// HloProto starts, and what no text trace does. Reads a few bytes per field.
+// True when the file starts like a BufferAssignmentProto or an HloProto: its
+// first top-level fields (up to 64) are length-delimited fields 1-4 whose
+// lengths fit the file (the last may run past the end: a cut file is still
+// reported as a protobuf, with the byte offset), and the first field's
+// contents start with a tag byte, and its first 256 bytes hold a control
+// byte other than tab, CR and LF, which text never does (wire_check.h).
+// Reads a few bytes per field.
 bool LooksLikeXlaProtoFile(const std::string& path);
 
 }  // namespace hbmsim::xla

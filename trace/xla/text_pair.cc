@@ -92,7 +92,7 @@ std::vector<LiveInterval> MergeAliases(std::vector<Matched> matched, int& merged
 std::string SkippedValuesWarning(std::string_view ba_source, std::string_view lr_source,
                                  const std::vector<const AssignedValue*>& skipped, size_t total) {
   return fmt::format(
-      "{}: warning: {} of {} assigned values have no live range in {} and are not replayed (first: {} at "
+      "{}: {} of {} assigned values have no live range in {} and are not replayed (first: {} at "
       "line {}); "
       "the live ranges cover only the flattened schedule, not the values of computations it does not list",
       ba_source, skipped.size(), total, lr_source, skipped.front()->name, skipped.front()->line);
@@ -101,7 +101,7 @@ std::string SkippedValuesWarning(std::string_view ba_source, std::string_view lr
 std::string UnusedRangesWarning(std::string_view lr_source, const std::vector<const LiveRangeEntry*>& unused,
                                 size_t total) {
   return fmt::format(
-      "{}: warning: {} of {} live ranges name no assigned value and are not replayed (first: {} at line {}); "
+      "{}: {} of {} live ranges name no assigned value and are not replayed (first: {} at line {}); "
       "the buffer assignment gave them no memory",
       lr_source, unused.size(), total, unused.front()->name, unused.front()->line);
 }

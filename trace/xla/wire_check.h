@@ -23,8 +23,12 @@ struct WireError {
 // The first wire-format error in `bytes` read as `type`, or nullopt.
 std::optional<WireError> FindWireError(std::string_view bytes, const google::protobuf::Descriptor* type);
 
-// True when the first (up to `max_fields`) top-level fields of a file of
-// `file_size` bytes are length-delimited fields numbered 1..4 that fit in `file_size`.
+// True when a file of `file_size` bytes starts like a protobuf made of
+// length-delimited fields numbered 1..4: the first (up to `max_fields`) tags
+// are such fields, the first field's contents start with a control byte (a
+// nested tag; a text line starts with a printable character), and every
+// length fits the file, except that the last one examined may run past the
+// end (a cut file, which the reader then reports with its byte offset).
 // `read_at(offset, n)` returns up to n bytes of the file at offset.
 template <typename ReadAt>
 bool TopLevelLooksLikeLenFields(uint64_t file_size, int max_fields, ReadAt read_at);
@@ -43,8 +47,10 @@ bool TopLevelLooksLikeLenFields(uint64_t file_size, int max_fields, ReadAt read_
     if (!tag || (*tag & 7) != 2 || (*tag >> 3) < 1 || (*tag >> 3) > 4) return false;
     std::optional<uint64_t> len = TakeVarint(s);
     if (!len) return false;
+    if (i == 0 && *len > 0 && (s.empty() || static_cast<uint8_t>(s[0]) >= 0x20)) return false;
     const uint64_t header = head.size() - s.size();
-    if (*len > file_size - at - std::min<uint64_t>(header, file_size - at)) return false;
+    if (*len > file_size - at - std::min<uint64_t>(header, file_size - at))
+      return true;  // cut: the reader says where
     at += header + *len;
   }
   return true;

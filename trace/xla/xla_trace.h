@@ -29,7 +29,7 @@ struct XlaTrace {
   std::string source;                 // the file (or name) the events came from
   std::vector<OwnedEvent> events;     // in replay order
   TraceMetadata metadata;             // `# key: value` entries a writer keeps
-  std::vector<std::string> warnings;  // one line each, already naming the file
+  std::vector<std::string> warnings;  // "<file>: what was skipped and why", one line each
 };
 
 // One value (or a group of aliased values) of the program with its inclusive
