@@ -72,7 +72,9 @@ TEST(LiveIdTableTest, MatchesAMapUnderRandomChurn) {
         const uint64_t* v = t.Find(id);
         const auto it = reference.find(id);
         ASSERT_EQ(v != nullptr, it != reference.end()) << "seed " << seed << " id " << id;
-        if (v != nullptr) EXPECT_EQ(*v, it->second) << "seed " << seed << " id " << id;
+        if (v != nullptr) {
+          EXPECT_EQ(*v, it->second) << "seed " << seed << " id " << id;
+        }
       }
     }
   }

@@ -21,6 +21,9 @@ namespace {
 // more is refused by the length checks before its bytes are awaited.
 constexpr size_t kMaxRecordBytes = 2 * hbt::kMaxStringBytes + 16 * hbt::kMaxRank + 256;
 
+// head, ext, then at most five varints (id, bytes, t=, stream=, device=).
+constexpr size_t kCommonRecordMaxBytes = 2 + 5 * hbt::Cursor::kMaxVarintBytes;
+
 bool IsBufferKind(uint8_t kind) { return IsBufferEvent(static_cast<EventKind>(kind)); }
 bool IsProgramKind(uint8_t kind) { return IsProgramEvent(static_cast<EventKind>(kind)); }
 bool HasBytes(uint8_t kind) {
@@ -164,6 +167,12 @@ absl::StatusOr<bool> BinaryTraceReader::Next(Event& e) {
   if (broken_) return *broken_;
   if (finished_) return false;
   event_offset_ = window_.offset();
+  if (DecodeCommonRecord(e)) [[likely]] {
+    if (absl::Status s = validator_.Check(e); !s.ok()) [[unlikely]] {
+      return ErrorAt(event_offset_, std::string(s.message()));
+    }
+    return true;
+  }
   if (absl::Status s = DecodeRecord([&](Cursor& c) { return DecodeEvent(c, e); }); !s.ok()) {
     broken_ = s;
     return s;
@@ -176,6 +185,52 @@ absl::StatusOr<bool> BinaryTraceReader::Next(Event& e) {
     return false;
   }
   if (absl::Status s = validator_.Check(e); !s.ok()) return ErrorAt(event_offset_, std::string(s.message()));
+  return true;
+}
+
+[[gnu::always_inline]] inline bool BinaryTraceReader::DecodeCommonRecord(Event& e) {
+  if (window_.size() < kCommonRecordMaxBytes) return false;
+  const uint8_t head = window_.data()[0];
+  const uint8_t kind = head & hbt::kKindMask;
+  // Marks, the end record and unknown kinds; tags; stream= where it is an error.
+  if (kind >= static_cast<uint8_t>(EventKind::kMark) || (head & hbt::kHasTag) != 0 ||
+      ((head & hbt::kHasStream) != 0 && !IsBufferKind(kind))) {
+    return false;
+  }
+  Cursor c{window_.data(), window_.data() + 1, window_.data() + window_.size()};
+  uint8_t ext = 0;
+  if ((head & hbt::kHasExt) != 0) {
+    ext = *c.p++;
+    if ((ext & ~hbt::kExtDevice) != 0) return false;  // shape=, addr= or unknown bits
+  }
+  uint64_t id_delta = 0, bytes = 0, time_delta = 0, stream = 0, device = 0;
+  if (c.UncheckedVarint(id_delta) != Decode::kOk) return false;
+  if (HasBytes(kind) && c.UncheckedVarint(bytes) != Decode::kOk) return false;
+  if ((head & hbt::kHasTime) != 0 && c.UncheckedVarint(time_delta) != Decode::kOk) return false;
+  if ((head & hbt::kHasStream) != 0 && c.UncheckedVarint(stream) != Decode::kOk) return false;
+  if ((ext & hbt::kExtDevice) != 0 && c.UncheckedVarint(device) != Decode::kOk) return false;
+
+  // The record is whole and valid: apply it as DecodeEvent would.
+  const bool is_program = IsProgramKind(kind);
+  uint64_t& base = is_program ? state_.program_id : state_.alloc_id;
+  e.kind = static_cast<EventKind>(kind);
+  e.id = base + hbt::UnZigZag(id_delta);
+  if (kind == static_cast<uint8_t>(EventKind::kAlloc) || is_program) base = e.id;
+  e.bytes = Bytes(bytes);
+  if ((head & hbt::kHasTime) != 0) {
+    state_.time_us += hbt::UnZigZag(time_delta);
+    e.time_us = state_.time_us;
+  } else {
+    e.time_us.reset();
+  }
+  e.stream = StreamId(stream);
+  e.device = DeviceId(device);
+  e.tag = {};
+  e.label = {};
+  if (e.shape.has_value()) e.shape.reset();
+  e.addr.reset();
+  ++events_;
+  window_.Consume(c.consumed());
   return true;
 }
 

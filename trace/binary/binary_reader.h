@@ -68,6 +68,11 @@ class BinaryTraceReader : public EventReader {
   // One record into `e` (or the end record): kOk, kNeedMore, or kMalformed
   // with error_/error_at_ set. State changes only on kOk.
   hbt::Decode DecodeEvent(hbt::Cursor& c, Event& e);
+  // The records nearly every trace is made of (no tag, shape, addr or mark
+  // label), when all their possible bytes are in the window: straight-line
+  // decoding without bounds checks. False (nothing changed) sends the record
+  // to DecodeEvent, which also owns every error message.
+  bool DecodeCommonRecord(Event& e);
   hbt::Decode DecodeId(hbt::Cursor& c, uint8_t kind, DeltaState& s, Event& e);
   hbt::Decode DecodeAttributes(hbt::Cursor& c, uint8_t head, uint8_t ext, DeltaState& s, Event& e);
   hbt::Decode DecodeTag(hbt::Cursor& c, Event& e, bool& add_to_dictionary);

@@ -83,6 +83,8 @@ enum class Decode : uint8_t { kOk, kNeedMore, kMalformed };
 // A bounds-checked view of decoded bytes. Every getter either succeeds or
 // reports why not, never reading past `end`.
 struct Cursor {
+  static constexpr int kMaxVarintBytes = 10;
+
   const uint8_t* begin;
   const uint8_t* p;
   const uint8_t* end;
@@ -99,7 +101,26 @@ struct Cursor {
       v = *p++;
       return Decode::kOk;
     }
+    if (end - p >= kMaxVarintBytes) return UncheckedVarint(v);
     return SlowVarint(v);
+  }
+  // A varint with all of its possible bytes in view: no bounds checks.
+  Decode UncheckedVarint(uint64_t& v) {
+    uint64_t result = 0;
+    for (int i = 0; i < kMaxVarintBytes - 1; ++i) {
+      const uint64_t b = p[i];
+      result |= (b & 0x7F) << (7 * i);
+      if (b < 0x80) {
+        p += i + 1;
+        v = result;
+        return Decode::kOk;
+      }
+    }
+    const uint64_t last = p[kMaxVarintBytes - 1];
+    if (last > 1) return Decode::kMalformed;  // beyond 64 bits, or more than 10 bytes
+    p += kMaxVarintBytes;
+    v = result | (last << 63);
+    return Decode::kOk;
   }
   Decode SlowVarint(uint64_t& v) {
     uint64_t result = 0;

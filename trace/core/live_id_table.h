@@ -56,14 +56,18 @@ class LiveIdTable {
   // Inserts key -> value unless the key is present. Returns the stored value
   // and whether it was inserted (false: the existing value, unchanged).
   std::pair<Value*, bool> TryInsert(const Key& key, const Value& value) {
-    if (2 * (size_ + 1) > slots_.size()) Grow();
+    if (2 * (size_ + 1) > slots_.size()) [[unlikely]]
+      Grow();
     size_t i = Home(key);
     for (; slots_[i].used; i = (i + 1) & mask()) {
       if (slots_[i].key == key) return {&slots_[i].value, false};
     }
-    slots_[i] = Slot{value, key, true};
+    Slot& s = slots_[i];
+    s.value = value;
+    s.key = key;
+    s.used = true;
     ++size_;
-    return {&slots_[i].value, true};
+    return {&s.value, true};
   }
 
   // Removes the entry whose value `value` points at (from Find/TryInsert,
@@ -113,7 +117,7 @@ class LiveIdTable {
     return static_cast<size_t>(reinterpret_cast<const Slot*>(value) - slots_.data());
   }
 
-  void Grow() {
+  [[gnu::noinline]] void Grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     shift_ = 64 - std::countr_zero(slots_.size());

@@ -21,17 +21,11 @@ absl::Status UnknownProgram(std::string_view what, DeviceId device, ProgramId id
 
 }  // namespace
 
-absl::Status LiveBufferIds::Alloc(DeviceId device, BufferId id) {
-  const auto [state, inserted] = ids_.TryInsert(KeyOf(device, id), State::kLive);
-  if (inserted) return absl::OkStatus();
-  const bool pending = *state == State::kFreeRequested;
+absl::Status LiveBufferIds::AllocOfTracked(DeviceId device, BufferId id, State state) const {
+  const bool pending = state == State::kFreeRequested;
   return absl::InvalidArgumentError(
       fmt::format("alloc of {} that is still live{}", Subject("id", device, id.value()),
                   pending ? " (free_requested, but no free_completed yet)" : ""));
-}
-
-absl::Status LiveBufferIds::Free(DeviceId device, BufferId id) {
-  return Release("free", device, id, /*keep_pending=*/false);
 }
 
 absl::Status LiveBufferIds::RequestFree(DeviceId device, BufferId id) {
@@ -91,24 +85,13 @@ bool LoadedPrograms::Contains(DeviceId device, ProgramId id) const {
   return loaded_.contains(Key{device.value(), id.value()});
 }
 
-absl::Status TraceValidator::Check(const Event& e) {
-  // Time first: a failed check must leave the id sets untouched.
-  if (absl::Status s = CheckTime(e); !s.ok()) return s;
-  if (absl::Status s = Apply(e); !s.ok()) return s;
-  if (e.time_us.has_value()) last_time_us_ = e.time_us;
-  return absl::OkStatus();
-}
-
-absl::Status TraceValidator::CheckTime(const Event& e) const {
-  if (!e.time_us.has_value() || !last_time_us_.has_value() || *e.time_us >= *last_time_us_) {
-    return absl::OkStatus();
-  }
+absl::Status TraceValidator::TimeWentBack(uint64_t time_us) const {
   return absl::InvalidArgumentError(
       fmt::format("t={} is earlier than t={} of a previous event (time stamps must be non-decreasing)",
-                  *e.time_us, *last_time_us_));
+                  time_us, *last_time_us_));
 }
 
-absl::Status TraceValidator::Apply(const Event& e) {
+absl::Status TraceValidator::ApplyOther(const Event& e) {
   switch (e.kind) {
     case EventKind::kAlloc:
       return buffers_.Alloc(e.device, e.buffer());

@@ -41,8 +41,21 @@ class LiveBufferIds {
  public:
   enum class State : uint8_t { kLive, kFreeRequested };
 
-  absl::Status Alloc(DeviceId device, BufferId id);
-  absl::Status Free(DeviceId device, BufferId id);
+  // Alloc and Free run for nearly every event: inline, errors out of line.
+  absl::Status Alloc(DeviceId device, BufferId id) {
+    const auto [state, inserted] = ids_.TryInsert(KeyOf(device, id), State::kLive);
+    if (inserted) [[likely]]
+      return absl::OkStatus();
+    return AllocOfTracked(device, id, *state);
+  }
+  absl::Status Free(DeviceId device, BufferId id) {
+    State* state = ids_.Find(KeyOf(device, id));
+    if (state != nullptr && *state == State::kLive) [[likely]] {
+      ids_.Erase(state);
+      return absl::OkStatus();
+    }
+    return Release("free", device, id, /*keep_pending=*/false);
+  }
   absl::Status RequestFree(DeviceId device, BufferId id);
   absl::Status CompleteFree(DeviceId device, BufferId id);
 
@@ -53,6 +66,7 @@ class LiveBufferIds {
 
  private:
   static DeviceScopedId KeyOf(DeviceId device, BufferId id) { return {device.value(), id.value()}; }
+  absl::Status AllocOfTracked(DeviceId device, BufferId id, State state) const;
   // A free or free_requested of `id`, whose keyword is `what`.
   absl::Status Release(std::string_view what, DeviceId device, BufferId id, bool keep_pending);
 
@@ -80,7 +94,15 @@ class TraceValidator {
  public:
   // Checks `e` against everything seen so far and, when it is valid, records
   // it. On error nothing is recorded.
-  absl::Status Check(const Event& e);
+  absl::Status Check(const Event& e) {
+    // Time first: a failed check must leave the id sets untouched.
+    if (e.time_us.has_value() && last_time_us_.has_value() && *e.time_us < *last_time_us_) [[unlikely]] {
+      return TimeWentBack(*e.time_us);
+    }
+    absl::Status s = Apply(e);
+    if (s.ok() && e.time_us.has_value()) last_time_us_ = e.time_us;
+    return s;
+  }
 
   const LiveBufferIds& buffers() const { return buffers_; }
   const LoadedPrograms& programs() const { return programs_; }
@@ -88,8 +110,13 @@ class TraceValidator {
   std::optional<uint64_t> last_time_us() const { return last_time_us_; }
 
  private:
-  absl::Status CheckTime(const Event& e) const;
-  absl::Status Apply(const Event& e);
+  absl::Status TimeWentBack(uint64_t time_us) const;
+  absl::Status Apply(const Event& e) {
+    if (e.kind == EventKind::kAlloc) return buffers_.Alloc(e.device, e.buffer());
+    if (e.kind == EventKind::kFree) return buffers_.Free(e.device, e.buffer());
+    return ApplyOther(e);
+  }
+  absl::Status ApplyOther(const Event& e);
 
   LiveBufferIds buffers_;
   LoadedPrograms programs_;
