@@ -1,5 +1,6 @@
 #include "trace/torch/snapshot_events.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "fmt/format.h"
@@ -167,7 +168,14 @@ bool SnapshotEventReader::NextPreexisting(Event& e) {
 void SnapshotEventReader::FromEntry(size_t index, Event& e) {
   const TraceEntry& t = (*EntriesOf(*snap_, devices_[device_]->device))[index];
   e.stream = t.stream;
-  e.time_us = t.time_us;
+  // Devices are read one after another, each with its own clock readings, but
+  // t= may never go back (trace/core/validator.h): an earlier stamp is raised
+  // to the latest one, as the RMM reader does, so a converted multi-device
+  // snapshot reads back.
+  if (t.time_us) {
+    last_time_us_ = std::max(*t.time_us, last_time_us_.value_or(0));
+    e.time_us = last_time_us_;
+  }
   switch (t.action) {
     case TraceAction::kAlloc:
       e.kind = EventKind::kAlloc;

@@ -18,6 +18,8 @@
 //                                  snapshot, annotations: side information)
 //   A free of an address with no live block (a history that starts mid-run
 //   and a rebuild that could not see the block) becomes a `mark unmatched_...`.
+//   t= is the entry's time_us, raised to the latest t= handed out so far when
+//   it is earlier (a later device's clock, or entries recorded out of order).
 //
 // Buffer ids count up from 1 across all devices: a device's preexisting blocks
 // first, then one id per alloc and per oom entry of its trace. The reader keeps
@@ -159,6 +161,7 @@ class SnapshotEventReader : public EventReader {
   size_t cursor_ = 0;               // preexisting block or trace entry of the current device
   std::optional<size_t> entry_;     // the entry behind the last event
   std::optional<uint64_t> oom_id_;  // an oom's `free` is still to come
+  std::optional<uint64_t> last_time_us_;  // the latest t= handed out
   uint64_t next_id_ = 1;
   absl::flat_hash_map<uint64_t, LiveBlock> live_;  // address → live block (lookup only)
   std::string label_;                              // storage of the last mark's label
