@@ -174,7 +174,9 @@ std::string RenderDiagnoseJson(const BfcLog& log, const std::vector<Diagnosis>& 
                                {"gc_warnings", log.gc_warnings},
                                {"sub_allocator_failures", sub},
                                {"dumps", dumps}};
-  return root.dump(2) + "\n";
+  // Names and ops are copied from the log, which may hold any bytes: invalid
+  // UTF-8 becomes U+FFFD instead of nlohmann's type_error (an exit 3).
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace hbmsim::bfc_dump
