@@ -11,7 +11,9 @@
 // Invariants the unpickler guarantees, so consumers may rely on them:
 //   - the graph is acyclic (a DAG: shared nodes, no cycles);
 //   - Height(node) <= the nesting limit, so a recursive walk is bounded;
-//   - NodeCount() + ElementCount() <= the input size in bytes + a small constant.
+//   - NodeCount() + ElementCount() <= 2 * (the input size in bytes + a small
+//     constant): the unpickler caps values at bytes + 64, and making a list
+//     that grew in several batches contiguous copies its elements once more.
 // A consumer that expands shared nodes (visits a shared list once per
 // reference) must still bound its own work: a 2 KB pickle can describe a
 // DAG whose expansion has 10^15 leaves.
