@@ -42,7 +42,9 @@ absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view
 
 nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config) {
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : config.options.entries()) {
+  // Not a structured binding: clang 14 (the sanitizer build) cannot capture one in a lambda.
+  for (const auto& entry : config.options.entries()) {
+    const std::string& name = entry.first;
     std::visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
@@ -52,7 +54,7 @@ nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config) {
             options[name] = v;
           }
         },
-        value);
+        entry.second);
   }
   return {{"name", config.policy->name}, {"options", options}};
 }
