@@ -179,6 +179,29 @@ TEST(XlaReplayCli, TextPairUnderBfcPlacesEveryValueAndReportsThePeak) {
             "9,6,16,ok,1024,256\n");
 }
 
+TEST(XlaReplayCli, CheckRecordedComparesThePolicyWithXlasOwnPlacement) {
+  // From the placements above: p0, p1, add.1 and mul.2 land where XLA put
+  // them; neg.3, fusion.6{1} and tuple.5{} do not.
+  const std::string json = TempPath("recorded.json");
+  auto run = RunHbmsim(
+      "replay tests/data/xla/small-buffer-assignment.txt --allocator bfc --bytes-limit 1MiB "
+      "--check-recorded --json " +
+      json);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["recorded_check"]["allocs_matched"], 4);
+  EXPECT_EQ(j["recorded_check"]["allocs_total"], 7);
+  // The proto's three allocs of heap 0 are packed by BFC exactly as XLA did.
+  run = RunHbmsim(
+      "replay tests/data/xla/heap-trace.buffer_assignment.pb --allocator bfc --bytes-limit 1MiB "
+      "--check-recorded --json " +
+      json);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["recorded_check"]["allocs_matched"], 3);
+  EXPECT_EQ(j["recorded_check"]["allocs_total"], 3);
+}
+
 TEST(XlaReplayCli, EachHeapTraceIsADevice) {
   auto run =
       RunHbmsim("replay tests/data/xla/heap-trace.buffer_assignment.pb --allocator bfc --bytes-limit 1MiB");
