@@ -87,6 +87,15 @@ TEST(XlaHeapTrace, TruncatedBytesNameTheByteOffset) {
             "left)");
   EXPECT_EQ(Error(std::string("\x0f", 1)),
             "x.pb: byte offset 0: not a valid protobuf: field runs past the end or has a bad wire type");
+  // Bad UTF-8 in a string field (instruction_name of the first logical buffer).
+  std::string bad_utf8 = *bytes;
+  const size_t name = bad_utf8.find("p.1");
+  ASSERT_NE(name, std::string::npos);
+  bad_utf8[name] = '\xff';
+  EXPECT_EQ(
+      Error(bad_utf8),
+      fmt::format("x.pb: byte offset {}: not a valid protobuf: field instruction_name is not valid UTF-8",
+                  name));
   EXPECT_EQ(Error(""),
             "x.pb: no heap_simulator_traces: neither a BufferAssignmentProto with one nor an HloProto with a "
             "buffer_assignment");

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "google/protobuf/stubs/logging.h"
 #include "trace/xla/text_pair.h"
 #include "trace/xla/wire_check.h"
 #include "xla_memory.pb.h"
@@ -152,6 +153,9 @@ absl::StatusOr<pb::BufferAssignmentProto> DecodeAssignment(std::string_view byte
     return absl::InvalidArgumentError(
         fmt::format("{}: {} bytes, more than a protobuf can hold", source, bytes.size()));
   }
+  // libprotobuf logs bad UTF-8 to stderr by itself; a library must not print, and the
+  // error this function returns is the one line the user sees.
+  const google::protobuf::LogSilencer quiet;
   pb::BufferAssignmentProto ba;
   if (ba.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) &&
       ba.heap_simulator_traces_size() > 0) {
@@ -159,7 +163,8 @@ absl::StatusOr<pb::BufferAssignmentProto> DecodeAssignment(std::string_view byte
     return ba;
   }
   pb::HloProto hlo;
-  if (hlo.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) && hlo.has_buffer_assignment()) {
+  if (hlo.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) &&
+      hlo.buffer_assignment().heap_simulator_traces_size() > 0) {
     kind = "HloProto";
     return std::move(*hlo.mutable_buffer_assignment());
   }
