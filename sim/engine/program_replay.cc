@@ -16,17 +16,18 @@ absl::Status BadProgram(const EventReader& reader, const Event& e, std::string_v
 }  // namespace
 
 // The policy models resident executables (e.g. TPU): hand it the events.
-absl::StatusOr<bool> ReplayEngine::ApplyProgram(const Event& e, EventIndex index, const EventReader& reader) {
+absl::Status ReplayEngine::ApplyProgram(const Event& e, EventIndex index, const EventReader& reader) {
   auto it = programs_.find(e.id);
   if (e.kind == EventKind::kProgramLoad) {
     if (it != programs_.end()) return BadProgram(reader, e, "that is already loaded");
     const ProgramResult r = allocator_.LoadProgram(e.program(), e.bytes, index);
     programs_.emplace(e.id, Live{kNullHandle, e.bytes, r.ok, false});
     AddLive(e.bytes, index);
-    if (r.ok) return false;
-    ReportFailure({index, e.kind, e.id, e.bytes, e.bytes, ClassifyFailure(e.bytes, r.free_bytes),
-                   r.free_bytes, r.reservable_bytes});
-    return true;
+    if (!r.ok) {
+      ReportFailure({index, e.kind, e.id, e.bytes, e.bytes, ClassifyFailure(e.bytes, r.free_bytes),
+                     r.free_bytes, r.reservable_bytes});
+    }
+    return absl::OkStatus();
   }
   if (it == programs_.end()) return BadProgram(reader, e, "that is not loaded");
   if (!it->second.placed) {
@@ -35,25 +36,25 @@ absl::StatusOr<bool> ReplayEngine::ApplyProgram(const Event& e, EventIndex index
       RemoveLive(it->second.requested);
       programs_.erase(it);
     }
-    return false;
+    return absl::OkStatus();
   }
   if (e.kind == EventKind::kProgramUnload) {
     allocator_.UnloadProgram(e.program());
     RemoveLive(it->second.requested);
     programs_.erase(it);
-    return false;
+    return absl::OkStatus();
   }
   const ProgramResult r = allocator_.RunProgram(e.program(), index);
-  if (r.ok) return false;
+  if (r.ok) return absl::OkStatus();
   const Bytes bytes = it->second.requested;
   ReportFailure({index, e.kind, e.id, bytes, bytes, ClassifyFailure(bytes, r.free_bytes), r.free_bytes,
                  r.reservable_bytes});
-  return true;
+  return absl::OkStatus();
 }
 
 // No program model: a program is a buffer of its own id space, loaded by an
 // alloc and unloaded by a free; running it touches no memory.
-absl::StatusOr<bool> ReplayEngine::ApplyProgramAsBuffer(const Event& e, EventIndex index,
+absl::Status ReplayEngine::ApplyProgramAsBuffer(const Event& e, EventIndex index,
                                                         const EventReader& reader) {
   auto it = programs_.find(e.id);
   if (e.kind == EventKind::kProgramLoad) {
@@ -66,12 +67,13 @@ absl::StatusOr<bool> ReplayEngine::ApplyProgramAsBuffer(const Event& e, EventInd
     const AllocResult r = allocator_.Allocate(req);
     programs_.emplace(e.id, Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false});
     AddLive(e.bytes, index);
-    if (r.ok()) return false;
-    ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
-    return true;
+    if (!r.ok()) {
+      ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
+    }
+    return absl::OkStatus();
   }
   if (it == programs_.end()) return BadProgram(reader, e, "that is not loaded");
-  if (e.kind == EventKind::kProgramRun) return false;
+  if (e.kind == EventKind::kProgramRun) return absl::OkStatus();
   if (it->second.placed) {
     allocator_.Free(it->second.handle);
   } else {
@@ -79,7 +81,7 @@ absl::StatusOr<bool> ReplayEngine::ApplyProgramAsBuffer(const Event& e, EventInd
   }
   RemoveLive(it->second.requested);
   programs_.erase(it);
-  return false;
+  return absl::OkStatus();
 }
 
 }  // namespace hbmsim

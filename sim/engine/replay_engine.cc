@@ -32,8 +32,8 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
     if (!SelectDevice(e)) continue;
     ++summary_.events_replayed;
     current_ = index;
-    absl::StatusOr<bool> failed = Apply(e, index, reader);
-    if (!failed.ok()) return failed.status();
+    const uint64_t failures_before = summary_.failures;
+    if (absl::Status s = Apply(e, index, reader); !s.ok()) return s;
     if (options_.paranoid) {
       const absl::Status s = allocator_.CheckInvariants();
       if (!s.ok()) {
@@ -42,7 +42,7 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
                                                allocator_.name(), std::string(s.message())));
       }
     }
-    if (*failed && options_.on_oom == OnOom::kStop) {
+    if (summary_.failures != failures_before && options_.on_oom == OnOom::kStop) {
       summary_.stopped_at_failure = true;
       break;
     }
@@ -57,17 +57,14 @@ bool ReplayEngine::SelectDevice(const Event& e) {
   return false;
 }
 
-absl::StatusOr<bool> ReplayEngine::Apply(const Event& e, EventIndex index, const EventReader& reader) {
+absl::Status ReplayEngine::Apply(const Event& e, EventIndex index, const EventReader& reader) {
   switch (e.kind) {
     case EventKind::kAlloc:
       return ApplyAlloc(e, index, reader);
     case EventKind::kFree:
     case EventKind::kFreeRequested:
-    case EventKind::kFreeCompleted: {
-      absl::Status s = ApplyFree(e, reader);
-      if (!s.ok()) return s;
-      return false;
-    }
+    case EventKind::kFreeCompleted:
+      return ApplyFree(e, reader);
     case EventKind::kProgramLoad:
     case EventKind::kProgramRun:
     case EventKind::kProgramUnload:
@@ -76,12 +73,12 @@ absl::StatusOr<bool> ReplayEngine::Apply(const Event& e, EventIndex index, const
     case EventKind::kMark:
       ++summary_.marks;
       for (ReplayObserver* o : observers_) o->OnMark(index, e.label);
-      return false;
+      return absl::OkStatus();
   }
-  return false;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<bool> ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader) {
+absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader) {
   const auto [live, inserted] = buffers_.TryInsert(e.id, Live{});
   if (!inserted) return BadEvent(reader, e, "that is still live");
   AllocRequest req;
@@ -100,9 +97,10 @@ absl::StatusOr<bool> ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, 
   *live = Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false};
   AddLive(e.bytes, index);
   for (ReplayObserver* o : observers_) o->OnAlloc(index, e, r);
-  if (r.ok()) return false;
-  ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
-  return true;
+  if (!r.ok()) {
+    ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) {

@@ -100,12 +100,14 @@ class ReplayEngine : private PolicyObserver {
     bool free_requested = false;  // free_requested seen, free_completed pending
   };
 
-  // Each returns true when the event was a failed request.
-  absl::StatusOr<bool> Apply(const Event& e, EventIndex index, const EventReader& reader);
-  absl::StatusOr<bool> ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader);
+  // A failed request is not an error: it is counted by ReportFailure (the
+  // only place summary_.failures grows), which is how Run sees it. Returning
+  // a plain Status keeps a StatusOr<bool> out of every event's path.
+  absl::Status Apply(const Event& e, EventIndex index, const EventReader& reader);
+  absl::Status ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyFree(const Event& e, const EventReader& reader);
-  absl::StatusOr<bool> ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
-  absl::StatusOr<bool> ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
+  absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
+  absl::Status ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
   bool SelectDevice(const Event& e);
   void AddLive(Bytes b, EventIndex index);
   void RemoveLive(Bytes b) { live_bytes_ = live_bytes_.SaturatingSub(b); }
