@@ -58,6 +58,16 @@ bool ReplayEngine::SelectDevice(const Event& e) {
 }
 
 absl::Status ReplayEngine::Apply(const Event& e, EventIndex index, const EventReader& reader) {
+  // Alloc and free are nearly every event: keep their dispatch free of the
+  // frame the rare kinds need.
+  if (e.kind == EventKind::kAlloc) [[likely]]
+    return ApplyAlloc(e, index, reader);
+  if (e.kind == EventKind::kFree) [[likely]]
+    return ApplyFree(e, reader);
+  return ApplyOther(e, index, reader);
+}
+
+absl::Status ReplayEngine::ApplyOther(const Event& e, EventIndex index, const EventReader& reader) {
   switch (e.kind) {
     case EventKind::kAlloc:
       return ApplyAlloc(e, index, reader);

@@ -104,6 +104,7 @@ class ReplayEngine : private PolicyObserver {
   // only place summary_.failures grows), which is how Run sees it. Returning
   // a plain Status keeps a StatusOr<bool> out of every event's path.
   absl::Status Apply(const Event& e, EventIndex index, const EventReader& reader);
+  [[gnu::noinline]] absl::Status ApplyOther(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyFree(const Event& e, const EventReader& reader);
   absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
