@@ -138,7 +138,10 @@ absl::StatusOr<AllocatorConfig> ParseAllocatorConfig(const PolicyRegistry& regis
   } catch (const YAML::Exception& e) {
     return Error(name, e.mark.line + 1, fmt::format("malformed YAML: {}", e.msg));
   }
-  if (!root.IsMap()) return Error(name, 1, "expected a mapping with an allocator: key");
+  // `{}` is a mapping too, but an empty one: there is no allocator: entry to read.
+  if (!root.IsMap() || root.size() == 0) {
+    return Error(name, 1, "expected a mapping with an allocator: key");
+  }
   if (absl::Status s = CheckKeys(root, name, ""); !s.ok()) return s;
   for (const auto& kv : root) {
     if (kv.first.Scalar() != "allocator") {

@@ -112,6 +112,9 @@ TEST(AllocatorConfigTest, YamlErrorsNameFileLineAndPath) {
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  allow_growth: [true]\n")),
             "configs/x.yaml:3: allocator.allow_growth: expected a single value");
   EXPECT_EQ(ErrorOf(Parse("- 1\n")), "configs/x.yaml:1: expected a mapping with an allocator: key");
+  // An empty flow mapping used to be read through root.begin() == end (fuzz_yaml_config: "{}r").
+  EXPECT_EQ(ErrorOf(Parse("{}\n")), "configs/x.yaml:1: expected a mapping with an allocator: key");
+  EXPECT_EQ(ErrorOf(Parse("{}r")), "configs/x.yaml:1: expected a mapping with an allocator: key");
   EXPECT_EQ(ErrorOf(Parse("allocator: {impl: bfc\n")).rfind("configs/x.yaml:2: malformed YAML: ", 0), 0u);
 }
 
