@@ -10,10 +10,13 @@
 #
 #   SANITIZE_BUILD_DIR  where to build (default build-sanitize/)
 #   FUZZ_SECONDS        seconds per fuzz target (0 skips fuzzing)
+#   FUZZ_SEED           libFuzzer's -seed (default 1): CI explores the same
+#                       inputs every run, so a failure in CI reproduces here
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SANITIZE_BUILD_DIR:-$root/build-sanitize}
 fuzz_seconds=${FUZZ_SECONDS:-30}
+fuzz_seed=${FUZZ_SEED:-1}
 jobs=$(nproc)
 start=$SECONDS
 
@@ -40,9 +43,9 @@ if ((fuzz_seconds > 0)); then
     [[ -f $target && -x $target && $name != *_test ]] || continue  # the gtests ran under ctest
     corpus=$root/tests/fuzz/corpus/${name#fuzz_}
     mkdir -p "$scratch/$name"
-    echo "test-sanitizers: $name for ${fuzz_seconds} s" >&2
+    echo "test-sanitizers: $name for ${fuzz_seconds} s, -seed=$fuzz_seed" >&2
     # -timeout: one input taking 10 s is a hang; -rss_limit_mb: memory must stay bounded.
-    if ! "$target" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    if ! "$target" -max_total_time="$fuzz_seconds" -seed="$fuzz_seed" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$artifacts/$name-" "$scratch/$name" "$corpus" >"$scratch/$name.log" 2>&1; then
       tail -n 60 "$scratch/$name.log" >&2
       echo "test-sanitizers: $name failed; its input is in $artifacts/" >&2
