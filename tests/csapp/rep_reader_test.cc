@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/common/drain_events.h"
 #include "trace/core/validator.h"
 
 namespace hbmsim::csapp {
@@ -16,19 +17,11 @@ const std::string kData = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/csapp/";
 
 // Every event of `reader` as "kind id bytes tag"; the error, if any, last.
 std::vector<std::string> Drain(RepReader& reader) {
-  std::vector<std::string> out;
-  Event e;
-  while (true) {
-    absl::StatusOr<bool> more = reader.Next(e);
-    if (!more.ok()) {
-      out.push_back(std::string("error: ") + std::string(more.status().message()));
-      return out;
-    }
-    if (!*more) return out;
+  return hbmsim::testing::DrainEvents(reader, [](const Event& e) {
     std::string text = fmt::format("{} {} {}", EventKindName(e.kind), e.id, e.bytes.value());
     if (!e.tag.empty()) text += fmt::format(" {}", e.tag);
-    out.push_back(text);
-  }
+    return text;
+  });
 }
 
 // The error of opening or reading `rep`, or "ok".

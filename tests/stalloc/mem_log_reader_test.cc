@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/common/drain_events.h"
 #include "trace/core/validator.h"
 
 namespace hbmsim::stalloc {
@@ -16,21 +17,13 @@ const std::string kData = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/stalloc/
 
 // Every event of `reader` as "kind id bytes sN dN addr|label"; the error, if any, last.
 std::vector<std::string> Drain(MemLogReader& reader) {
-  std::vector<std::string> out;
-  Event e;
-  while (true) {
-    absl::StatusOr<bool> more = reader.Next(e);
-    if (!more.ok()) {
-      out.push_back(std::string("error: ") + std::string(more.status().message()));
-      return out;
-    }
-    if (!*more) return out;
+  return hbmsim::testing::DrainEvents(reader, [](const Event& e) {
     std::string text = fmt::format("{} {} {} s{} d{}", EventKindName(e.kind), e.id, e.bytes.value(),
                                    e.stream.value(), e.device.value());
     if (e.addr) text += fmt::format(" {:#x}", *e.addr);
     if (!e.label.empty()) text += fmt::format(" {}", e.label);
-    out.push_back(text);
-  }
+    return text;
+  });
 }
 
 std::vector<std::string> DrainText(std::string_view log, std::string name = "mem_log.txt") {
