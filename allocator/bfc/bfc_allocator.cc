@@ -88,10 +88,10 @@ AllocResult BfcAllocator::Fail(Bytes rounded) const {
 
 // REF's FindChunkPtr: best fit, maybe split, mark in use.
 std::optional<ChunkHandle> BfcAllocator::FindChunk(Bytes rounded, const AllocRequest& req) {
-  const std::optional<bfc::FreeEntry> fit = bins_.BestFit(rounded);
+  const std::optional<bfc::FreeEntry> fit = bins_.TakeBestFit(rounded);
   if (!fit) return std::nullopt;
   const ChunkHandle h = fit->handle;
-  RemoveFromBin(h);
+  chunks_.at(h).bin_num = bfc::kNotBinned;
   const Bytes size(chunks_.at(h).size);
   const Bytes remainder = size - rounded;
   // The `remainder > 0` guard only matters when fraction·limit truncates to 0:
@@ -175,12 +175,12 @@ void BfcAllocator::Merge(ChunkHandle left, ChunkHandle right) {
 void BfcAllocator::InsertIntoBin(ChunkHandle h) {
   bfc::Chunk& c = chunks_.at(h);
   c.bin_num = bfc::BinNumForSize(Bytes(c.size));
-  c.bin_pos = bins_.Insert(c.bin_num, bfc::FreeEntry{c.size, c.ptr, h});
+  bins_.Insert(c.bin_num, bfc::FreeEntry{c.size, c.ptr, h});
 }
 
 void BfcAllocator::RemoveFromBin(ChunkHandle h) {
   bfc::Chunk& c = chunks_.at(h);
-  bins_.Remove(c.bin_num, c.bin_pos);
+  bins_.Remove(c.bin_num, c.size, c.ptr);
   c.bin_num = bfc::kNotBinned;
 }
 

@@ -94,9 +94,9 @@ absl::Status BfcAllocator::CheckChunks() const {
         return absl::InternalError(
             fmt::format("free chunk {} of size {} is in bin {}", h, c.size, c.bin_num));
       }
-      const bfc::FreeEntry& e = *c.bin_pos;
-      if (e.handle != h || e.size != c.size || e.ptr != c.ptr) {
-        return absl::InternalError(fmt::format("bin entry of chunk {} describes chunk {}", h, e.handle));
+      const bfc::FreeEntry* e = bins_.Find(c.bin_num, c.size, c.ptr);
+      if (e == nullptr || e->handle != h) {
+        return absl::InternalError(fmt::format("free chunk {} has no bin entry of its own", h));
       }
     }
   }
@@ -129,20 +129,26 @@ absl::Status BfcAllocator::CheckChunks() const {
   return absl::OkStatus();
 }
 
-// Every bin entry is a free chunk filed in this bin; the mask matches.
+// The bins' own layout holds, and every bin entry is a free chunk filed in
+// this bin under its current size and address.
 absl::Status BfcAllocator::CheckBins() const {
-  for (int b = 0; b < kNumBins; ++b) {
-    const bool marked = (bins_.nonempty_mask() >> b) & 1;
-    if (marked == bins_.bin(b).empty()) return absl::InternalError(fmt::format("bin {} mask is stale", b));
-    for (const bfc::FreeEntry& e : bins_.bin(b)) {
+  if (absl::Status s = bins_.CheckInvariants(); !s.ok()) return s;
+  absl::Status status = absl::OkStatus();
+  for (int b = 0; b < kNumBins && status.ok(); ++b) {
+    bins_.ForEach(b, [&](const bfc::FreeEntry& e) {
+      if (!status.ok()) return;
+      if (e.handle >= chunks_.records()) {
+        status = absl::InternalError(fmt::format("bin {} holds handle {}, never issued", b, e.handle));
+        return;
+      }
       const bfc::Chunk& c = chunks_.at(e.handle);
-      if (c.in_use() || c.bin_num != b) {
-        return absl::InternalError(
+      if (c.in_use() || c.bin_num != b || c.size != e.size || c.ptr != e.ptr) {
+        status = absl::InternalError(
             fmt::format("bin {} holds chunk {} (in use {}, bin {})", b, e.handle, c.in_use(), c.bin_num));
       }
-    }
+    });
   }
-  return absl::OkStatus();
+  return status;
 }
 
 }  // namespace hbmsim

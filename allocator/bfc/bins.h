@@ -8,16 +8,36 @@
 // chunk >= rounded in bins BinNumForSize(rounded)..20" is the global minimum
 // of (size, address) over free chunks >= rounded, which is TSL's best fit.
 // A bitmask of non-empty bins lets the search skip empty bins in one step.
+//
+// TSL keeps each bin in a std::set. Replays showed bins of one or two
+// entries on average (coalescing keeps free chunks few), where a tree pays
+// a node and a rebalance per insert and erase. So a bin is a short list of
+// sorted blocks instead, found by their first keys:
+//
+//   bin:     firsts [ k0 | k3 | k9 ]     one (size, address) per block
+//            blocks [ b0 | b1 | b2 ]     indices into the shared block pool
+//   b0: k0 k1 k2 . . .   b1: k3 .. k8 .   b2: k9 k10 . . .
+//
+//   1 <= entries of a block <= kBlockEntries (an empty bin keeps one empty
+//   block: its own, never returned to the pool);
+//   firsts[i] == the first entry of blocks[i];
+//   every entry of blocks[i] < every entry of blocks[i+1].
+//
+// A small bin is one block: a sorted array, searched and shifted in place. A
+// large one (a badly fragmented trace) stays O(log n + kBlockEntries) per
+// operation, plus a shift of the block list when a block splits or empties.
+// The order, and so every placement, is exactly the std::set's.
 #ifndef HBMSIM_ALLOCATOR_BFC_BINS_H_
 #define HBMSIM_ALLOCATOR_BFC_BINS_H_
 
 #include <array>
+#include <bit>
 #include <cstdint>
-#include <memory>
+#include <cstring>
 #include <optional>
-#include <set>
+#include <vector>
 
-#include "allocator/bfc/node_pool.h"
+#include "absl/status/status.h"
 #include "allocator/core/units.h"
 
 namespace hbmsim::bfc {
@@ -26,7 +46,11 @@ inline constexpr int kNumBins = 21;
 inline constexpr uint64_t kMinAllocationSize = 256;  // TSL's 1 << kMinAllocationBits
 
 // TSL's BinNumForSize: min(20, floor(log2(max(bytes, 256) >> 8))).
-int BinNumForSize(Bytes bytes);
+inline int BinNumForSize(Bytes bytes) {
+  const uint64_t granules = (bytes.value() < kMinAllocationSize ? kMinAllocationSize : bytes.value()) >> 8;
+  const int log2 = 63 - __builtin_clzll(granules);  // granules >= 1
+  return log2 < kNumBins - 1 ? log2 : kNumBins - 1;
+}
 // TSL's BinNumToSize: 256 << bin.
 Bytes BinSize(int bin);
 
@@ -37,43 +61,159 @@ struct FreeEntry {
   uint64_t handle;
 };
 
-struct SizeThenAddress {
-  bool operator()(const FreeEntry& a, const FreeEntry& b) const {
-    return a.size != b.size ? a.size < b.size : a.ptr < b.ptr;
-  }
-};
+// TSL's bin comparator: size, then address. Addresses of free chunks are
+// distinct, so no two entries are equivalent.
+inline bool SizeThenAddress(uint64_t a_size, uint64_t a_ptr, uint64_t b_size, uint64_t b_ptr) {
+  return a_size != b_size ? a_size < b_size : a_ptr < b_ptr;
+}
+inline bool operator<(const FreeEntry& a, const FreeEntry& b) {
+  return SizeThenAddress(a.size, a.ptr, b.size, b.ptr);
+}
 
 class BinIndex {
  public:
-  using Set = std::set<FreeEntry, SizeThenAddress, PoolAllocator<FreeEntry>>;
-  // Stored in the chunk so removal needs no search.
-  using Position = Set::iterator;
+  static constexpr uint32_t kBlockEntries = 32;
 
   BinIndex();
   BinIndex(const BinIndex&) = delete;
   BinIndex& operator=(const BinIndex&) = delete;
 
-  // Files a free chunk in bin `bin`; returns its position for Remove().
-  Position Insert(int bin, const FreeEntry& e);
-  void Remove(int bin, Position pos);
+  // Files a free chunk in bin `b`. A bin of one block (nearly all of them)
+  // is handled here, inline; more blocks go out of line.
+  void Insert(int b, const FreeEntry& e) {
+    Bin& bin = bins_[b];
+    Block& k = pool_[bin.blocks[0]];
+    if (bin.blocks.size() != 1 || k.count == kBlockEntries) [[unlikely]] {
+      InsertSlow(b, e);
+      return;
+    }
+    if (InsertInto(k, e) == 0) bin.firsts[0] = Key{e.size, e.ptr};
+    nonempty_ |= uint32_t{1} << b;
+    ++entries_;
+  }
+  // Removes the entry of (size, ptr) from bin `b`; it must be there.
+  void Remove(int b, uint64_t size, uint64_t ptr) {
+    const Bin& bin = bins_[b];
+    const size_t i = bin.blocks.size() == 1 ? 0 : BlockFor(bin, size, ptr);
+    TakeAt(b, i, LowerBound(pool_[bin.blocks[i]], size, ptr));
+  }
+  // The entry of (size, ptr) in bin `b`, or nullptr.
+  const FreeEntry* Find(int b, uint64_t size, uint64_t ptr) const;
 
-  // The free chunk with the least (size, address) among those of size >=
-  // rounded, or nullopt. The chunk stays in its bin.
-  std::optional<FreeEntry> BestFit(Bytes rounded) const;
+  // Removes and returns the free chunk with the least (size, address) among
+  // those of size >= rounded (TSL's best fit), or nullopt.
+  std::optional<FreeEntry> TakeBestFit(Bytes rounded) {
+    const int first = BinNumForSize(rounded);
+    // Only the first bin can hold chunks smaller than `rounded`: search it
+    // by key; every chunk of a higher non-empty bin is large enough, so its
+    // smallest entry is the answer.
+    if ((nonempty_ >> first) & 1) {
+      const Bin& home = bins_[first];
+      size_t i = home.blocks.size() == 1 ? 0 : BlockFor(home, rounded.value(), 0);
+      uint32_t at = LowerBound(pool_[home.blocks[i]], rounded.value(), 0);
+      if (at == pool_[home.blocks[i]].count && i + 1 < home.blocks.size()) {
+        ++i;  // past the end of block i: the next block's first entry
+        at = 0;
+      }
+      if (at < pool_[home.blocks[i]].count) return TakeAt(first, i, at);
+    }
+    const uint32_t higher = nonempty_ & ~((uint32_t{2} << first) - 1);
+    if (higher == 0) return std::nullopt;
+    return TakeAt(std::countr_zero(higher), 0, 0);
+  }
   // The largest free chunk (the last entry of the highest non-empty bin).
   std::optional<FreeEntry> Largest() const;
 
-  const Set& bin(int b) const { return bins_[b]; }
+  // Calls f(entry) for every entry of bin `b`, in order.
+  template <typename F>
+  void ForEach(int b, F f) const {
+    for (uint32_t block : bins_[b].blocks) {
+      const Block& k = pool_[block];
+      for (uint32_t i = 0; i < k.count; ++i) f(k.entries[i]);
+    }
+  }
+  bool empty(int b) const { return ((nonempty_ >> b) & 1) == 0; }
   uint32_t nonempty_mask() const { return nonempty_; }
   uint64_t size() const { return entries_; }
-  // Host bytes of the bin nodes (grows with the number of free chunks only).
-  uint64_t footprint_bytes() const { return pool_->footprint_bytes(); }
+  // Host bytes of the blocks and block lists (grows with the number of free
+  // chunks only).
+  uint64_t footprint_bytes() const;
+  // The layout rules above, for every bin; the first broken one, described.
+  absl::Status CheckInvariants() const;
 
  private:
-  // Declared first so it outlives the sets that return nodes to it.
-  std::unique_ptr<NodePool> pool_;
-  std::array<Set, kNumBins> bins_;
-  uint32_t nonempty_ = 0;  // bit b set iff bins_[b] is not empty
+  struct Key {
+    uint64_t size;
+    uint64_t ptr;
+  };
+  struct Block {
+    uint32_t count = 0;
+    FreeEntry entries[kBlockEntries];
+  };
+  struct Bin {
+    std::vector<Key> firsts;
+    std::vector<uint32_t> blocks;
+  };
+
+  // Position of the first entry of `k` not below (size, ptr).
+  static uint32_t LowerBound(const Block& k, uint64_t size, uint64_t ptr) {
+    uint32_t lo = 0, hi = k.count;
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (SizeThenAddress(k.entries[mid].size, k.entries[mid].ptr, size, ptr)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+  // Files `e` in a block with room; returns its position. The shifts are
+  // guarded: in a bin of one or two entries there is nearly never one to do.
+  static uint32_t InsertInto(Block& k, const FreeEntry& e) {
+    const uint32_t at = LowerBound(k, e.size, e.ptr);
+    if (at < k.count) std::memmove(&k.entries[at + 1], &k.entries[at], (k.count - at) * sizeof(FreeEntry));
+    k.entries[at] = e;
+    ++k.count;
+    return at;
+  }
+  // Removes entry `at` of block `i` of bin `b` and returns it.
+  FreeEntry TakeAt(int b, size_t i, uint32_t at) {
+    Bin& bin = bins_[b];
+    Block& k = pool_[bin.blocks[i]];
+    const FreeEntry taken = k.entries[at];
+    --k.count;
+    if (at < k.count) std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
+    --entries_;
+    if (k.count == 0) {
+      DropBlock(b, i);
+    } else if (at == 0) {
+      bin.firsts[i] = Key{k.entries[0].size, k.entries[0].ptr};
+    }
+    return taken;
+  }
+
+  // The block of `bin` that holds (or would hold) (size, ptr): the last one
+  // whose first key is not above it, or block 0.
+  static size_t BlockFor(const Bin& bin, uint64_t size, uint64_t ptr);
+  [[gnu::noinline]] void InsertSlow(int b, const FreeEntry& e);
+  uint32_t NewBlock();
+  void SplitBlock(Bin& bin, size_t i);
+  // Block i of bin b became empty: return it to the pool, unless it is the
+  // bin's only block.
+  void DropBlock(int b, size_t i) {
+    if (bins_[b].blocks.size() == 1) {
+      nonempty_ &= ~(uint32_t{1} << b);
+      return;
+    }
+    DropExtraBlock(b, i);
+  }
+  [[gnu::noinline]] void DropExtraBlock(int b, size_t i);
+
+  std::array<Bin, kNumBins> bins_;
+  std::vector<Block> pool_;
+  std::vector<uint32_t> spare_blocks_;  // pool_ indices not in any bin
+  uint32_t nonempty_ = 0;               // bit b set iff bin b is not empty
   uint64_t entries_ = 0;
 };
 

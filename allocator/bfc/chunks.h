@@ -27,8 +27,7 @@ struct Chunk {
   int64_t allocation_id = -1;   // -1 while free
   ChunkHandle prev = kInvalidChunk;
   ChunkHandle next = kInvalidChunk;  // also the free-list link of a released record
-  int bin_num = kNotBinned;          // the bin holding it while free
-  BinIndex::Position bin_pos{};      // where it sits in that bin (valid iff bin_num >= 0)
+  int bin_num = kNotBinned;          // the bin holding it while free (found there by size, ptr)
   uint64_t buffer_id = 0;            // the trace's buffer id while in use
   uint64_t stream = 0;
 
