@@ -164,27 +164,39 @@ Decode BinaryTraceReader::DecodeMetadataEntry(Cursor& c) {
 }
 
 absl::StatusOr<bool> BinaryTraceReader::Next(Event& e) {
-  if (broken_) return *broken_;
-  if (finished_) return false;
+  // The common record, kept small enough to inline its validation: the
+  // function's frame is what every event pays.
   event_offset_ = window_.offset();
-  if (DecodeCommonRecord(e)) [[likely]] {
+  if (!stopped_ && DecodeCommonRecord(e)) [[likely]] {
     if (absl::Status s = validator_.Check(e); !s.ok()) [[unlikely]] {
-      return ErrorAt(event_offset_, std::string(s.message()));
+      return ValidationError(s);
     }
     return true;
   }
+  return NextRecord(e);
+}
+
+absl::Status BinaryTraceReader::ValidationError(const absl::Status& s) const {
+  return ErrorAt(event_offset_, std::string(s.message()));
+}
+
+absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
+  if (broken_) return *broken_;
+  if (finished_) return false;
   if (absl::Status s = DecodeRecord([&](Cursor& c) { return DecodeEvent(c, e); }); !s.ok()) {
     broken_ = s;
+    stopped_ = true;
     return s;
   }
   if (finished_) {
+    stopped_ = true;
     if (absl::Status s = CheckNothingFollows(); !s.ok()) {
       broken_ = s;
       return s;
     }
     return false;
   }
-  if (absl::Status s = validator_.Check(e); !s.ok()) return ErrorAt(event_offset_, std::string(s.message()));
+  if (absl::Status s = validator_.Check(e); !s.ok()) return ValidationError(s);
   return true;
 }
 

@@ -84,6 +84,9 @@ class BinaryTraceReader : public EventReader {
   template <typename F>
   absl::Status DecodeRecord(F decode);
   absl::Status CheckNothingFollows();
+  // Every record DecodeCommonRecord leaves, and the end of the trace.
+  [[gnu::noinline]] absl::StatusOr<bool> NextRecord(Event& e);
+  [[gnu::noinline]] absl::Status ValidationError(const absl::Status& s) const;
   absl::Status ErrorAt(uint64_t offset, std::string_view message) const;
 
   std::string name_;
@@ -96,6 +99,7 @@ class BinaryTraceReader : public EventReader {
   uint64_t events_ = 0;
   uint64_t event_offset_ = 0;           // decoded offset of the last event
   bool finished_ = false;               // the end record was read and checked
+  bool stopped_ = false;                // finished_ or broken_: the fast path is closed
   std::optional<absl::Status> broken_;  // a corrupt file stays corrupt
   std::string error_;
   const uint8_t* error_at_ = nullptr;
