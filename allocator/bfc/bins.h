@@ -66,6 +66,10 @@ struct FreeEntry {
 inline bool SizeThenAddress(uint64_t a_size, uint64_t a_ptr, uint64_t b_size, uint64_t b_ptr) {
   return a_size != b_size ? a_size < b_size : a_ptr < b_ptr;
 }
+// The same order as one 128-bit number, which compares without a branch.
+inline unsigned __int128 Key128(uint64_t size, uint64_t ptr) {
+  return (static_cast<unsigned __int128>(size) << 64) | ptr;
+}
 inline bool operator<(const FreeEntry& a, const FreeEntry& b) {
   return SizeThenAddress(a.size, a.ptr, b.size, b.ptr);
 }
@@ -107,16 +111,15 @@ class BinIndex {
     // Only the first bin can hold chunks smaller than `rounded`: search it
     // by key; every chunk of a higher non-empty bin is large enough, so its
     // smallest entry is the answer.
-    if ((nonempty_ >> first) & 1) {
-      const Bin& home = bins_[first];
-      size_t i = home.blocks.size() == 1 ? 0 : BlockFor(home, rounded.value(), 0);
-      uint32_t at = LowerBound(pool_[home.blocks[i]], rounded.value(), 0);
-      if (at == pool_[home.blocks[i]].count && i + 1 < home.blocks.size()) {
-        ++i;  // past the end of block i: the next block's first entry
-        at = 0;
-      }
-      if (at < pool_[home.blocks[i]].count) return TakeAt(first, i, at);
+    // (An empty home bin is one empty block: the search finds nothing.)
+    const Bin& home = bins_[first];
+    size_t i = home.blocks.size() == 1 ? 0 : BlockFor(home, rounded.value(), 0);
+    uint32_t at = LowerBound(pool_[home.blocks[i]], rounded.value(), 0);
+    if (home.blocks.size() > 1 && at == pool_[home.blocks[i]].count && i + 1 < home.blocks.size()) {
+      ++i;  // past the end of block i: the next block's first entry
+      at = 0;
     }
+    if (at < pool_[home.blocks[i]].count) return TakeAt(first, i, at);
     const uint32_t higher = nonempty_ & ~((uint32_t{2} << first) - 1);
     if (higher == 0) return std::nullopt;
     return TakeAt(std::countr_zero(higher), 0, 0);
@@ -155,24 +158,35 @@ class BinIndex {
     std::vector<uint32_t> blocks;
   };
 
-  // Position of the first entry of `k` not below (size, ptr).
+  // Position of the first entry of `k` not below (size, ptr). Branch-free
+  // halving: the comparisons depend on the trace's sizes, which no branch
+  // predictor guesses, so each step is a conditional move instead.
   static uint32_t LowerBound(const Block& k, uint64_t size, uint64_t ptr) {
-    uint32_t lo = 0, hi = k.count;
-    while (lo < hi) {
-      const uint32_t mid = (lo + hi) / 2;
-      if (SizeThenAddress(k.entries[mid].size, k.entries[mid].ptr, size, ptr)) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
+    const unsigned __int128 key = Key128(size, ptr);
+    const FreeEntry* base = k.entries;
+    for (uint32_t n = k.count; n > 1;) {
+      const uint32_t half = n / 2;
+      base = Key128(base[half].size, base[half].ptr) < key ? base + half : base;
+      n -= half;
     }
-    return lo;
+    // An empty block compares a stale entry: the clamp makes that 0.
+    const uint32_t at = static_cast<uint32_t>(base - k.entries) + (Key128(base->size, base->ptr) < key ? 1 : 0);
+    return at < k.count ? at : k.count;
   }
-  // Files `e` in a block with room; returns its position. The shifts are
-  // guarded: in a bin of one or two entries there is nearly never one to do.
+  // Shifts in a block of a few entries move a fixed kShortRun entries
+  // whatever the count (stale ones past the end included): no branch on a
+  // count no predictor knows, no memmove call.
+  static constexpr uint32_t kShortRun = 3;
+  static_assert(2 * kShortRun < kBlockEntries);
+
+  // Files `e` in a block with room; returns its position.
   static uint32_t InsertInto(Block& k, const FreeEntry& e) {
     const uint32_t at = LowerBound(k, e.size, e.ptr);
-    if (at < k.count) std::memmove(&k.entries[at + 1], &k.entries[at], (k.count - at) * sizeof(FreeEntry));
+    if (k.count <= kShortRun) [[likely]] {
+      for (uint32_t j = kShortRun; j > 0; --j) k.entries[at + j] = k.entries[at + j - 1];
+    } else {
+      std::memmove(&k.entries[at + 1], &k.entries[at], (k.count - at) * sizeof(FreeEntry));
+    }
     k.entries[at] = e;
     ++k.count;
     return at;
@@ -183,7 +197,11 @@ class BinIndex {
     Block& k = pool_[bin.blocks[i]];
     const FreeEntry taken = k.entries[at];
     --k.count;
-    if (at < k.count) std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
+    if (k.count < kShortRun) [[likely]] {
+      for (uint32_t j = 0; j < kShortRun; ++j) k.entries[at + j] = k.entries[at + j + 1];
+    } else {
+      std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
+    }
     --entries_;
     if (k.count == 0) {
       DropBlock(b, i);
