@@ -91,7 +91,8 @@ class BinIndex {
       InsertSlow(b, e);
       return;
     }
-    if (InsertInto(k, e) == 0) bin.firsts[0] = Key{e.size, e.ptr};
+    InsertInto(k, e);
+    bin.firsts[0] = Key{k.entries[0].size, k.entries[0].ptr};  // unconditional: no branch to mispredict
     nonempty_ |= uint32_t{1} << b;
     ++entries_;
   }
@@ -203,8 +204,15 @@ class BinIndex {
       std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
     }
     --entries_;
+    if (bin.blocks.size() == 1) [[likely]] {
+      // Branch-free: whether the bin emptied depends on the trace. The first
+      // key of an emptied block is stale and never read.
+      nonempty_ &= ~(uint32_t{k.count == 0} << b);
+      bin.firsts[0] = Key{k.entries[0].size, k.entries[0].ptr};
+      return taken;
+    }
     if (k.count == 0) {
-      DropBlock(b, i);
+      DropExtraBlock(b, i);
     } else if (at == 0) {
       bin.firsts[i] = Key{k.entries[0].size, k.entries[0].ptr};
     }
@@ -217,15 +225,7 @@ class BinIndex {
   [[gnu::noinline]] void InsertSlow(int b, const FreeEntry& e);
   uint32_t NewBlock();
   void SplitBlock(Bin& bin, size_t i);
-  // Block i of bin b became empty: return it to the pool, unless it is the
-  // bin's only block.
-  void DropBlock(int b, size_t i) {
-    if (bins_[b].blocks.size() == 1) {
-      nonempty_ &= ~(uint32_t{1} << b);
-      return;
-    }
-    DropExtraBlock(b, i);
-  }
+  // Block i of a bin of several blocks became empty: back to the pool.
   [[gnu::noinline]] void DropExtraBlock(int b, size_t i);
 
   std::array<Bin, kNumBins> bins_;
