@@ -15,12 +15,12 @@
 // sorted blocks instead, found by their first keys:
 //
 //   bin:     firsts [ k0 | k3 | k9 ]     one (size, address) per block
-//            blocks [ b0 | b1 | b2 ]     indices into the shared block pool
+//            blocks [ b0 | b1 | b2 ]     pointers to the blocks
 //   b0: k0 k1 k2 . . .   b1: k3 .. k8 .   b2: k9 k10 . . .
 //
 //   1 <= entries of a block <= kBlockEntries (an empty bin keeps one empty
-//   block: its own, never returned to the pool);
-//   firsts[i] == the first entry of blocks[i];
+//   block, never returned to the spares);
+//   firsts[i] == the first entry of blocks[i] (while the bin has several);
 //   every entry of blocks[i] < every entry of blocks[i+1].
 //
 // A small bin is one block: a sorted array, searched and shifted in place. A
@@ -34,6 +34,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -86,13 +87,11 @@ class BinIndex {
   // is handled here, inline; more blocks go out of line.
   void Insert(int b, const FreeEntry& e) {
     Bin& bin = bins_[b];
-    Block& k = pool_[bin.blocks[0]];
-    if (bin.blocks.size() != 1 || k.count == kBlockEntries) [[unlikely]] {
+    if (bin.blocks.size() != 1 || bin.head->count == kBlockEntries) [[unlikely]] {
       InsertSlow(b, e);
       return;
     }
-    InsertInto(k, e);
-    bin.firsts[0] = Key{k.entries[0].size, k.entries[0].ptr};  // unconditional: no branch to mispredict
+    InsertInto(*bin.head, e);
     nonempty_ |= uint32_t{1} << b;
     ++entries_;
   }
@@ -100,7 +99,7 @@ class BinIndex {
   void Remove(int b, uint64_t size, uint64_t ptr) {
     const Bin& bin = bins_[b];
     const size_t i = bin.blocks.size() == 1 ? 0 : BlockFor(bin, size, ptr);
-    TakeAt(b, i, LowerBound(pool_[bin.blocks[i]], size, ptr));
+    TakeAt(b, i, LowerBound(*bin.blocks[i], size, ptr));
   }
   // The entry of (size, ptr) in bin `b`, or nullptr.
   const FreeEntry* Find(int b, uint64_t size, uint64_t ptr) const;
@@ -111,16 +110,15 @@ class BinIndex {
     const int first = BinNumForSize(rounded);
     // Only the first bin can hold chunks smaller than `rounded`: search it
     // by key; every chunk of a higher non-empty bin is large enough, so its
-    // smallest entry is the answer.
-    // (An empty home bin is one empty block: the search finds nothing.)
+    // smallest entry is the answer. (An empty home bin is one empty block:
+    // the search finds nothing.)
     const Bin& home = bins_[first];
-    size_t i = home.blocks.size() == 1 ? 0 : BlockFor(home, rounded.value(), 0);
-    uint32_t at = LowerBound(pool_[home.blocks[i]], rounded.value(), 0);
-    if (home.blocks.size() > 1 && at == pool_[home.blocks[i]].count && i + 1 < home.blocks.size()) {
-      ++i;  // past the end of block i: the next block's first entry
-      at = 0;
+    if (home.blocks.size() == 1) [[likely]] {
+      const uint32_t at = LowerBound(*home.head, rounded.value(), 0);
+      if (at < home.head->count) return TakeAt(first, 0, at);
+    } else if (std::optional<FreeEntry> e = TakeBestFitFromBlocks(first, rounded)) {
+      return e;
     }
-    if (at < pool_[home.blocks[i]].count) return TakeAt(first, i, at);
     const uint32_t higher = nonempty_ & ~((uint32_t{2} << first) - 1);
     if (higher == 0) return std::nullopt;
     return TakeAt(std::countr_zero(higher), 0, 0);
@@ -131,9 +129,8 @@ class BinIndex {
   // Calls f(entry) for every entry of bin `b`, in order.
   template <typename F>
   void ForEach(int b, F f) const {
-    for (uint32_t block : bins_[b].blocks) {
-      const Block& k = pool_[block];
-      for (uint32_t i = 0; i < k.count; ++i) f(k.entries[i]);
+    for (const Block* k : bins_[b].blocks) {
+      for (uint32_t i = 0; i < k->count; ++i) f(k->entries[i]);
     }
   }
   bool empty(int b) const { return ((nonempty_ >> b) & 1) == 0; }
@@ -155,8 +152,9 @@ class BinIndex {
     FreeEntry entries[kBlockEntries];
   };
   struct Bin {
-    std::vector<Key> firsts;
-    std::vector<uint32_t> blocks;
+    Block* head = nullptr;        // blocks[0]: a one-block bin needs no more
+    std::vector<Block*> blocks;   // in key order; never empty
+    std::vector<Key> firsts;      // first key of each block, kept while blocks.size() > 1
   };
 
   // Position of the first entry of `k` not below (size, ptr). Branch-free
@@ -174,9 +172,10 @@ class BinIndex {
     const uint32_t at = static_cast<uint32_t>(base - k.entries) + (Key128(base->size, base->ptr) < key ? 1 : 0);
     return at < k.count ? at : k.count;
   }
+
   // Shifts in a block of a few entries move a fixed kShortRun entries
   // whatever the count (stale ones past the end included): no branch on a
-  // count no predictor knows, no memmove call.
+  // count no predictor knows, and a fixed-size move the compiler inlines.
   static constexpr uint32_t kShortRun = 3;
   static_assert(2 * kShortRun < kBlockEntries);
 
@@ -184,7 +183,7 @@ class BinIndex {
   static uint32_t InsertInto(Block& k, const FreeEntry& e) {
     const uint32_t at = LowerBound(k, e.size, e.ptr);
     if (k.count <= kShortRun) [[likely]] {
-      for (uint32_t j = kShortRun; j > 0; --j) k.entries[at + j] = k.entries[at + j - 1];
+      std::memmove(&k.entries[at + 1], &k.entries[at], kShortRun * sizeof(FreeEntry));
     } else {
       std::memmove(&k.entries[at + 1], &k.entries[at], (k.count - at) * sizeof(FreeEntry));
     }
@@ -195,43 +194,42 @@ class BinIndex {
   // Removes entry `at` of block `i` of bin `b` and returns it.
   FreeEntry TakeAt(int b, size_t i, uint32_t at) {
     Bin& bin = bins_[b];
-    Block& k = pool_[bin.blocks[i]];
+    Block& k = *bin.blocks[i];
     const FreeEntry taken = k.entries[at];
     --k.count;
     if (k.count < kShortRun) [[likely]] {
-      for (uint32_t j = 0; j < kShortRun; ++j) k.entries[at + j] = k.entries[at + j + 1];
+      std::memmove(&k.entries[at], &k.entries[at + 1], kShortRun * sizeof(FreeEntry));
     } else {
       std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
     }
     --entries_;
     if (bin.blocks.size() == 1) [[likely]] {
-      // Branch-free: whether the bin emptied depends on the trace. The first
-      // key of an emptied block is stale and never read.
+      // Branch-free: whether the bin emptied depends on the trace.
       nonempty_ &= ~(uint32_t{k.count == 0} << b);
-      bin.firsts[0] = Key{k.entries[0].size, k.entries[0].ptr};
       return taken;
     }
     if (k.count == 0) {
-      DropExtraBlock(b, i);
+      DropBlock(bin, i);
     } else if (at == 0) {
       bin.firsts[i] = Key{k.entries[0].size, k.entries[0].ptr};
     }
     return taken;
   }
 
-  // The block of `bin` that holds (or would hold) (size, ptr): the last one
-  // whose first key is not above it, or block 0.
+  // The block of a bin of several blocks that holds (or would hold) (size,
+  // ptr): the last one whose first key is not above it, or block 0.
   static size_t BlockFor(const Bin& bin, uint64_t size, uint64_t ptr);
+  [[gnu::noinline]] std::optional<FreeEntry> TakeBestFitFromBlocks(int b, Bytes rounded);
   [[gnu::noinline]] void InsertSlow(int b, const FreeEntry& e);
-  uint32_t NewBlock();
+  Block* NewBlock();
   void SplitBlock(Bin& bin, size_t i);
-  // Block i of a bin of several blocks became empty: back to the pool.
-  [[gnu::noinline]] void DropExtraBlock(int b, size_t i);
+  // Block i of a bin of several blocks became empty: back to the spares.
+  [[gnu::noinline]] void DropBlock(Bin& bin, size_t i);
 
   std::array<Bin, kNumBins> bins_;
-  std::vector<Block> pool_;
-  std::vector<uint32_t> spare_blocks_;  // pool_ indices not in any bin
-  uint32_t nonempty_ = 0;               // bit b set iff bin b is not empty
+  std::vector<std::unique_ptr<Block>> blocks_;  // every block; addresses stay put
+  std::vector<Block*> spare_blocks_;            // blocks in no bin
+  uint32_t nonempty_ = 0;                       // bit b set iff bin b is not empty
   uint64_t entries_ = 0;
 };
 
