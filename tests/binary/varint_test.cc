@@ -1,4 +1,4 @@
-// The three varint decoders of trace/binary/format.h must agree with each
+// The varint decoders of trace/binary/format.h must agree with each
 // other and with PutVarint on every length from 1 to 10 bytes, and refuse the
 // same malformed inputs: the reader picks one by how many bytes are in view,
 // so a disagreement would make a file's meaning depend on block boundaries.
@@ -40,6 +40,14 @@ Decoded RunUnchecked(const std::vector<uint8_t>& bytes) {
   const Decode d = c.UncheckedVarint(v);
   return {d, v, c.consumed()};
 }
+Decoded RunMultiByte(const std::vector<uint8_t>& bytes) {
+  std::vector<uint8_t> padded = bytes;
+  padded.resize(bytes.size() + Cursor::kMaxVarintBytes, 0xEE);
+  Cursor c{padded.data(), padded.data(), padded.data() + padded.size()};
+  uint64_t v = 0;
+  const Decode d = c.UncheckedMultiByteVarint(v);
+  return {d, v, c.consumed()};
+}
 Decoded RunSlow(const std::vector<uint8_t>& bytes) {
   Cursor c{bytes.data(), bytes.data(), bytes.data() + bytes.size()};
   uint64_t v = 0;
@@ -63,7 +71,7 @@ std::vector<uint8_t> Encode(uint64_t v) {
 TEST(Varint, EveryDecoderReadsEveryLengthBack) {
   for (uint64_t v : EdgeValues()) {
     const std::vector<uint8_t> bytes = Encode(v);
-    for (const Decoded& d : {RunUnchecked(bytes), RunSlow(bytes), RunLoop(bytes)}) {
+    for (const Decoded& d : {RunUnchecked(bytes), RunMultiByte(bytes), RunSlow(bytes), RunLoop(bytes)}) {
       ASSERT_EQ(d.status, Decode::kOk) << v;
       EXPECT_EQ(d.value, v);
       EXPECT_EQ(d.consumed, bytes.size()) << v;
@@ -82,7 +90,7 @@ TEST(Varint, EncodedLengthsAreTheLeb128Ones) {
 TEST(Varint, NonMinimalEncodingsDecodeToTheirValue) {
   // 0 written on 3 bytes: the decoders do not insist on the shortest form.
   const std::vector<uint8_t> bytes = {0x80, 0x80, 0x00};
-  for (const Decoded& d : {RunUnchecked(bytes), RunSlow(bytes), RunLoop(bytes)}) {
+  for (const Decoded& d : {RunUnchecked(bytes), RunMultiByte(bytes), RunSlow(bytes), RunLoop(bytes)}) {
     EXPECT_EQ(d.status, Decode::kOk);
     EXPECT_EQ(d.value, 0u);
     EXPECT_EQ(d.consumed, 3u);
@@ -96,6 +104,7 @@ TEST(Varint, BitsBeyond64AndElevenBytesAreMalformed) {
   eleven.push_back(0x00);
   for (const auto& bytes : {past_64, eleven}) {
     EXPECT_EQ(RunUnchecked(bytes).status, Decode::kMalformed);
+    EXPECT_EQ(RunMultiByte(bytes).status, Decode::kMalformed);
     EXPECT_EQ(RunSlow(bytes).status, Decode::kMalformed);
     EXPECT_EQ(RunLoop(bytes).status, Decode::kMalformed);
   }

@@ -217,7 +217,7 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   }
   uint64_t id_delta = 0, bytes = 0, time_delta = 0, stream = 0, device = 0;
   if (c.UncheckedVarint(id_delta) != Decode::kOk) return false;
-  if (HasBytes(kind) && c.UncheckedVarint(bytes) != Decode::kOk) return false;
+  if (HasBytes(kind) && c.UncheckedMultiByteVarint(bytes) != Decode::kOk) return false;
   if ((head & hbt::kHasTime) != 0 && c.UncheckedVarint(time_delta) != Decode::kOk) return false;
   if ((head & hbt::kHasStream) != 0 && c.UncheckedVarint(stream) != Decode::kOk) return false;
   if ((ext & hbt::kExtDevice) != 0 && c.UncheckedVarint(device) != Decode::kOk) return false;

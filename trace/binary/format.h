@@ -117,6 +117,12 @@ struct Cursor {
       v = b0;
       return Decode::kOk;
     }
+    return UncheckedMultiByteVarint(v);
+  }
+  // The same without the one-byte test, for fields whose length varies from
+  // record to record (sizes): there that test is a mispredicted branch, and
+  // the word decode handles one byte as well.
+  Decode UncheckedMultiByteVarint(uint64_t& v) {
     if constexpr (std::endian::native == std::endian::little) {
       uint64_t word;
       std::memcpy(&word, p, sizeof(word));
