@@ -42,13 +42,13 @@ class LiveBufferIds {
   enum class State : uint8_t { kLive, kFreeRequested };
 
   // Alloc and Free run for nearly every event: inline, errors out of line.
-  absl::Status Alloc(DeviceId device, BufferId id) {
+  [[gnu::always_inline]] absl::Status Alloc(DeviceId device, BufferId id) {
     const auto [state, inserted] = ids_.TryInsert(KeyOf(device, id), State::kLive);
     if (inserted) [[likely]]
       return absl::OkStatus();
     return AllocOfTracked(device, id, *state);
   }
-  absl::Status Free(DeviceId device, BufferId id) {
+  [[gnu::always_inline]] absl::Status Free(DeviceId device, BufferId id) {
     State* state = ids_.Find(KeyOf(device, id));
     if (state != nullptr && *state == State::kLive) [[likely]] {
       ids_.Erase(state);
@@ -111,7 +111,7 @@ class TraceValidator {
 
  private:
   absl::Status TimeWentBack(uint64_t time_us) const;
-  absl::Status Apply(const Event& e) {
+  [[gnu::always_inline]] absl::Status Apply(const Event& e) {
     if (e.kind == EventKind::kAlloc) return buffers_.Alloc(e.device, e.buffer());
     if (e.kind == EventKind::kFree) return buffers_.Free(e.device, e.buffer());
     return ApplyOther(e);
