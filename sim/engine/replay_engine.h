@@ -105,8 +105,10 @@ class ReplayEngine : private PolicyObserver {
   // a plain Status keeps a StatusOr<bool> out of every event's path.
   absl::Status Apply(const Event& e, EventIndex index, const EventReader& reader);
   [[gnu::noinline]] absl::Status ApplyOther(const Event& e, EventIndex index, const EventReader& reader);
-  absl::Status ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader);
-  absl::Status ApplyFree(const Event& e, const EventReader& reader);
+  // Inlined into Apply: nearly every event is one of these two.
+  [[gnu::always_inline]] inline absl::Status ApplyAlloc(const Event& e, EventIndex index,
+                                                        const EventReader& reader);
+  [[gnu::always_inline]] inline absl::Status ApplyFree(const Event& e, const EventReader& reader);
   absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
   bool SelectDevice(const Event& e);
