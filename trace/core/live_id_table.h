@@ -57,7 +57,7 @@ class LiveIdTable {
   // Inserts key -> value unless the key is present. Returns the stored value
   // and whether it was inserted (false: the existing value, unchanged).
   std::pair<Value*, bool> TryInsert(const Key& key, const Value& value) {
-    if (size_ + 1 > MaxSize(slots_.size())) [[unlikely]]
+    if (size_ == max_size_) [[unlikely]]
       Grow();
     size_t i = Home(key);
     for (; slots_[i].used; i = (i + 1) & mask()) {
@@ -131,6 +131,7 @@ class LiveIdTable {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     shift_ = 64 - std::countr_zero(slots_.size());
+    max_size_ = MaxSize(slots_.size());
     size_ = 0;
     for (const Slot& s : old) {
       if (s.used) TryInsert(s.key, s.value);
@@ -139,6 +140,7 @@ class LiveIdTable {
 
   std::vector<Slot> slots_;
   size_t size_ = 0;
+  size_t max_size_ = MaxSize(kMinCapacity);  // entries allowed before the next Grow
   int shift_ = 64 - std::countr_zero(kMinCapacity);
   uint64_t seed_;
 };
