@@ -157,11 +157,24 @@ class BinIndex {
     std::vector<Key> firsts;      // first key of each block, kept while blocks.size() > 1
   };
 
-  // Position of the first entry of `k` not below (size, ptr). Branch-free
-  // halving: the comparisons depend on the trace's sizes, which no branch
-  // predictor guesses, so each step is a conditional move instead.
+  // Position of the first entry of `k` not below (size, ptr). Branch-free:
+  // the comparisons depend on the trace's sizes, which no branch predictor
+  // guesses. A block of up to kLinearSearch entries (nearly all) counts the
+  // entries below the key over a fixed kLinearSearch slots, stale ones
+  // masked; a loop over the count would exit at a count-dependent, so
+  // mispredicted, trip. Larger blocks halve with conditional moves.
+  static constexpr uint32_t kLinearSearch = 4;
   static uint32_t LowerBound(const Block& k, uint64_t size, uint64_t ptr) {
     const unsigned __int128 key = Key128(size, ptr);
+    if (k.count <= kLinearSearch) [[likely]] {
+      uint32_t below = 0;
+#pragma GCC unroll 4
+      for (uint32_t j = 0; j < kLinearSearch; ++j) {
+        const bool is_below = Key128(k.entries[j].size, k.entries[j].ptr) < key;
+        below += static_cast<uint32_t>(j < k.count) & static_cast<uint32_t>(is_below);
+      }
+      return below;
+    }
     const FreeEntry* base = k.entries;
     for (uint32_t n = k.count; n > 1;) {
       const uint32_t half = n / 2;
