@@ -20,10 +20,9 @@ BinIndex::BinIndex() {
 
 size_t BinIndex::BlockFor(const Bin& bin, uint64_t size, uint64_t ptr) {
   if (bin.blocks.size() == 1) return 0;
-  const auto above = std::upper_bound(bin.firsts.begin(), bin.firsts.end(), Key{size, ptr},
-                                      [](const Key& a, const Key& b) {
-                                        return SizeThenAddress(a.size, a.ptr, b.size, b.ptr);
-                                      });
+  const auto above = std::upper_bound(
+      bin.firsts.begin(), bin.firsts.end(), Key{size, ptr},
+      [](const Key& a, const Key& b) { return SizeThenAddress(a.size, a.ptr, b.size, b.ptr); });
   return above == bin.firsts.begin() ? 0 : static_cast<size_t>(above - bin.firsts.begin()) - 1;
 }
 
@@ -118,8 +117,8 @@ absl::Status BinIndex::CheckInvariants() const {
     }
     const bool several = bin.blocks.size() > 1;
     if (several && bin.firsts.size() != bin.blocks.size()) {
-      return absl::InternalError(fmt::format("bin {}: {} first keys for {} blocks", b, bin.firsts.size(),
-                                             bin.blocks.size()));
+      return absl::InternalError(
+          fmt::format("bin {}: {} first keys for {} blocks", b, bin.firsts.size(), bin.blocks.size()));
     }
     const bool is_empty = !several && bin.head->count == 0;
     if (((nonempty_ >> b) & 1) == is_empty) {
@@ -141,8 +140,8 @@ absl::Status BinIndex::CheckInvariants() const {
           return absl::InternalError(fmt::format("bin {} holds an entry of size {}", b, e.size));
         }
         if (last != nullptr && !(*last < e)) {
-          return absl::InternalError(fmt::format("bin {} is out of (size, address) order at ({}, {})", b,
-                                                 e.size, e.ptr));
+          return absl::InternalError(
+              fmt::format("bin {} is out of (size, address) order at ({}, {})", b, e.size, e.ptr));
         }
         last = &e;
       }

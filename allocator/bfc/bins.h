@@ -152,9 +152,9 @@ class BinIndex {
     FreeEntry entries[kBlockEntries];
   };
   struct Bin {
-    Block* head = nullptr;        // blocks[0]: a one-block bin needs no more
-    std::vector<Block*> blocks;   // in key order; never empty
-    std::vector<Key> firsts;      // first key of each block, kept while blocks.size() > 1
+    Block* head = nullptr;       // blocks[0]: a one-block bin needs no more
+    std::vector<Block*> blocks;  // in key order; never empty
+    std::vector<Key> firsts;     // first key of each block, kept while blocks.size() > 1
   };
 
   // Position of the first entry of `k` not below (size, ptr). Branch-free:
@@ -182,7 +182,8 @@ class BinIndex {
       n -= half;
     }
     // An empty block compares a stale entry: the clamp makes that 0.
-    const uint32_t at = static_cast<uint32_t>(base - k.entries) + (Key128(base->size, base->ptr) < key ? 1 : 0);
+    const uint32_t at =
+        static_cast<uint32_t>(base - k.entries) + (Key128(base->size, base->ptr) < key ? 1 : 0);
     return at < k.count ? at : k.count;
   }
 

@@ -110,9 +110,7 @@ TEST(Varint, BitsBeyond64AndElevenBytesAreMalformed) {
   }
 }
 
-TEST(Varint, SlowDecoderWaitsForMissingBytes) {
-  EXPECT_EQ(RunSlow({0x80, 0x80}).status, Decode::kNeedMore);
-}
+TEST(Varint, SlowDecoderWaitsForMissingBytes) { EXPECT_EQ(RunSlow({0x80, 0x80}).status, Decode::kNeedMore); }
 
 }  // namespace
 }  // namespace hbmsim::hbt
