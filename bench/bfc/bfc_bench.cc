@@ -5,6 +5,7 @@
 // fails), replayed from scratch per iteration; items = alloc and free events.
 // BM_AllocFreePair: one free and one alloc at a fixed number of live buffers;
 // items = events (two per pair).
+// BM_FragmentedBin: the same pair against one bin of many free chunks.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -115,6 +116,41 @@ void BM_AllocFreePair(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 2);
 }
 BENCHMARK(BM_AllocFreePair)->ArgName("live")->Arg(256)->Arg(4096);
+
+// The bins' worst case: one bin holding `free_chunks` free chunks of equal
+// size, each pinned between two live ones so none can coalesce (a badly
+// fragmented trace). Each iteration frees a random live chunk of that size
+// and allocates one back: an insert into and a best-fit take out of that bin.
+void BM_FragmentedBin(benchmark::State& state) {
+  const auto free_chunks = static_cast<uint32_t>(state.range(0));
+  constexpr uint64_t kChunk = 1024;  // bin 2
+  BfcAllocator a(BenchOptions(false));
+  AllocRequest req;
+  req.bytes = Bytes(kChunk);
+  // Layout: [hole][pin][hole][pin]... where holes are freed afterwards.
+  std::vector<Handle> holes(free_chunks), pins(free_chunks);
+  for (uint32_t i = 0; i < free_chunks; ++i) {
+    holes[i] = a.Allocate(req).handle;
+    pins[i] = a.Allocate(req).handle;
+  }
+  for (Handle h : holes) a.Free(h);
+  // Live chunks of that size, recycled at random: each free files a chunk
+  // between two pins, each alloc takes the lowest-addressed one back.
+  std::vector<Handle> live(free_chunks / 2);
+  for (Handle& h : live) h = a.Allocate(req).handle;
+  std::mt19937_64 rng(kSeed);
+  std::vector<uint32_t> victims(1 << 16);
+  for (uint32_t& v : victims) v = static_cast<uint32_t>(rng() % live.size());
+  size_t i = 0;
+  for (auto _ : state) {
+    const uint32_t victim = victims[i++ & (victims.size() - 1)];
+    a.Free(live[victim]);
+    live[victim] = a.Allocate(req).handle;
+  }
+  benchmark::DoNotOptimize(a.GetStats().bytes_in_use);
+  state.SetItemsProcessed(state.iterations() * 2);
+}
+BENCHMARK(BM_FragmentedBin)->ArgName("free_chunks")->Arg(64)->Arg(4096)->Arg(262144);
 
 }  // namespace
 }  // namespace hbmsim
