@@ -20,10 +20,11 @@ BinIndex::BinIndex() {
 
 size_t BinIndex::BlockFor(const Bin& bin, uint64_t size, uint64_t ptr) {
   if (bin.blocks.size() == 1) return 0;
-  const auto above = std::upper_bound(
-      bin.firsts.begin(), bin.firsts.end(), Key{size, ptr},
-      [](const Key& a, const Key& b) { return SizeThenAddress(a.size, a.ptr, b.size, b.ptr); });
-  return above == bin.firsts.begin() ? 0 : static_cast<size_t>(above - bin.firsts.begin()) - 1;
+  // Tops descend: those not below the key are a prefix; take its last.
+  const unsigned __int128 key = Key128(size, ptr);
+  const auto past = std::partition_point(bin.tops.begin(), bin.tops.end(),
+                                         [key](const Key& top) { return Key128(top.size, top.ptr) >= key; });
+  return past == bin.tops.begin() ? 0 : static_cast<size_t>(past - bin.tops.begin()) - 1;
 }
 
 BinIndex::Block* BinIndex::NewBlock() {
@@ -39,8 +40,8 @@ BinIndex::Block* BinIndex::NewBlock() {
 
 // Moves the upper half of a full block i into a new block i+1.
 void BinIndex::SplitBlock(Bin& bin, size_t i) {
-  if (bin.blocks.size() == 1) {  // the first keys start to matter now
-    bin.firsts.assign(1, Key{bin.head->entries[0].size, bin.head->entries[0].ptr});
+  if (bin.blocks.size() == 1) {  // the tops start to matter now
+    bin.tops.assign(1, Key{bin.head->entries[0].size, bin.head->entries[0].ptr});
   }
   Block& full = *bin.blocks[i];
   Block& upper = *NewBlock();
@@ -49,8 +50,8 @@ void BinIndex::SplitBlock(Bin& bin, size_t i) {
   std::copy(full.entries + keep, full.entries + full.count, upper.entries);
   full.count = keep;
   bin.blocks.insert(bin.blocks.begin() + static_cast<ptrdiff_t>(i) + 1, &upper);
-  bin.firsts.insert(bin.firsts.begin() + static_cast<ptrdiff_t>(i) + 1,
-                    Key{upper.entries[0].size, upper.entries[0].ptr});
+  bin.tops.insert(bin.tops.begin() + static_cast<ptrdiff_t>(i) + 1,
+                  Key{upper.entries[0].size, upper.entries[0].ptr});
 }
 
 // A bin of several blocks, or whose only block is full.
@@ -59,51 +60,49 @@ void BinIndex::InsertSlow(int b, const FreeEntry& e) {
   size_t i = BlockFor(bin, e.size, e.ptr);
   if (bin.blocks[i]->count == kBlockEntries) {
     SplitBlock(bin, i);
-    if (!SizeThenAddress(e.size, e.ptr, bin.firsts[i + 1].size, bin.firsts[i + 1].ptr)) ++i;
+    // Below the new block's top: it goes there.
+    if (SizeThenAddress(e.size, e.ptr, bin.tops[i + 1].size, bin.tops[i + 1].ptr)) ++i;
   }
-  if (InsertInto(*bin.blocks[i], e) == 0) bin.firsts[i] = Key{e.size, e.ptr};
+  if (InsertInto(*bin.blocks[i], e) == 0) bin.tops[i] = Key{e.size, e.ptr};
   nonempty_ |= uint32_t{1} << b;
   ++entries_;
 }
 
 std::optional<FreeEntry> BinIndex::TakeBestFitFromBlocks(int b, Bytes rounded) {
+  // The last block whose top is not below (rounded, 0) holds the smallest
+  // entry that is not: every later block lies below.
   const Bin& bin = bins_[b];
-  size_t i = BlockFor(bin, rounded.value(), 0);
-  uint32_t at = LowerBound(*bin.blocks[i], rounded.value(), 0);
-  if (at == bin.blocks[i]->count && i + 1 < bin.blocks.size()) {
-    ++i;  // past the end of block i: the next block's first entry
-    at = 0;
-  }
-  if (at == bin.blocks[i]->count) return std::nullopt;
-  return TakeAt(b, i, at);
+  const size_t i = BlockFor(bin, rounded.value(), 0);
+  const uint32_t fits = CountAbove</*or_equal=*/true>(*bin.blocks[i], Key128(rounded.value(), 0));
+  if (fits == 0) return std::nullopt;
+  return TakeAt(b, i, fits - 1);
 }
 
 void BinIndex::DropBlock(Bin& bin, size_t i) {
   spare_blocks_.push_back(bin.blocks[i]);
   bin.blocks.erase(bin.blocks.begin() + static_cast<ptrdiff_t>(i));
-  bin.firsts.erase(bin.firsts.begin() + static_cast<ptrdiff_t>(i));
+  bin.tops.erase(bin.tops.begin() + static_cast<ptrdiff_t>(i));
   bin.head = bin.blocks.front();
 }
 
 const FreeEntry* BinIndex::Find(int b, uint64_t size, uint64_t ptr) const {
   const Bin& bin = bins_[b];
   const Block& k = *bin.blocks[BlockFor(bin, size, ptr)];
-  const uint32_t at = LowerBound(k, size, ptr);
+  const uint32_t at = CountAbove</*or_equal=*/false>(k, Key128(size, ptr));
   if (at == k.count || k.entries[at].size != size || k.entries[at].ptr != ptr) return nullptr;
   return &k.entries[at];
 }
 
 std::optional<FreeEntry> BinIndex::Largest() const {
   if (nonempty_ == 0) return std::nullopt;
-  const Block& last = *bins_[std::bit_width(nonempty_) - 1].blocks.back();
-  return last.entries[last.count - 1];
+  return bins_[std::bit_width(nonempty_) - 1].head->entries[0];
 }
 
 uint64_t BinIndex::footprint_bytes() const {
   uint64_t bytes = blocks_.size() * sizeof(Block) + blocks_.capacity() * sizeof(blocks_[0]) +
                    spare_blocks_.capacity() * sizeof(Block*);
   for (const Bin& bin : bins_) {
-    bytes += bin.firsts.capacity() * sizeof(Key) + bin.blocks.capacity() * sizeof(Block*);
+    bytes += bin.tops.capacity() * sizeof(Key) + bin.blocks.capacity() * sizeof(Block*);
   }
   return bytes;
 }
@@ -116,9 +115,9 @@ absl::Status BinIndex::CheckInvariants() const {
       return absl::InternalError(fmt::format("bin {} lost its head block", b));
     }
     const bool several = bin.blocks.size() > 1;
-    if (several && bin.firsts.size() != bin.blocks.size()) {
+    if (several && bin.tops.size() != bin.blocks.size()) {
       return absl::InternalError(
-          fmt::format("bin {}: {} first keys for {} blocks", b, bin.firsts.size(), bin.blocks.size()));
+          fmt::format("bin {}: {} tops for {} blocks", b, bin.tops.size(), bin.blocks.size()));
     }
     const bool is_empty = !several && bin.head->count == 0;
     if (((nonempty_ >> b) & 1) == is_empty) {
@@ -131,15 +130,15 @@ absl::Status BinIndex::CheckInvariants() const {
       if (k.count == 0 || k.count > kBlockEntries) {
         return absl::InternalError(fmt::format("bin {} block {} holds {} entries", b, i, k.count));
       }
-      if (several && (bin.firsts[i].size != k.entries[0].size || bin.firsts[i].ptr != k.entries[0].ptr)) {
-        return absl::InternalError(fmt::format("bin {} block {} has a stale first key", b, i));
+      if (several && (bin.tops[i].size != k.entries[0].size || bin.tops[i].ptr != k.entries[0].ptr)) {
+        return absl::InternalError(fmt::format("bin {} block {} has a stale top", b, i));
       }
       for (uint32_t j = 0; j < k.count; ++j) {
         const FreeEntry& e = k.entries[j];
         if (BinNumForSize(Bytes(e.size)) != b) {
           return absl::InternalError(fmt::format("bin {} holds an entry of size {}", b, e.size));
         }
-        if (last != nullptr && !(*last < e)) {
+        if (last != nullptr && !(e < *last)) {  // strictly descending
           return absl::InternalError(
               fmt::format("bin {} is out of (size, address) order at ({}, {})", b, e.size, e.ptr));
         }

@@ -12,16 +12,18 @@
 // TSL keeps each bin in a std::set. Replays showed bins of one or two
 // entries on average (coalescing keeps free chunks few), where a tree pays
 // a node and a rebalance per insert and erase. So a bin is a short list of
-// sorted blocks instead, found by their first keys:
+// sorted blocks instead, found by their top (largest) keys. Entries run from
+// the largest down: the smallest, which a best fit takes most (always, from
+// a bin above the request's), is the last one, taken without a shift.
 //
-//   bin:     firsts [ k0 | k3 | k9 ]     one (size, address) per block
-//            blocks [ b0 | b1 | b2 ]     pointers to the blocks
-//   b0: k0 k1 k2 . . .   b1: k3 .. k8 .   b2: k9 k10 . . .
+//   bin:     tops   [ k10 | k7 | k2 ]    the largest (size, address) per block
+//            blocks [ b0  | b1 | b2 ]    pointers to the blocks
+//   b0: k10 k9 k8 . .   b1: k7 .. k3 .   b2: k2 k1 k0 . . .
 //
 //   1 <= entries of a block <= kBlockEntries (an empty bin keeps one empty
 //   block, never returned to the spares);
-//   firsts[i] == the first entry of blocks[i] (while the bin has several);
-//   every entry of blocks[i] < every entry of blocks[i+1].
+//   tops[i] == the first entry of blocks[i] (while the bin has several);
+//   every entry of blocks[i] > every entry of blocks[i+1].
 //
 // A small bin is one block: a sorted array, searched and shifted in place. A
 // large one (a badly fragmented trace) stays O(log n + kBlockEntries) per
@@ -99,7 +101,7 @@ class BinIndex {
   void Remove(int b, uint64_t size, uint64_t ptr) {
     const Bin& bin = bins_[b];
     const size_t i = bin.blocks.size() == 1 ? 0 : BlockFor(bin, size, ptr);
-    TakeAt(b, i, LowerBound(*bin.blocks[i], size, ptr));
+    TakeAt(b, i, CountAbove</*or_equal=*/false>(*bin.blocks[i], Key128(size, ptr)));
   }
   // The entry of (size, ptr) in bin `b`, or nullptr.
   const FreeEntry* Find(int b, uint64_t size, uint64_t ptr) const;
@@ -114,23 +116,27 @@ class BinIndex {
     // the search finds nothing.)
     const Bin& home = bins_[first];
     if (home.blocks.size() == 1) [[likely]] {
-      const uint32_t at = LowerBound(*home.head, rounded.value(), 0);
-      if (at < home.head->count) return TakeAt(first, 0, at);
+      // The entries >= (rounded, 0) come first; the last of them fits best.
+      const uint32_t fits = CountAbove</*or_equal=*/true>(*home.head, Key128(rounded.value(), 0));
+      if (fits > 0) return TakeAt(first, 0, fits - 1);
     } else if (std::optional<FreeEntry> e = TakeBestFitFromBlocks(first, rounded)) {
       return e;
     }
     const uint32_t higher = nonempty_ & ~((uint32_t{2} << first) - 1);
     if (higher == 0) return std::nullopt;
-    return TakeAt(std::countr_zero(higher), 0, 0);
+    const int b = std::countr_zero(higher);
+    const Bin& bin = bins_[b];
+    return TakeAt(b, bin.blocks.size() - 1, bin.blocks.back()->count - 1);  // its smallest
   }
   // The largest free chunk (the last entry of the highest non-empty bin).
   std::optional<FreeEntry> Largest() const;
 
-  // Calls f(entry) for every entry of bin `b`, in order.
+  // Calls f(entry) for every entry of bin `b`, in (size, address) order.
   template <typename F>
   void ForEach(int b, F f) const {
-    for (const Block* k : bins_[b].blocks) {
-      for (uint32_t i = 0; i < k->count; ++i) f(k->entries[i]);
+    const std::vector<Block*>& blocks = bins_[b].blocks;
+    for (auto k = blocks.rbegin(); k != blocks.rend(); ++k) {
+      for (uint32_t i = (*k)->count; i-- > 0;) f((*k)->entries[i]);
     }
   }
   bool empty(int b) const { return ((nonempty_ >> b) & 1) == 0; }
@@ -153,38 +159,39 @@ class BinIndex {
   };
   struct Bin {
     Block* head = nullptr;       // blocks[0]: a one-block bin needs no more
-    std::vector<Block*> blocks;  // in key order; never empty
-    std::vector<Key> firsts;     // first key of each block, kept while blocks.size() > 1
+    std::vector<Block*> blocks;  // largest keys first; never empty
+    std::vector<Key> tops;       // first (largest) key of each block, kept while blocks.size() > 1
   };
 
-  // Position of the first entry of `k` not below (size, ptr). Branch-free:
-  // the comparisons depend on the trace's sizes, which no branch predictor
-  // guesses. A block of up to kLinearSearch entries (nearly all) counts the
-  // entries below the key over a fixed kLinearSearch slots, stale ones
-  // masked; a loop over the count would exit at a count-dependent, so
-  // mispredicted, trip. Larger blocks halve with conditional moves.
+  // How many entries of `k` are above `key` (or not below it): they come
+  // first, so this is also where `key` sits or would go. Branch-free: the
+  // comparisons depend on the trace's sizes, which no branch predictor
+  // guesses. A block of up to kLinearSearch entries (nearly all) counts over
+  // a fixed kLinearSearch slots, stale ones masked; a loop over the count
+  // would exit at a count-dependent, so mispredicted, trip. Larger blocks
+  // halve with conditional moves.
   static constexpr uint32_t kLinearSearch = 4;
-  static uint32_t LowerBound(const Block& k, uint64_t size, uint64_t ptr) {
-    const unsigned __int128 key = Key128(size, ptr);
+  template <bool or_equal>
+  static uint32_t CountAbove(const Block& k, unsigned __int128 key) {
+    const auto above = [key](const FreeEntry& e) {
+      const unsigned __int128 x = Key128(e.size, e.ptr);
+      return or_equal ? x >= key : x > key;
+    };
     if (k.count <= kLinearSearch) [[likely]] {
-      uint32_t below = 0;
+      uint32_t count = 0;
 #pragma GCC unroll 4
       for (uint32_t j = 0; j < kLinearSearch; ++j) {
-        const bool is_below = Key128(k.entries[j].size, k.entries[j].ptr) < key;
-        below += static_cast<uint32_t>(j < k.count) & static_cast<uint32_t>(is_below);
+        count += static_cast<uint32_t>(j < k.count) & static_cast<uint32_t>(above(k.entries[j]));
       }
-      return below;
+      return count;
     }
     const FreeEntry* base = k.entries;
     for (uint32_t n = k.count; n > 1;) {
       const uint32_t half = n / 2;
-      base = Key128(base[half].size, base[half].ptr) < key ? base + half : base;
+      base = above(base[half]) ? base + half : base;
       n -= half;
     }
-    // An empty block compares a stale entry: the clamp makes that 0.
-    const uint32_t at =
-        static_cast<uint32_t>(base - k.entries) + (Key128(base->size, base->ptr) < key ? 1 : 0);
-    return at < k.count ? at : k.count;
+    return static_cast<uint32_t>(base - k.entries) + (above(*base) ? 1 : 0);
   }
 
   // Shifts in a block of a few entries move a fixed kShortRun entries
@@ -202,7 +209,7 @@ class BinIndex {
 
   // Files `e` in a block with room; returns its position.
   static uint32_t InsertInto(Block& k, const FreeEntry& e) {
-    const uint32_t at = LowerBound(k, e.size, e.ptr);
+    const uint32_t at = CountAbove</*or_equal=*/false>(k, Key128(e.size, e.ptr));
     if (k.count <= kShortRun) [[likely]] {
       MoveShortRun(&k.entries[at + 1], &k.entries[at]);
     } else {
@@ -220,7 +227,7 @@ class BinIndex {
     --k.count;
     if (k.count < kShortRun) [[likely]] {
       MoveShortRun(&k.entries[at], &k.entries[at + 1]);
-    } else {
+    } else if (at < k.count) {
       std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
     }
     --entries_;
@@ -232,13 +239,13 @@ class BinIndex {
     if (k.count == 0) {
       DropBlock(bin, i);
     } else if (at == 0) {
-      bin.firsts[i] = Key{k.entries[0].size, k.entries[0].ptr};
+      bin.tops[i] = Key{k.entries[0].size, k.entries[0].ptr};
     }
     return taken;
   }
 
   // The block of a bin of several blocks that holds (or would hold) (size,
-  // ptr): the last one whose first key is not above it, or block 0.
+  // ptr): the last one whose top is not below it, or block 0.
   static size_t BlockFor(const Bin& bin, uint64_t size, uint64_t ptr);
   [[gnu::noinline]] std::optional<FreeEntry> TakeBestFitFromBlocks(int b, Bytes rounded);
   [[gnu::noinline]] void InsertSlow(int b, const FreeEntry& e);
