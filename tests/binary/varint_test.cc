@@ -30,38 +30,23 @@ struct Decoded {
   size_t consumed;
 };
 
-// Decodes `bytes` with each decoder; bytes beyond the encoding are padding
-// (the unchecked decoder reads up to 10 bytes, in view but not consumed).
-Decoded RunUnchecked(const std::vector<uint8_t>& bytes) {
+// Decodes `bytes` with one decoder. The unchecked ones may read up to 10
+// bytes, so they get padding that is in view but must not be consumed; the
+// slow one sees exactly `bytes`, so it can tell that some are missing.
+Decoded Run(Decode (Cursor::*decoder)(uint64_t&), const std::vector<uint8_t>& bytes, bool pad = true) {
   std::vector<uint8_t> padded = bytes;
-  padded.resize(bytes.size() + Cursor::kMaxVarintBytes, 0xEE);
+  if (pad) padded.resize(bytes.size() + Cursor::kMaxVarintBytes, 0xEE);
   Cursor c{padded.data(), padded.data(), padded.data() + padded.size()};
   uint64_t v = 0;
-  const Decode d = c.UncheckedVarint(v);
+  const Decode d = (c.*decoder)(v);
   return {d, v, c.consumed()};
 }
+Decoded RunUnchecked(const std::vector<uint8_t>& bytes) { return Run(&Cursor::UncheckedVarint, bytes); }
 Decoded RunMultiByte(const std::vector<uint8_t>& bytes) {
-  std::vector<uint8_t> padded = bytes;
-  padded.resize(bytes.size() + Cursor::kMaxVarintBytes, 0xEE);
-  Cursor c{padded.data(), padded.data(), padded.data() + padded.size()};
-  uint64_t v = 0;
-  const Decode d = c.UncheckedMultiByteVarint(v);
-  return {d, v, c.consumed()};
+  return Run(&Cursor::UncheckedMultiByteVarint, bytes);
 }
-Decoded RunSlow(const std::vector<uint8_t>& bytes) {
-  Cursor c{bytes.data(), bytes.data(), bytes.data() + bytes.size()};
-  uint64_t v = 0;
-  const Decode d = c.SlowVarint(v);
-  return {d, v, c.consumed()};
-}
-Decoded RunLoop(const std::vector<uint8_t>& bytes) {
-  std::vector<uint8_t> padded = bytes;
-  padded.resize(bytes.size() + Cursor::kMaxVarintBytes, 0xEE);
-  Cursor c{padded.data(), padded.data(), padded.data() + padded.size()};
-  uint64_t v = 0;
-  const Decode d = c.LoopVarint(v);
-  return {d, v, c.consumed()};
-}
+Decoded RunLoop(const std::vector<uint8_t>& bytes) { return Run(&Cursor::LoopVarint, bytes); }
+Decoded RunSlow(const std::vector<uint8_t>& bytes) { return Run(&Cursor::SlowVarint, bytes, /*pad=*/false); }
 
 std::vector<uint8_t> Encode(uint64_t v) {
   uint8_t buf[Cursor::kMaxVarintBytes];
