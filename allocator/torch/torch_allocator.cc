@@ -104,6 +104,9 @@ std::optional<TorchAllocator::BlockIndex> TorchAllocator::AllocBlock(const Param
   }
   if (options_.expandable_segments) return TryAllocateExpandable(p);
   if (p.alloc_size > options_.capacity.SaturatingSub(reserved)) return std::nullopt;  // cudaMalloc fails
+  // A recorded segment inside the assumed unmapped tail of an expandable range
+  // (expandable segments were switched off later) proves that range ends there.
+  if (p.recorded && !RangeIsFree(*p.recorded, p.alloc_size)) TrimUnmappedTailAt(*p.recorded);
   const Offset base = NewSegmentBase(p.alloc_size, p.recorded);
   Block blk;
   blk.addr = base;

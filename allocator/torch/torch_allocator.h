@@ -130,8 +130,10 @@ class TorchAllocator final : public Allocator {
   // Installs a pre-existing segment; returns the handles of its live blocks
   // (allocated and pending free) in address order. Seeded memory counts in the
   // current/peak/allocated stats but as no device call. A seeded expandable
-  // segment is a VA range of exactly its mapped bytes (the snapshot shows no
-  // unmapped space), so it cannot grow in place.
+  // segment is one mapped run of a VA range: it gets an unmapped tail up to the
+  // range size (ExpandableRangeSize from its base, clipped at the next range
+  // held), and a later seed of the same stream and pool inside that tail is
+  // installed as a further run of the same range (torch_seed.cc).
   absl::StatusOr<std::vector<Handle>> SeedSegment(const SegmentSeed& seed);
   // torch.cuda.empty_cache(): release_cached_blocks().
   void EmptyCache();
@@ -227,6 +229,7 @@ class TorchAllocator final : public Allocator {
   void ReleaseExpandableSegment(BlockIndex b);
   void TrimUnmappedTailAt(Offset at);
   Bytes PageSize(bool small) const;
+  Bytes ExpandableRangeSize(bool small) const;  // ceil(1.125 × device memory / page) pages
   // torch_state.cc: storage, stats views, walk, invariants, seeding.
   BlockIndex NewBlock(const Block& b);
   void DeleteBlock(BlockIndex b);
@@ -245,6 +248,13 @@ class TorchAllocator final : public Allocator {
   absl::Status CheckPools() const;
   absl::Status CheckStatsRecount() const;
   absl::Status ValidateSeed(const SegmentSeed& seed) const;
+  // torch_seed.cc
+  std::optional<BlockIndex> SeedHole(const SegmentSeed& seed, bool small);
+  void SeedIntoHole(BlockIndex hole, const SegmentSeed& seed, bool small, std::vector<Handle>& handles);
+  void AddSeededTail(Offset base, BlockIndex last);
+  BlockIndex SeedChain(const SegmentSeed& seed, bool small, Offset owner, BlockIndex prev, BlockIndex& last,
+                       std::vector<Handle>& handles);
+  Handle SeedLiveBlock(BlockIndex b, const SeedBlock& sb);
 
   TorchOptions options_;
   SimulatedDevice device_;

@@ -11,6 +11,19 @@ Bytes TorchAllocator::PageSize(bool small) const {
   return small ? Bytes(kSmallBuffer) : options_.large_segment_size;
 }
 
+// ExpandableSegment's constructor: numSegments(device_total + device_total / 8)
+// pages of address space, i.e. ceil(1.125 × device memory / page) pages.
+Bytes TorchAllocator::ExpandableRangeSize(bool small) const {
+  const Bytes page = PageSize(small);
+  const Bytes memory =
+      options_.capacity == Bytes::Max() ? options_.expandable_va_capacity : options_.capacity;
+  // In 128 bits: 9/8 of a capacity near 2^64 does not fit in 64.
+  const unsigned __int128 wanted = static_cast<unsigned __int128>(memory.value() / 8) * 9 + page.value() - 1;
+  const unsigned __int128 pages = wanted / page.value();
+  return Bytes(static_cast<uint64_t>(
+      std::min<unsigned __int128>(pages * page.value(), Bytes::Max().RoundDown(page.value()).value())));
+}
+
 // try_allocate_expandable_block: find room (free + unmapped run), map just
 // enough pages, return the mapped block (taken out of the pool).
 std::optional<TorchAllocator::BlockIndex> TorchAllocator::TryAllocateExpandable(const Params& p) {
@@ -55,15 +68,8 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
     if (allocatable(blocks_[c].prev)) c = blocks_[c].prev;
     if (has_room(c)) return c;
   }
-  // ceil(1.125 × device memory / page) pages of address space.
   const Bytes page = PageSize(p.small);
-  const Bytes memory =
-      options_.capacity == Bytes::Max() ? options_.expandable_va_capacity : options_.capacity;
-  // In 128 bits: 9/8 of a capacity near 2^64 does not fit in 64.
-  const unsigned __int128 wanted = static_cast<unsigned __int128>(memory.value() / 8) * 9 + page.value() - 1;
-  const unsigned __int128 pages = wanted / page.value();
-  Bytes va(static_cast<uint64_t>(
-      std::min<unsigned __int128>(pages * page.value(), Bytes::Max().RoundDown(page.value()).value())));
+  Bytes va = ExpandableRangeSize(p.small);
   Offset base;
   const Bytes needed = p.rounded.RoundUp(page.value());
   if (p.recorded && !RangeIsFree(*p.recorded, needed)) TrimUnmappedTailAt(*p.recorded);

@@ -42,5 +42,15 @@ TEST(ReplaySnapshotLargeTest, Gen2NoTimeUsIsExact) {
   EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 6471811072);
 }
 
+// Expandable segments, history enabled after every page was mapped: the seeded
+// 21.25 GiB run gets the unmapped rest of its VA range, so at event 384 the
+// free 88.5 MiB block at its end ranks by 88.5 MiB + that tail and the freed
+// 4 GiB block at 0x6ccb70000 wins the best fit, as in PyTorch.
+TEST(ReplaySnapshotLargeTest, BolongExpandableIsExact) {
+  const nlohmann::json j = CheckRecorded("bolong_xl_fwd_cl2048_fp32.pickle");
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":1704,"allocs_total":1704,"segments_matched":0,"segments_total":0})");
+}
+
 }  // namespace
 }  // namespace hbmsim::testing
