@@ -1,0 +1,205 @@
+// The `cuda_async` policy: CUDA's stream-ordered memory pool (cudaMallocAsync /
+// cudaFreeAsync on a device's default pool), as TensorFlow and XLA use it under
+// TF_GPU_ALLOCATOR=cuda_malloc_async (GpuCudaMallocAsyncAllocator). The driver's
+// code is closed: docs/cuda-async-model.md lists every documented rule ("DOC
+// §n" below: the CUDA Programming Guide's stream-ordered allocator chapter and
+// the runtime API's pool attributes), the TF wrapper's settings ("TF") and each
+// assumption we made where the record is silent ("ASSUME").
+//
+// Model
+// -----
+// The pool reserves virtual address (VA) ranges and maps physical memory behind
+// them in granules. A buffer takes a VA piece; the granules it touches must be
+// mapped. Physical granules are fungible: a granule no held block touches can
+// be unmapped and mapped again anywhere (DOC §4: the driver "defragments the
+// pool by remapping unused memory ... to a contiguous portion" of VA).
+//
+//   VA range 0 (va_range bytes)                          VA range 1
+//   |g0      |g1      |g2      |g3      |g4      |...    |g0      |
+//   [ A in use ][free ][ B queued(s1) ][   free    ][unmapped ...] [ C  ...
+//   [=========== mapped =================][ cached ]
+//   held granules H = granules touched by in-use or queued blocks
+//
+// Rules:
+//   rounding   r = alignment·ceil(n/alignment) (ASSUME 256); 0 bytes: null handle
+//   reuse      before mapping more, reuse freed memory (DOC §3): best fit
+//              (size, address) among eligible free blocks, the buffer at the
+//              block's low end (ASSUME), provided the granules it needs beyond
+//              those mapped fit under the limit
+//   eligible   `free`: every stream (the trace says reusable at once);
+//              `free_requested` on stream s: stream s only (same-stream reuse,
+//              DOC §3); `free_completed`: every stream when `opportunistic`
+//              (cudaMemPoolReuseAllowOpportunistic, DOC §3.2), else still s only
+//   new range  no eligible block fits: reserve a VA range of max(va_range,
+//              granule·ceil(r/granule)) and map the granules r needs
+//   remap      mapping would pass the limit: unmap cached granules (mapped,
+//              untouched by held blocks and by the placement), highest address
+//              first, and map where the buffer goes. Fits iff
+//                 |H ∪ granules(X)| <= P = floor(limit / granule)
+//              for the best-fitting free block X, or a new range
+//   internal   still no fit and `internal_dependencies` (cudaMemPoolReuseAllow-
+//   deps       InternalDependencies, DOC §3.3): best fit among blocks queued on
+//              other streams (the driver makes this stream wait for theirs)
+//   release    at each completed free (`free`, `free_completed`: the host saw
+//              the work end, i.e. synchronized; ASSUME), while mapped·granule >
+//              release_threshold, unmap cached granules: the freed block's first,
+//              then the highest addresses (DOC §4.2). A range with no held block
+//              and nothing mapped is given back. TF sets the threshold to the
+//              pool size (TF), so by default nothing is released
+//   preallocate TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC / reserve_memory (TF):
+//              one range of P granules, all mapped, at construction
+//   failure    none of the above: free_bytes = P·granule − Σ blocks the request
+//              may not use; largest_free_block = the largest request the same
+//              ladder would serve now (exact: all candidates are tried)
+//
+// Invariants (CheckInvariants):
+//   blocks tile every VA range (CheckMemoryMapTiling); ranges are granule sized
+//   every address and size          ≡ 0 (mod alignment)
+//   no two neighbouring free blocks of one range (eager coalescing)
+//   free_index == { free blocks };  queued_index[s] == { queued blocks of s }
+//   granules touched by held blocks are mapped;  mapped granules lie in ranges
+//   mapped <= P;  bytes_in_use == Σ held block sizes (in use + queued)
+//   handles map exactly to the in-use and queued blocks that carry them
+//
+// Stats: bytes_in_use = Σ held block sizes (rounded; TF's own stats count the
+// requested bytes); pool_bytes = mapped·granule (cudaMemPoolAttrReservedMem-
+// Current; its peak ReservedMemHigh); bytes_limit = limit.
+//
+// Not modelled: event dependencies between streams (a trace records no CUDA
+// events; cudaMemPoolReuseFollowEventDependencies has nothing to follow), IPC
+// pools, more than one pool, the driver's real VA layout (placements are ours).
+#ifndef HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_
+#define HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "allocator/core/allocator.h"
+#include "allocator/core/device.h"
+#include "allocator/cuda_async/mapped_granules.h"
+
+namespace hbmsim {
+
+struct CudaAsyncOptions {
+  Bytes memory_limit;                         // the physical memory the pool may map
+  uint64_t granule = uint64_t{2} << 20;       // a multiple of alignment
+  uint64_t alignment = 256;                   // > 0
+  uint64_t va_range = uint64_t{2} << 30;      // rounded up to a granule multiple
+  uint64_t release_threshold = ~uint64_t{0};  // TF: the pool size; CUDA's default: 0
+  bool opportunistic = true;                  // CUDA default; TF_DETERMINISTIC_ALLOCATOR: false
+  bool internal_dependencies = true;          // CUDA default; TF_DETERMINISTIC_ALLOCATOR: false
+  bool preallocate = false;                   // map the whole limit at construction
+};
+
+class CudaAsyncAllocator final : public Allocator {
+ public:
+  static constexpr uint64_t kMaxPhysicalBytes = uint64_t{1} << 56;
+
+  // Requires granule % alignment == 0 (the registry checks it).
+  explicit CudaAsyncAllocator(const CudaAsyncOptions& options);
+
+  std::string_view name() const override { return "cuda_async"; }
+  AllocResult Allocate(const AllocRequest& req) override;
+  void Free(Handle h) override;
+  void RequestFree(Handle h) override;
+  void CompleteFree(Handle h) override;
+
+  AllocatorStats GetStats() const override;
+  // va_ranges, granules_mapped, peak_granules_mapped, granules_remapped,
+  // granules_released, ranges_released, same_stream_reuses,
+  // internal_dependency_reuses.
+  void AppendCounters(Counters& out) const override;
+  void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  absl::Status CheckInvariants() const override;
+
+  uint64_t physical_granules() const { return physical_granules_; }
+  const cuda_async::MappedGranules& mapped() const { return mapped_; }
+
+ private:
+  enum class Kind : uint8_t { kFree, kInUse, kQueued };
+  struct Block {
+    uint64_t size = 0;
+    Kind kind = Kind::kFree;
+    uint64_t range = 0;  // base of the VA range holding it
+    uint64_t stream = 0;
+    uint64_t id = 0;
+    uint64_t requested = 0;
+    uint64_t handle = kNoHandle;  // in-use and queued blocks of a buffer
+    bool completed = false;       // queued: its free_completed arrived
+  };
+  using BlockMap = std::map<uint64_t, Block>;
+  using SizeIndex = std::set<std::pair<uint64_t, uint64_t>>;  // (size, address)
+  // Where a request goes: an existing block (at its low end) or a new range.
+  struct Placement {
+    std::optional<uint64_t> block;
+    uint64_t begin = 0;
+  };
+  // The request being served, for the eligibility rules.
+  struct Want {
+    uint64_t rounded = 0;
+    std::optional<uint64_t> stream;  // none: a stream with no queued frees (stats)
+    bool any_queued = false;         // internal dependencies: every queued block
+  };
+
+  // The ladder (cuda_async_allocator.cc).
+  std::optional<Placement> FindReuse(const Want& w) const;
+  std::optional<Placement> FindWithRemap(const Want& w, uint64_t* unmap) const;
+  std::optional<Placement> FindQueued(const Want& w, bool other_streams) const;
+  AllocResult Place(const Placement& p, const AllocRequest& req, uint64_t rounded);
+  AllocResult Fail(const Want& w) const;
+
+  // Blocks and ranges (cuda_async_blocks.cc).
+  uint64_t ReserveRange(uint64_t rounded);
+  void Carve(uint64_t address, uint64_t rounded, const AllocRequest& req);
+  uint64_t MakeFree(BlockMap::iterator it);  // the address of the merged free block
+  void Index(uint64_t address, const Block& b);
+  void Unindex(uint64_t address, const Block& b);
+  BlockMap::iterator FindHandle(Handle h);
+  void AddHeld(uint64_t address, const Block& b);  // b becomes in use or queued
+  void RemoveHeld(uint64_t address, const Block& b);
+
+  // Granules (cuda_async_granules.cc).
+  uint64_t NeedToMap(uint64_t begin, uint64_t size) const;  // unmapped granules of [begin, +size)
+  uint64_t HeldGranules() const;                            // |H|
+  bool Held(uint64_t granule_start) const;                  // does a held block touch it?
+  uint64_t RemapCost(uint64_t begin, uint64_t size) const;  // |granules(X) \ H|
+  uint64_t LargestAt(uint64_t address, const Block& b, uint64_t budget) const;
+  uint64_t LargestRequest(const Want& w) const;
+  void UnmapCached(uint64_t count, uint64_t keep_begin, uint64_t keep_end);
+  void ReleaseAfterFree(uint64_t address);
+  void DropEmptyRanges();
+  void NoteMapped();
+
+  absl::Status CheckBlocks() const;
+
+  CudaAsyncOptions options_;
+  uint64_t physical_granules_;  // P
+  SimulatedDevice device_;
+  std::map<uint64_t, uint64_t> ranges_;  // base -> size
+  BlockMap blocks_;
+  SizeIndex free_index_;
+  std::map<uint64_t, SizeIndex> queued_index_;       // stream -> queued blocks
+  absl::flat_hash_map<uint64_t, uint64_t> handles_;  // handle -> block address (lookups only)
+  uint64_t next_handle_ = 0;
+  cuda_async::MappedGranules mapped_;
+  // granule index -> held blocks touching it; |H| is its size (lookups only).
+  absl::flat_hash_map<uint64_t, uint32_t> held_refs_;
+  uint64_t held_bytes_ = 0;
+  AllocatorStats stats_;
+  uint64_t peak_granules_mapped_ = 0;
+  int64_t granules_remapped_ = 0;
+  int64_t granules_released_ = 0;
+  int64_t ranges_released_ = 0;
+  int64_t same_stream_reuses_ = 0;
+  int64_t internal_dependency_reuses_ = 0;
+  int64_t ranges_reserved_ = 0;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_

@@ -1,0 +1,51 @@
+// The physical side of the `cuda_async` pool: which granules of its virtual
+// ranges have physical memory mapped behind them.
+//
+//   VA  |g0      |g1      |g2      |g3      |g4      |
+//       [========mapped===][unmapped][==mapped=]
+//   runs_ = { g0 -> g2, g3 -> g4 }   (byte addresses, granule aligned)
+//
+// Invariants (Check):
+//   runs are granule aligned, non-empty, disjoint and never adjacent;
+//   count() · granule == Σ (end - start) over the runs.
+#ifndef HBMSIM_ALLOCATOR_CUDA_ASYNC_MAPPED_GRANULES_H_
+#define HBMSIM_ALLOCATOR_CUDA_ASYNC_MAPPED_GRANULES_H_
+
+#include <cstdint>
+#include <map>
+
+#include "absl/status/status.h"
+
+namespace hbmsim::cuda_async {
+
+class MappedGranules {
+ public:
+  explicit MappedGranules(uint64_t granule) : granule_(granule) {}
+
+  uint64_t granule() const { return granule_; }
+  uint64_t Floor(uint64_t address) const { return address - address % granule_; }
+  uint64_t Ceil(uint64_t address) const { return Floor(address + granule_ - 1); }
+  // The granules that [begin, end) touches, as a granule-aligned range.
+  uint64_t GranulesTouching(uint64_t begin, uint64_t end) const {
+    return end <= begin ? 0 : (Ceil(end) - Floor(begin)) / granule_;
+  }
+
+  // Granules mapped inside the granule-aligned range [begin, end).
+  uint64_t MappedIn(uint64_t begin, uint64_t end) const;
+  // Maps / unmaps every granule of the granule-aligned range [begin, end).
+  void Map(uint64_t begin, uint64_t end);
+  void Unmap(uint64_t begin, uint64_t end);
+
+  uint64_t count() const { return count_; }
+  const std::map<uint64_t, uint64_t>& runs() const { return runs_; }
+  absl::Status Check() const;
+
+ private:
+  uint64_t granule_;
+  std::map<uint64_t, uint64_t> runs_;  // start -> end
+  uint64_t count_ = 0;
+};
+
+}  // namespace hbmsim::cuda_async
+
+#endif  // HBMSIM_ALLOCATOR_CUDA_ASYNC_MAPPED_GRANULES_H_
