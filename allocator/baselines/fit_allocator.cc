@@ -1,6 +1,7 @@
 #include "allocator/baselines/fit_allocator.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -29,14 +30,13 @@ AllocResult FitAllocator::Allocate(const AllocRequest& req) {
   }
   const uint64_t rounded = r.rounded.value();
   const std::optional<uint64_t> at =
-      options_.strategy == FitStrategy::kBestFit ? free_.BestFit(rounded) : free_.FirstFit(rounded);
+      options_.strategy == FitStrategy::kBestFit ? free_.TakeBestFit(rounded) : free_.TakeFirstFit(rounded);
   if (!at) {
     r.free_bytes = Bytes(free_.total());
     r.largest_free_block = Bytes(free_.Largest());
     r.status = ClassifyFailure(r.rounded, r.free_bytes);
     return r;
   }
-  free_.Take(*at, rounded);
   live_.emplace(*at, Block{rounded, req.bytes.value(), req.id.value(), req.stream.value()});
   stats_.num_allocs++;
   stats_.bytes_in_use += static_cast<int64_t>(rounded);
@@ -66,29 +66,19 @@ AllocatorStats FitAllocator::GetStats() const {
 void FitAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   if (region_size_ == 0) return;
   v.OnRegion({Offset(0), Bytes(region_size_), 0});
-  auto live = live_.begin();
-  auto free = free_.by_address().begin();
-  // Merge the two address-ordered sets into one walk.
-  while (live != live_.end() || free != free_.by_address().end()) {
-    const bool take_live =
-        free == free_.by_address().end() || (live != live_.end() && live->first < free->first);
-    BlockInfo b;
-    if (take_live) {
-      b = {Offset(live->first),
-           Bytes(live->second.size),
-           Bytes(live->second.requested),
-           BlockState::kInUse,
-           live->first,
-           kNoHandle,
-           live->second.id,
-           live->second.stream};
-      ++live;
-    } else {
-      b = {Offset(free->first), Bytes(free->second), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0};
-      ++free;
-    }
-    v.OnBlock(b);
+  std::vector<BlockInfo> blocks;
+  blocks.reserve(live_.size() + free_.count());
+  for (const auto& [offset, block] : live_) {
+    blocks.push_back({Offset(offset), Bytes(block.size), Bytes(block.requested), BlockState::kInUse, offset,
+                      kNoHandle, block.id, block.stream});
   }
+  free_.ForEach([&](uint64_t offset, uint64_t size) {
+    blocks.push_back({Offset(offset), Bytes(size), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0});
+  });
+  // Offsets are distinct, so the order is the address order whatever the hash map's.
+  std::sort(blocks.begin(), blocks.end(),
+            [](const BlockInfo& a, const BlockInfo& b) { return a.offset < b.offset; });
+  for (const BlockInfo& b : blocks) v.OnBlock(b);
 }
 
 absl::Status FitAllocator::CheckInvariants() const {

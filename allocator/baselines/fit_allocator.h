@@ -26,9 +26,9 @@
 #define HBMSIM_ALLOCATOR_BASELINES_FIT_ALLOCATOR_H_
 
 #include <cstdint>
-#include <map>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "allocator/baselines/free_ranges.h"
 #include "allocator/core/allocator.h"
 
@@ -64,7 +64,8 @@ class FitAllocator final : public Allocator {
   FitOptions options_;
   uint64_t region_size_;
   baselines::FreeRanges free_;
-  std::map<uint64_t, Block> live_;  // offset -> block; the handle is the offset
+  // offset -> block; the handle is the offset. Looked up only: the walk sorts.
+  absl::flat_hash_map<uint64_t, Block> live_;
   AllocatorStats stats_;
 };
 

@@ -1,6 +1,8 @@
 #include "allocator/baselines/ideal_allocator.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -57,11 +59,15 @@ AllocatorStats IdealAllocator::GetStats() const {
 void IdealAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   if (limit_.is_zero()) return;
   v.OnRegion({Offset(0), limit_, 0});
+  std::vector<std::pair<uint64_t, const Block*>> by_handle;  // allocation order is address order
+  by_handle.reserve(live_.size());
+  for (const auto& [handle, block] : live_) by_handle.emplace_back(handle, &block);
+  std::sort(by_handle.begin(), by_handle.end());  // handles are distinct
   uint64_t cursor = 0;
-  for (const auto& [handle, block] : live_) {
-    v.OnBlock({Offset(cursor), Bytes(block.size), Bytes(block.size), BlockState::kInUse, handle, kNoHandle,
-               block.id, block.stream});
-    cursor += block.size;
+  for (const auto& [handle, block] : by_handle) {
+    v.OnBlock({Offset(cursor), Bytes(block->size), Bytes(block->size), BlockState::kInUse, handle, kNoHandle,
+               block->id, block->stream});
+    cursor += block->size;
   }
   if (cursor < limit_.value()) {
     v.OnBlock({Offset(cursor), Bytes(limit_.value() - cursor), Bytes(0), BlockState::kFree, kNoHandle,

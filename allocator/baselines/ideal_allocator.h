@@ -22,9 +22,9 @@
 #define HBMSIM_ALLOCATOR_BASELINES_IDEAL_ALLOCATOR_H_
 
 #include <cstdint>
-#include <map>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "allocator/core/allocator.h"
 
 namespace hbmsim {
@@ -48,8 +48,8 @@ class IdealAllocator final : public Allocator {
   };
 
   Bytes limit_;
-  uint64_t next_handle_ = 0;        // allocation order, which is also address order
-  std::map<uint64_t, Block> live_;  // handle -> block
+  uint64_t next_handle_ = 0;                   // allocation order, which is also address order
+  absl::flat_hash_map<uint64_t, Block> live_;  // handle -> block; looked up only: the walk sorts
   AllocatorStats stats_;
 };
 

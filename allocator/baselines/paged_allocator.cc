@@ -1,6 +1,8 @@
 #include "allocator/baselines/paged_allocator.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "fmt/format.h"
 
@@ -36,9 +38,8 @@ AllocResult PagedAllocator::Allocate(const AllocRequest& req) {
   }
   const uint64_t pages = rounded.value() / options_.page_size;
   if (rounded == Bytes::Max() || pages > pages_total_ - pages_used_) return Fail(rounded);
-  const std::optional<uint64_t> va = virtual_free_.FirstFit(rounded.value());
+  const std::optional<uint64_t> va = virtual_free_.TakeFirstFit(rounded.value());
   if (!va) return Fail(rounded);  // 64 PiB of address space cut to pieces: never in practice
-  virtual_free_.Take(*va, rounded.value());
   live_.emplace(*va, Block{pages, req.bytes.value(), req.id.value(), req.stream.value()});
   pages_used_ += pages;
   pages_mapped_ = std::max(pages_mapped_, pages_used_);
@@ -80,15 +81,19 @@ void PagedAllocator::AppendCounters(Counters& out) const {
 
 void PagedAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   v.OnRegion({Offset(0), Bytes(kVirtualSpace), 0});
+  std::vector<std::pair<uint64_t, const Block*>> by_address;
+  by_address.reserve(live_.size());
+  for (const auto& [va, block] : live_) by_address.emplace_back(va, &block);
+  std::sort(by_address.begin(), by_address.end());  // addresses are distinct
   uint64_t cursor = 0;
-  for (const auto& [va, block] : live_) {
+  for (const auto& [va, block] : by_address) {
     if (va > cursor) {
       v.OnBlock(
           {Offset(cursor), Bytes(va - cursor), Bytes(0), BlockState::kUnmapped, kNoHandle, kNoHandle, 0, 0});
     }
-    const uint64_t size = block.pages * options_.page_size;
-    v.OnBlock({Offset(va), Bytes(size), Bytes(block.requested), BlockState::kInUse, va, kNoHandle, block.id,
-               block.stream});
+    const uint64_t size = block->pages * options_.page_size;
+    v.OnBlock({Offset(va), Bytes(size), Bytes(block->requested), BlockState::kInUse, va, kNoHandle, block->id,
+               block->stream});
     cursor = va + size;
   }
   if (cursor < kVirtualSpace) {

@@ -32,9 +32,9 @@
 #define HBMSIM_ALLOCATOR_BASELINES_PAGED_ALLOCATOR_H_
 
 #include <cstdint>
-#include <map>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "allocator/baselines/free_ranges.h"
 #include "allocator/core/allocator.h"
 
@@ -74,7 +74,8 @@ class PagedAllocator final : public Allocator {
   uint64_t pages_mapped_ = 0;
   uint64_t pages_used_ = 0;
   baselines::FreeRanges virtual_free_{false};
-  std::map<uint64_t, Block> live_;  // virtual address -> block; the handle is the address
+  // virtual address -> block; the handle is the address. Looked up only: the walk sorts.
+  absl::flat_hash_map<uint64_t, Block> live_;
   AllocatorStats stats_;
 };
 
