@@ -15,9 +15,8 @@
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
-#include "sim/torch_replay/snapshot_replay.h"
 #include "sim/viz/viz_outputs.h"
-#include "sim/xplane_replay/xplane_replay.h"
+#include "sim/torch_replay/snapshot_replay.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -61,7 +60,6 @@ class ReplayCommand : public Command {
   bool check_recorded_ = false;
   viz::VizFlags viz_;
   std::unique_ptr<SnapshotReplay> snapshot_;  // set when TRACE is a PyTorch snapshot
-  std::unique_ptr<XplaneReplay> profile_;     // set when TRACE is a TF/JAX profile
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -100,7 +98,6 @@ std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const 
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator_);
   if (!c.ok()) return BadInput(c.status());
   if (snapshot_) snapshot_->Configure(*c);  // the recording's settings, under --set
-  if (profile_) profile_->Configure(*c);
   for (const std::string& kv : sets_) {
     if (absl::Status s = ApplySetOption(*c, kv); !s.ok()) return BadInput(s);
   }
@@ -122,11 +119,6 @@ std::optional<Failure> ReplayCommand::ResolveLimit(const AllocatorConfig& config
                      fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
     limit = *b;
     source = "--bytes-limit";
-    return std::nullopt;
-  }
-  if (profile_ && !config.bytes_limit && profile_->limit()) {
-    limit = *profile_->limit();
-    source = fmt::format("the profile's bytes_allocated + bytes_available ({})", profile_->device_name());
     return std::nullopt;
   }
   if (config.bytes_limit) {
@@ -185,9 +177,7 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options) const
   options.on_oom = on_oom_ == "stop" ? OnOom::kStop : OnOom::kContinue;
   options.paranoid = paranoid_;
   options.check_recorded = check_recorded_;
-  if (profile_) {
-    options.device = DeviceId(profile_->device());  // an index or an allocator name, resolved by Open
-  } else if (!device_.empty()) {
+  if (!device_.empty()) {
     absl::StatusOr<uint64_t> d = ParseU64(device_);
     if (!d.ok())
       return Failure{kExitBadInput,
@@ -218,7 +208,6 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report)
   std::ofstream out(json_, std::ios::binary | std::ios::trunc);
   nlohmann::ordered_json j = JsonReport(report);
   if (snapshot_) j["torch_snapshot"] = snapshot_->JsonSection();
-  if (profile_) j["xplane"] = profile_->JsonSection();
   out << j.dump(2) << "\n";
   out.close();
   if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
@@ -227,16 +216,13 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report)
 
 std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   AllocatorConfig config;
-  absl::StatusOr<std::unique_ptr<XplaneReplay>> profile = XplaneReplay::OpenIfProfile(trace_, device_);
-  if (!profile.ok()) return BadInput(profile.status());
-  profile_ = *std::move(profile);
   if (auto f = ParseOptions(report.options)) return f;
   if (auto f = OpenSnapshot(report.options)) return f;
   if (auto f = LoadConfig(config)) return f;
   absl::StatusOr<std::unique_ptr<EventReader>> opened = std::unique_ptr<EventReader>();
-  if (!snapshot_ && !profile_) opened = OpenTrace(trace_);
+  if (!snapshot_) opened = OpenTrace(trace_);
   if (!opened.ok()) return BadInput(opened.status());
-  EventReader& reader = snapshot_ ? snapshot_->reader() : profile_ ? profile_->reader() : **opened;
+  EventReader& reader = snapshot_ ? snapshot_->reader() : **opened;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
   for (const auto& [key, value] : reader.metadata().entries) {
     if (key == "warning") fmt::print(stderr, "hbmsim replay: warning: {}\n", value);
@@ -255,11 +241,6 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   Allocator* driven = allocator->get();
   if (snapshot_) {  // torch: the seeded initial state, behind an adapter
     absl::StatusOr<Allocator*> prepared = snapshot_->Prepare(**allocator);
-    if (!prepared.ok()) return BadInput(prepared.status());
-    driven = *prepared;
-  }
-  if (profile_) {  // under --check-recorded: the recorded figures, event by event
-    absl::StatusOr<Allocator*> prepared = profile_->Prepare(*driven, check_recorded_);
     if (!prepared.ok()) return BadInput(prepared.status());
     driven = *prepared;
   }
@@ -288,7 +269,6 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.recorder = &recorder;
   std::string text = TextReport(report);
   if (snapshot_) text += snapshot_->TextSection(check_recorded_);
-  if (profile_) text += profile_->TextSection();
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (auto f = WriteJson(report)) return f;
   if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);

@@ -17,9 +17,6 @@
 #include "trace/xla/buffer_assignment_text.h"
 #include "trace/xla/heap_trace_proto.h"
 #include "trace/xla/text_pair.h"
-#include "trace/xplane/memory_profile_json.h"
-#include "trace/xplane/profile_trace.h"
-#include "trace/xplane/xspace_reader.h"
 
 namespace hbmsim {
 
@@ -41,10 +38,6 @@ std::string_view TraceFormatName(TraceFormat f) {
       return "xla-text";
     case TraceFormat::kXlaProto:
       return "xla-proto";
-    case TraceFormat::kXplane:
-      return "xplane";
-    case TraceFormat::kMemoryProfile:
-      return "memory-profile";
   }
   return "?";
 }
@@ -64,9 +57,6 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   std::string_view start(head, n);
   if (!start.empty() && static_cast<unsigned char>(start[0]) == 0x80) return TraceFormat::kTorchSnapshot;
   if (start.starts_with(hbt::kMagic) || start.starts_with(hbt::kZstdMagic)) return TraceFormat::kBinary;
-  // A profile's XSpace is a protobuf too: its first plane's name tells it from XLA's protos.
-  if (xplane::LooksLikeXSpace(start)) return TraceFormat::kXplane;
-  if (xplane::LooksLikeMemoryProfileJson(start)) return TraceFormat::kMemoryProfile;
   // A protobuf has no magic: only a first byte that is a length-delimited field 1-4 is walked further.
   if (!start.empty() && (start[0] == 0x0A || start[0] == 0x12 || start[0] == 0x1A || start[0] == 0x22) &&
       xla::LooksLikeXlaProtoFile(path)) {
@@ -114,13 +104,6 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
                                             : xla::ReadHeapSimulatorProtoFile(path);
       if (!t.ok()) return absl::InvalidArgumentError(t.status().message());
       return std::unique_ptr<EventReader>(std::make_unique<xla::XlaEventReader>(std::move(*t)));
-    }
-    case TraceFormat::kXplane:
-    case TraceFormat::kMemoryProfile: {
-      // Every allocator of the profile is a device, each opening with its inferred start state.
-      absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(path);
-      if (!t.ok()) return absl::InvalidArgumentError(t.status().message());
-      return std::unique_ptr<EventReader>(std::make_unique<xplane::ProfileEventReader>(std::move(*t)));
     }
     case TraceFormat::kCsappRep: {
       absl::StatusOr<std::unique_ptr<csapp::RepReader>> r = csapp::RepReader::Open(path);

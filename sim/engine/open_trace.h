@@ -7,8 +7,6 @@
 //   a first line "1 0x7f.. 512 0" or a marker → STAlloc mem_log (trace/stalloc)
 //   a first line that is a plain number      → CS:APP Malloc Lab .rep (trace/csapp)
 //   "BufferAssignment:", "HloLiveRange (max" → XLA buffer-assignment + live-range text (trace/xla)
-//   an XSpace's first plane ("/host:..")     → TF/JAX profile .xplane.pb (trace/xplane)
-//   gzip or JSON with memoryProfilePerAllocator → XProf memory_profile.json(.gz) (trace/xplane)
 //   protobuf fields 1-4 (heap_trace_proto.h) → XLA BufferAssignmentProto / HloProto (trace/xla)
 //   anything else                            → the text format v1
 //
@@ -35,11 +33,8 @@ enum class TraceFormat : uint8_t {
   kCsappRep,
   kXlaText,
   kXlaProto,
-  kXplane,
-  kMemoryProfile,
 };
-// "text", "torch-snapshot", "rmm-log", "binary", "stalloc-mem-log", "csapp-rep", "xla-text", "xla-proto",
-// "xplane", "memory-profile"
+// "text", "torch-snapshot", "rmm-log", "binary", "stalloc-mem-log", "csapp-rep", "xla-text", "xla-proto"
 std::string_view TraceFormatName(TraceFormat f);
 
 // Looks at the first bytes of `path`. Errors name the file.
