@@ -8,8 +8,6 @@
 //  * the k-th simulated cudaMalloc (kRegionAdded) against the k-th recorded
 //    segment_alloc (address and size), the same for segment_map,
 //    segment_free and segment_unmap;
-//  * gen1: each live block's recorded history address (HistoryAddresses)
-//    against the simulated live block there at the end (CompareHistory);
 //  * each recorded `oom` entry (an `alloc tag=oom`): the simulated outcome and,
 //    when it failed, PyTorch's OutOfMemoryError text for the simulated state.
 #ifndef HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_
@@ -59,13 +57,6 @@ struct RecordedOom {
   std::string message;  // PyTorch's text for the simulated state; empty if it fit
 };
 
-// A gen1 history address with no live block of that request at the end.
-struct HistoryMismatch {
-  uint64_t addr = 0;
-  uint64_t requested = 0;
-  std::string simulated;  // what the final state holds there
-};
-
 class SnapshotChecker : public ReplayObserver {
  public:
   // `torch` is null when another policy replays the snapshot: then nothing
@@ -77,14 +68,7 @@ class SnapshotChecker : public ReplayObserver {
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
   void OnMark(EventIndex index, std::string_view label) override;
 
-  // After the replay: the recorded gen1 history addresses against `final_state`.
-  void CompareHistory(const Allocator& final_state);
-  uint64_t history_total() const { return history_total_; }
-  uint64_t history_matched() const { return history_matched_; }
-  uint64_t history_past() const { return history_past_; }
-  const std::optional<HistoryMismatch>& first_history_mismatch() const { return first_history_mismatch_; }
-
-  // allocs (trace allocs and gen1 history addresses) and
+  // allocs (trace allocs only; preexisting blocks are seeded, not placed) and
   // segments (segment_alloc + segment_map), as cli-contract.md's recorded_check.
   RecordedCheck Check() const;
   const SegmentComparison& segment_allocs() const { return segment_allocs_; }
@@ -106,10 +90,6 @@ class SnapshotChecker : public ReplayObserver {
   SegmentComparison segment_allocs_, segment_frees_, maps_, unmaps_;
   std::vector<RecordedOom> ooms_;
   uint64_t empty_cache_calls_ = 0;
-  uint64_t history_total_ = 0;
-  uint64_t history_matched_ = 0;
-  uint64_t history_past_ = 0;
-  std::optional<HistoryMismatch> first_history_mismatch_;
 };
 
 }  // namespace hbmsim

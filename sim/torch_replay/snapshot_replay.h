@@ -48,9 +48,8 @@ class SnapshotReplay {
   absl::StatusOr<Allocator*> Prepare(Allocator& built);
   // The observer to add to the engine (after Prepare).
   ReplayObserver* observer() { return checker_.get(); }
-  // The recorded_check of cli-contract.md, from the checker (gen1 history
-  // addresses compared against the final state first).
-  void Finish(ReplaySummary& summary);
+  // The recorded_check of cli-contract.md, from the checker.
+  void Finish(ReplaySummary& summary) const;
 
   // The report's snapshot section (text) and the JSON object `torch_snapshot`.
   std::string TextSection(bool check_recorded) const;
@@ -62,7 +61,6 @@ class SnapshotReplay {
   std::optional<OomCapacity> oom_capacity_;
   std::vector<std::string> applied_settings_;
   torch::TorchAllocator* torch_ = nullptr;
-  const Allocator* driven_ = nullptr;  // what the engine drives (Prepare's answer)
   std::unique_ptr<SeededTorch> seeded_;
   std::unique_ptr<SnapshotChecker> checker_;
 };

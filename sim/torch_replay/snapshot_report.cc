@@ -94,16 +94,6 @@ std::string SnapshotReplay::TextSection(bool check_recorded) const {
       fmt::format_to(out, "  first alloc mismatch at {}: recorded {:#x}, simulated {}\n",
                      EventText(m->event, m->entry, device_), m->recorded, m->simulated);
     }
-    if (checker_->history_total() > 0 || checker_->history_past() > 0) {
-      fmt::format_to(out,
-                     "  gen1 history:   {}/{} live blocks at their recorded address (history[0]); {} older "
-                     "entries not compared (allocations made before the snapshot)\n",
-                     checker_->history_matched(), checker_->history_total(), checker_->history_past());
-    }
-    if (const auto& m = checker_->first_history_mismatch()) {
-      fmt::format_to(out, "  first history mismatch: recorded {:#x} ({} B requested), simulated {}\n",
-                     m->addr, m->requested, m->simulated);
-    }
     WriteSegments(out, "segment_alloc", checker_->segment_allocs(), device_);
     WriteSegments(out, "segment_map", checker_->maps(), device_);
     WriteSegments(out, "segment_free", checker_->segment_frees(), device_);
@@ -139,9 +129,6 @@ Json SnapshotReplay::JsonSection() const {
   j["segment_map"] = SegmentsJson(checker_->maps());
   j["segment_free"] = SegmentsJson(checker_->segment_frees());
   j["segment_unmap"] = SegmentsJson(checker_->unmaps());
-  j["history_addresses"] = Json{{"matched", checker_->history_matched()},
-                                {"total", checker_->history_total()},
-                                {"not_compared", checker_->history_past()}};
   Json ooms = Json::array();
   for (const RecordedOom& o : checker_->ooms()) {
     ooms.push_back(Json{{"event", o.event},

@@ -88,19 +88,6 @@ struct SideEntry {
   uint64_t device_free = 0;  // oom only
 };
 
-// gen1: where a block live at the end of the trace was recorded to sit
-// (its history[0]), for blocks the trace did not allocate (those are compared
-// as allocs already). `past` counts the older history entries of every block:
-// allocations made before the snapshot in what is free now, not compared.
-struct HistoryAddresses {
-  struct Live {
-    uint64_t addr = 0;
-    uint64_t requested = 0;
-  };
-  std::vector<Live> live;
-  uint64_t past = 0;
-};
-
 // allocator_settings, as recorded (gen4+).
 struct RecordedSettings {
   std::string alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF
@@ -145,7 +132,6 @@ class SnapshotEventReader : public EventReader {
   std::vector<StartSegment> StartSegments(size_t i) const;
   StartSummary Start(size_t i) const;
   std::optional<OomCapacity> CapacityAtFirstOom(size_t i) const;
-  HistoryAddresses FinalHistory(size_t i) const;
   // The trace entry behind the last event (nullopt for preexisting blocks,
   // allocs and frees).
   std::optional<SideEntry> current_side() const;
@@ -172,9 +158,9 @@ class SnapshotEventReader : public EventReader {
   TraceMetadata metadata_;
   size_t device_ = 0;  // index into devices_
   Phase phase_ = Phase::kPreexisting;
-  size_t cursor_ = 0;                     // preexisting block or trace entry of the current device
-  std::optional<size_t> entry_;           // the entry behind the last event
-  std::optional<uint64_t> oom_id_;        // an oom's `free` is still to come
+  size_t cursor_ = 0;               // preexisting block or trace entry of the current device
+  std::optional<size_t> entry_;     // the entry behind the last event
+  std::optional<uint64_t> oom_id_;  // an oom's `free` is still to come
   std::optional<uint64_t> last_time_us_;  // the latest t= handed out
   uint64_t next_id_ = 1;
   absl::flat_hash_map<uint64_t, LiveBlock> live_;  // address → live block (lookup only)
