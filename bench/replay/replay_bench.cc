@@ -18,7 +18,7 @@
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
-#include "sim/engine/open_trace.h"
+#include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"
 #include "trace/binary/trace_sink.h"
 #include "trace/gen/generators.h"

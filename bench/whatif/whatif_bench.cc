@@ -20,7 +20,7 @@
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
-#include "sim/engine/open_trace.h"
+#include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/whatif/compact_trace.h"
 #include "sim/whatif/size_search.h"

@@ -10,7 +10,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
-#include "sim/engine/open_trace.h"
+#include "trace/formats/format_table.h"
 #include "trace/binary/trace_sink.h"
 
 namespace hbmsim::cli {

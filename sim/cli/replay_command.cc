@@ -10,13 +10,15 @@
 #include "fmt/format.h"
 #include "sim/cli/command.h"
 #include "sim/config/allocator_config.h"
-#include "sim/engine/open_trace.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_config.h"
+#include "sim/scenario/scenario_report.h"
+#include "sim/scenario/scenario_run.h"
 #include "sim/viz/viz_outputs.h"
-#include "sim/torch_replay/snapshot_replay.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -37,16 +39,12 @@ class ReplayCommand : public Command {
 
  private:
   // Each step returns a Failure or fills its output.
-  std::optional<Failure> LoadConfig(AllocatorConfig& config) const;
-  std::optional<Failure> ResolveLimit(const AllocatorConfig& config, const EventReader& reader, Bytes& limit,
-                                      std::string& source) const;
-  std::optional<Failure> ParseOptions(ReplayOptions& options) const;
-  std::optional<Failure> OpenSnapshot(const ReplayOptions& options);
-  std::optional<Failure> SnapshotLimit(const AllocatorConfig& config, Bytes& limit,
-                                       std::string& source) const;
+  std::optional<Failure> ParseOptions(ReplayOptions& options, ScenarioRequest& request) const;
+  std::optional<Failure> LoadConfig(const Scenario& scenario, AllocatorConfig& config,
+                                    std::vector<std::string>& applied) const;
   std::optional<Failure> Replay(ReplayReportInput& report);
   void NoteRecordedCheck(const ReplaySummary& s) const;
-  std::optional<Failure> WriteJson(const ReplayReportInput& report) const;
+  std::optional<Failure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
 
   std::string trace_;
   std::string allocator_;
@@ -56,10 +54,10 @@ class ReplayCommand : public Command {
   std::string json_;
   std::string on_oom_ = "continue";
   std::string device_;
+  std::string start_state_ = "seed";
   bool paranoid_ = false;
   bool check_recorded_ = false;
   viz::VizFlags viz_;
-  std::unique_ptr<SnapshotReplay> snapshot_;  // set when TRACE is a PyTorch snapshot
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -83,7 +81,12 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "continue (default): record a failure and go on; stop: end at the first one")
       ->check(CLI::IsMember({"continue", "stop"}));
   app.add_option("--device", device_,
-                 "replay the events of this device (default: the device of the first event)");
+                 "replay the events of this device (default: the one with the recorded OOM, else the one "
+                 "with the most events; for formats that do not list their devices, the first event's)");
+  app.add_option("--start-state", start_state_,
+                 "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
+                 "at the start when they exceed the limit; place allocates its live blocks through the policy")
+      ->check(CLI::IsMember({"seed", "place"}));
   app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
   app.add_flag("--check-recorded", check_recorded_,
                "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");
@@ -94,10 +97,11 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz (.pickle, or .json)");
 }
 
-std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const {
+std::optional<Failure> ReplayCommand::LoadConfig(const Scenario& scenario, AllocatorConfig& config,
+                                                 std::vector<std::string>& applied) const {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator_);
   if (!c.ok()) return BadInput(c.status());
-  if (snapshot_) snapshot_->Configure(*c);  // the recording's settings, under --set
+  applied = ApplyRecordedSettings(scenario, *c);  // the recording's settings, under --set
   for (const std::string& kv : sets_) {
     if (absl::Status s = ApplySetOption(*c, kv); !s.ok()) return BadInput(s);
   }
@@ -105,75 +109,7 @@ std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const 
   return std::nullopt;
 }
 
-// --bytes-limit, else the config (YAML or --set bytes_limit), else the
-// trace's `# device_bytes:` metadata; otherwise a usage error.
-std::optional<Failure> ReplayCommand::ResolveLimit(const AllocatorConfig& config, const EventReader& reader,
-                                                   Bytes& limit, std::string& source) const {
-  if (bytes_limit_ == "auto" || (bytes_limit_.empty() && !config.bytes_limit && snapshot_)) {
-    return SnapshotLimit(config, limit, source);
-  }
-  if (!bytes_limit_.empty()) {
-    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-    if (!b.ok())
-      return Failure{kExitBadInput,
-                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
-    limit = *b;
-    source = "--bytes-limit";
-    return std::nullopt;
-  }
-  if (config.bytes_limit) {
-    limit = *config.bytes_limit;
-    source = config.source == "built-in" ? "--set bytes_limit" : config.source;
-    return std::nullopt;
-  }
-  if (const std::string* device_bytes = reader.metadata().Find("device_bytes")) {
-    absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
-    if (!b.ok()) {
-      return Failure{kExitBadInput,
-                     fmt::format("{}: metadata device_bytes: {}", trace_, std::string(b.status().message()))};
-    }
-    limit = *b;
-    source = "the trace's # device_bytes";
-    return std::nullopt;
-  }
-  return Failure{
-      kExitBadInput,
-      fmt::format("no memory limit: pass --bytes-limit, set bytes_limit in the allocator config, or "
-                  "record `# device_bytes: N` in {}",
-                  trace_)};
-}
-
-// A snapshot with an `oom` entry implies the device's capacity (reserved at
-// the OOM + the free bytes cudaMemGetInfo reported); without one the torch
-// policy runs unlimited, as the recorded job never hit the capacity.
-std::optional<Failure> ReplayCommand::SnapshotLimit(const AllocatorConfig& config, Bytes& limit,
-                                                    std::string& source) const {
-  if (snapshot_ && snapshot_->oom_capacity()) {
-    limit = snapshot_->oom_capacity()->capacity;
-    source = "auto (reserved at the recorded OOM + its device_free)";
-    return std::nullopt;
-  }
-  if (bytes_limit_.empty() && snapshot_ && config.policy->name == "torch") {
-    limit = Bytes::Max();
-    source = "none: unlimited (the snapshot records no OOM)";
-    return std::nullopt;
-  }
-  return Failure{kExitBadInput,
-                 snapshot_ ? fmt::format("--bytes-limit: {} records no oom on device {}; pass a size", trace_,
-                                         snapshot_->device().value())
-                           : std::string("--bytes-limit auto: only for PyTorch snapshots with an oom entry")};
-}
-
-std::optional<Failure> ReplayCommand::OpenSnapshot(const ReplayOptions& options) {
-  absl::StatusOr<TraceFormat> format = DetectTraceFormat(trace_);
-  if (!format.ok() || *format != TraceFormat::kTorchSnapshot) return std::nullopt;  // OpenTrace reports it
-  absl::StatusOr<std::unique_ptr<SnapshotReplay>> s = SnapshotReplay::Open(trace_, options.device);
-  if (!s.ok()) return BadInput(s.status());
-  snapshot_ = *std::move(s);
-  return std::nullopt;
-}
-
-std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options) const {
+std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, ScenarioRequest& request) const {
   options.on_oom = on_oom_ == "stop" ? OnOom::kStop : OnOom::kContinue;
   options.paranoid = paranoid_;
   options.check_recorded = check_recorded_;
@@ -182,8 +118,11 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options) const
     if (!d.ok())
       return Failure{kExitBadInput,
                      fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
-    options.device = DeviceId(*d);
+    request.device = DeviceId(*d);
   }
+  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state_);
+  if (!mode.ok()) return BadInput(mode.status());
+  request.start_state = *mode;
   return std::nullopt;
 }
 
@@ -203,11 +142,12 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
   }
 }
 
-std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report) const {
+std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
+                                                const ScenarioReportInput& section) const {
   if (json_.empty()) return std::nullopt;
   std::ofstream out(json_, std::ios::binary | std::ios::trunc);
   nlohmann::ordered_json j = JsonReport(report);
-  if (snapshot_) j["torch_snapshot"] = snapshot_->JsonSection();
+  if (HasScenarioSection(*section.scenario)) j["recording"] = ScenarioJson(section);
   out << j.dump(2) << "\n";
   out.close();
   if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
@@ -215,42 +155,41 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report)
 }
 
 std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
+  ScenarioRequest request;
+  if (auto f = ParseOptions(report.options, request)) return f;
+  absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
+  if (!scenario.ok()) return BadInput(scenario.status());
   AllocatorConfig config;
-  if (auto f = ParseOptions(report.options)) return f;
-  if (auto f = OpenSnapshot(report.options)) return f;
-  if (auto f = LoadConfig(config)) return f;
-  absl::StatusOr<std::unique_ptr<EventReader>> opened = std::unique_ptr<EventReader>();
-  if (!snapshot_) opened = OpenTrace(trace_);
-  if (!opened.ok()) return BadInput(opened.status());
-  EventReader& reader = snapshot_ ? snapshot_->reader() : **opened;
+  ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_};
+  if (auto f = LoadConfig(*scenario, config, section.applied_settings)) return f;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
-  for (const auto& [key, value] : reader.metadata().entries) {
+  for (const auto& [key, value] : scenario->recording->metadata().entries) {
     if (key == "warning") fmt::print(stderr, "hbmsim replay: warning: {}\n", value);
   }
-  if (auto f = ResolveLimit(config, reader, report.bytes_limit, report.limit_source)) return f;
-  absl::StatusOr<std::unique_ptr<Allocator>> allocator = BuildAllocator(config, report.bytes_limit);
-  if (!allocator.ok())
+  absl::StatusOr<LimitChoice> limit = ResolveLimit(*scenario, config, bytes_limit_);
+  if (!limit.ok()) return BadInput(limit.status());
+  report.bytes_limit = section.limit = limit->limit;
+  report.limit_source = limit->source;
+  absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
+      ScenarioRun::Prepare(*scenario, config, limit->limit, report.options);
+  if (!run.ok()) {
     return Failure{kExitBadInput,
-                   fmt::format("--allocator {}: {}", allocator_, std::string(allocator.status().message()))};
+                   fmt::format("--allocator {}: {}", allocator_, std::string(run.status().message()))};
+  }
+  section.run = run->get();
   std::unique_ptr<PlacementsWriter> placements;
   if (!placements_.empty()) {
     absl::StatusOr<std::unique_ptr<PlacementsWriter>> w = PlacementsWriter::Open(placements_);
     if (!w.ok()) return BadInput(w.status());
     placements = *std::move(w);
   }
-  Allocator* driven = allocator->get();
-  if (snapshot_) {  // torch: the seeded initial state, behind an adapter
-    absl::StatusOr<Allocator*> prepared = snapshot_->Prepare(**allocator);
-    if (!prepared.ok()) return BadInput(prepared.status());
-    driven = *prepared;
-  }
-  ReplayRecorder recorder(**allocator);
-  ReplayEngine engine(*driven, report.options);
+  ReplayRecorder recorder((*run)->policy());
+  ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
   if (placements) engine.AddObserver(placements.get());
-  if (snapshot_) engine.AddObserver(snapshot_->observer());
   viz::VizOutputs viz(viz_);
-  absl::StatusOr<ReplaySummary> summary = engine.Run(viz.Attach(*driven, report.options, engine, reader));
+  absl::StatusOr<ReplaySummary> summary =
+      (*run)->Run(viz.Attach((*run)->driven(), report.options, engine, (*run)->reader()));
   if (!summary.ok()) {
     const bool internal = summary.status().code() == absl::StatusCode::kInternal;
     return Failure{
@@ -260,17 +199,16 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (placements) {
     if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(s);
   }
-  if (snapshot_) snapshot_->Finish(*summary);
   NoteRecordedCheck(*summary);
   report.trace = trace_;
   report.config = &config;
-  report.allocator = allocator->get();
+  report.allocator = &(*run)->policy();
   report.summary = &*summary;
   report.recorder = &recorder;
   std::string text = TextReport(report);
-  if (snapshot_) text += snapshot_->TextSection(check_recorded_);
+  if (HasScenarioSection(*scenario)) text += ScenarioText(section);
   std::fwrite(text.data(), 1, text.size(), stdout);
-  if (auto f = WriteJson(report)) return f;
+  if (auto f = WriteJson(report, section)) return f;
   if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);
   return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
 }

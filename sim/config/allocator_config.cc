@@ -61,8 +61,10 @@ absl::Status ApplySetOption(AllocatorConfig& config, std::string_view key_value)
 }
 
 absl::StatusOr<std::unique_ptr<Allocator>> BuildAllocator(const AllocatorConfig& config, Bytes bytes_limit) {
-  if (config.policy == nullptr || !config.policy->factory) {
-    return absl::InternalError("allocator config without a policy");
+  if (config.policy == nullptr) return absl::InternalError("allocator config without a policy");
+  if (!config.policy->factory) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} plans from the whole trace: build it from a scenario (MakeAllocatorMaker)", config.policy->name));
   }
   return config.policy->factory(bytes_limit, config.options);
 }

@@ -2,24 +2,22 @@
 // first_fit, best_fit, paged, ideal and offline. They exist to be compared
 // with the real policies (`hbmsim compare`, `hbmsim size`).
 //
-// `offline` needs the whole future of the trace. `size` and `compare` plan it
-// from the trace they already hold in memory; under `replay` its factory reads
-// the trace named by its `trace` option first (a first pass over the file,
-// memory proportional to the trace's buffers) and the replay is the second.
+// `offline` needs the whole future of the trace: it registers a planning
+// factory (PolicySpec::plan) that the scenario feeds with the live intervals
+// of the very events it replays (a first pass over the recording, memory
+// proportional to its buffers); the replays are the second.
 #include <optional>
 #include <string>
 #include <tuple>
 #include <variant>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "allocator/baselines/fit_allocator.h"
 #include "allocator/baselines/ideal_allocator.h"
 #include "allocator/baselines/offline_allocator.h"
 #include "allocator/baselines/paged_allocator.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
-#include "sim/engine/open_trace.h"
 
 namespace hbmsim {
 namespace {
@@ -46,62 +44,12 @@ absl::StatusOr<std::unique_ptr<Allocator>> MakeIdeal(Bytes limit, const OptionVa
   return std::make_unique<IdealAllocator>(limit);
 }
 
-// Tracks one device's live buffers (programs in their own id space) and
-// closes an interval at each free.
-class IntervalCollector {
- public:
-  void Add(const Event& e, uint64_t index) {
-    const bool program = IsProgramEvent(e.kind);
-    auto& open = program ? programs_ : buffers_;
-    if (e.kind == EventKind::kAlloc || e.kind == EventKind::kProgramLoad) {
-      if (!e.bytes.is_zero()) open[e.id] = intervals_.size();
-      if (!e.bytes.is_zero()) intervals_.push_back({index, e.bytes.value(), index, UINT64_MAX});
-      return;
-    }
-    if (e.kind == EventKind::kFree || e.kind == EventKind::kFreeCompleted ||
-        e.kind == EventKind::kProgramUnload) {
-      auto it = open.find(e.id);
-      if (it == open.end()) return;
-      intervals_[it->second].end = index;
-      open.erase(it);
-    }
-  }
-  std::vector<BufferInterval> Take() { return std::move(intervals_); }
-
- private:
-  std::vector<BufferInterval> intervals_;
-  absl::flat_hash_map<uint64_t, size_t> buffers_, programs_;
-};
-
-// The live intervals of the first event's device in `path`, keyed by the
-// event index of each alloc, as the replay numbers events (program_load: a
-// buffer of its own id space). Zero-byte allocs take no space.
-absl::StatusOr<std::vector<BufferInterval>> ReadBufferIntervals(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(path);
-  if (!reader.ok()) return reader.status();
-  IntervalCollector collector;
-  std::optional<DeviceId> device;
-  Event e;
-  for (uint64_t index = 0;; ++index) {
-    absl::StatusOr<bool> more = (*reader)->Next(e);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (!device) device = e.device;
-    if (e.device == *device) collector.Add(e, index);
-  }
-  return collector.Take();
-}
-
-absl::StatusOr<std::unique_ptr<Allocator>> MakeOffline(Bytes limit, const OptionValues& o) {
-  const std::string path = o.GetString("trace");
-  if (path.empty()) {
-    return absl::InvalidArgumentError(
-        "offline needs the whole future: pass --set trace=PATH (the same trace; it is read twice)");
-  }
-  absl::StatusOr<std::vector<BufferInterval>> intervals = ReadBufferIntervals(path);
-  if (!intervals.ok()) return intervals.status();
-  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(*intervals, o.GetBytes("alignment").value()));
-  return std::make_unique<OfflineAllocator>(std::move(plan), limit);
+// Plans once from the whole trace's intervals; every allocator shares the plan.
+absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::vector<BufferInterval> intervals) {
+  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(intervals, o.GetBytes("alignment").value()));
+  return LimitedFactory([plan](Bytes limit) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+    return std::make_unique<OfflineAllocator>(plan, limit);
+  });
 }
 
 }  // namespace
@@ -130,17 +78,13 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
        MakePaged});
   (void)registry.Register(
       {"ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", {}, MakeIdeal});
-  (void)registry.Register(
-      {"offline",
-       "lower bound: XLA heap-simulator placement with the whole future known (reads the trace twice)",
-       {Alignment("planned blocks are rounded up to a multiple of this"),
-        {"trace",
-         OptionType::kString,
-         "",
-         "under replay: the trace to plan from (the one replayed)",
-         {},
-         {}}},
-       MakeOffline});
+  PolicySpec offline{"offline",
+                     "lower bound: XLA heap-simulator placement with the whole future known (reads the trace "
+                     "twice)",
+                     {Alignment("planned blocks are rounded up to a multiple of this")},
+                     {}};
+  offline.plan = PlanOfflineFactory;
+  (void)registry.Register(std::move(offline));
 }
 
 }  // namespace hbmsim

@@ -53,6 +53,8 @@ OptionSpec Spec(std::string name, OptionType type, std::string default_text, std
 
 }  // namespace
 
+RecordingHooks TorchRecordingHooks();  // torch_recording.cc
+
 void RegisterTorchPolicy(PolicyRegistry& registry) {
   PolicySpec spec;
   spec.name = "torch";
@@ -75,6 +77,8 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
            "search the pool again after releasing cached blocks (PyTorch PR 191302)"),
   };
   spec.factory = MakeTorch;
+  spec.recording = TorchRecordingHooks();
+  spec.runs_unlimited = true;
   (void)registry.Register(std::move(spec));
 }
 

@@ -50,6 +50,14 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
   return summary_;
 }
 
+ReplaySummary ReplayEngine::RefuseStart(const FailureRecord& f) {
+  summary_.device = options_.device;
+  summary_.start_state_refused = true;
+  summary_.stopped_at_failure = true;
+  ReportFailure(f);
+  return summary_;
+}
+
 bool ReplayEngine::SelectDevice(const Event& e) {
   if (!summary_.device) summary_.device = options_.device.value_or(e.device);
   if (e.device == *summary_.device) return true;

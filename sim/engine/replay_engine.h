@@ -69,6 +69,7 @@ struct ReplaySummary {
   std::optional<EventIndex> peak_live_event;  // the event that first reached the peak
   std::optional<DeviceId> device;             // unset only for an empty trace
   bool stopped_at_failure = false;            // OnOom::kStop ended the replay early
+  bool start_state_refused = false;           // the start state did not fit: nothing was replayed
   RecordedCheck recorded;
 };
 
@@ -88,6 +89,10 @@ class ReplayEngine : private PolicyObserver {
   // is not live, when the reader does not check it), or an InternalError for a
   // broken invariant under paranoid mode.
   absl::StatusOr<ReplaySummary> Run(EventReader& reader);
+
+  // Instead of Run: the state the trace starts from does not fit, so nothing
+  // is replayed. `f` (at event 0) goes to the observers as the one failure.
+  ReplaySummary RefuseStart(const FailureRecord& f);
 
   const ReplaySummary& summary() const { return summary_; }
 

@@ -36,6 +36,10 @@ void WriteHeader(Out out, const ReplayReportInput& in) {
   fmt::format_to(out, "\n  on-oom:     {}{}\n", in.options.on_oom == OnOom::kStop ? "stop" : "continue",
                  s.stopped_at_failure ? " (stopped at the first failure)" : "");
   const ReplayRecorder& r = *in.recorder;
+  if (s.start_state_refused) {
+    fmt::format_to(out, "  outcome:    the start state does not fit under the limit: nothing replayed (1 oom at event 0)\n");
+    return;
+  }
   fmt::format_to(out, "  outcome:    {} of {} allocations failed ({} oom, {} fragmentation)\n", s.failures,
                  s.allocs, r.oom_failures(), r.fragmentation_failures());
 }

@@ -2,7 +2,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
-#include "sim/engine/open_trace.h"
+#include "trace/formats/format_table.h"
 
 namespace hbmsim {
 namespace {

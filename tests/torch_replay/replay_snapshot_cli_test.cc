@@ -27,7 +27,7 @@ TEST(ReplaySnapshotCliTest, SmallTraceFromEmptyIsExact) {
   EXPECT_EQ(j["recorded_check"].dump(),
             R"({"allocs_matched":36,"allocs_total":36,"segments_matched":9,"segments_total":9})");
   EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 3781165056);
-  EXPECT_EQ(j["allocator"]["bytes_limit_source"], "none: unlimited (the snapshot records no OOM)");
+  EXPECT_EQ(j["allocator"]["bytes_limit_source"], "none: unlimited (the recording records no OOM)");
   EXPECT_NE(r.out.find("\nRecorded check: allocs 36/36, segments 9/9\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  segment_alloc   9/9 matched\n"), std::string::npos);
   EXPECT_NE(r.out.find("| GPU reserved memory   |   3606 MiB |   3606 MiB |   3606 MiB |      0 B   |\n"),
@@ -42,7 +42,7 @@ TEST(ReplaySnapshotCliTest, Gen5StartsFromItsRebuiltInitialState) {
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
   EXPECT_EQ(j["recorded_check"].dump(),
             R"({"allocs_matched":2162,"allocs_total":2162,"segments_matched":0,"segments_total":0})");
-  EXPECT_EQ(j["torch_snapshot"]["initial_segments"], 96);
+  EXPECT_EQ(j["recording"]["initial_segments"], 96);
   EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 4238344192);
   EXPECT_EQ(j["counters"]["allocated_bytes.all.current"], 3072871424);
 }
@@ -73,7 +73,7 @@ TEST(ReplaySnapshotCliTest, H100ExpandableReproducesItsCapacityOom) {
   EXPECT_EQ(j["failures"][0]["rounded"], 5308694528);
   EXPECT_EQ(j["recorded_check"].dump(),
             R"({"allocs_matched":199,"allocs_total":199,"segments_matched":40,"segments_total":40})");
-  EXPECT_EQ(j["torch_snapshot"]["segment_unmap"].dump(), R"({"matched":6,"recorded":6,"simulated":6})");
+  EXPECT_EQ(j["recording"]["segment_unmap"].dump(), R"({"matched":6,"recorded":6,"simulated":6})");
   const std::string message =
       "    CUDA out of memory. Tried to allocate 4.95 GiB. GPU 1 has a total capacity of 78.51 GiB of which "
       "91.25 MiB is free. Of the allocated memory 78.29 GiB is allocated by PyTorch, and 132.93 MiB is "
@@ -117,7 +117,7 @@ TEST(ReplaySnapshotCliTest, BytesLimitAutoNeedsARecordedOom) {
   const CliRun r =
       RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --bytes-limit auto");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit: " + kDir +
+  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit auto: " + kDir +
                        "small_trace_from_empty.pickle records no oom on device 0; pass a size\n");
 }
 

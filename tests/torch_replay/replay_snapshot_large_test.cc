@@ -30,8 +30,8 @@ TEST(ReplaySnapshotLargeTest, Cs336SegmentFreeBurstIsExact) {
   const nlohmann::json j = CheckRecorded("cs336_ctx256_forward_segment_free_burst.pickle");
   EXPECT_EQ(j["recorded_check"].dump(),
             R"({"allocs_matched":2057,"allocs_total":2057,"segments_matched":471,"segments_total":471})");
-  EXPECT_EQ(j["torch_snapshot"]["segment_free"].dump(), R"({"matched":287,"recorded":287,"simulated":287})");
-  EXPECT_EQ(j["torch_snapshot"]["empty_cache_calls"], 1);
+  EXPECT_EQ(j["recording"]["segment_free"].dump(), R"({"matched":287,"recorded":287,"simulated":287})");
+  EXPECT_EQ(j["recording"]["empty_cache_calls"], 1);
   EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 26545750016);
 }
 

@@ -4,12 +4,14 @@
 #ifndef HBMSIM_TRACE_CORE_READER_H_
 #define HBMSIM_TRACE_CORE_READER_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "trace/core/event.h"
+#include "trace/core/recorded.h"
 
 namespace hbmsim {
 
@@ -37,6 +39,13 @@ class EventReader {
   virtual const TraceMetadata& metadata() const = 0;
   // Where the last event came from ("trace.txt:12"), for messages.
   virtual std::string Location() const = 0;
+  // The recorded entry behind the last event when the format records more
+  // than allocs and frees (a snapshot's segment_alloc, oom, ...): what a replay
+  // compares itself with. nullopt for formats that record none.
+  virtual std::optional<SideEntry> current_side() const { return std::nullopt; }
+  // The last event's index in its device's recorded trace, for messages
+  // ("device_traces[1][421]"); nullopt when the format has no such index.
+  virtual std::optional<size_t> current_entry_index() const { return std::nullopt; }
 };
 
 }  // namespace hbmsim

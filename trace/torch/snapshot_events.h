@@ -37,6 +37,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "trace/core/reader.h"
+#include "trace/core/recorded.h"
 
 namespace hbmsim {
 
@@ -54,59 +55,6 @@ std::vector<DeviceId> DevicesWithTraces(const Snapshot& snap);
 // that device has no trace: "f.pickle: no trace for device 0 (devices with
 // traces: none)".
 absl::StatusOr<DeviceId> ChooseSnapshotDevice(const Snapshot& snap, std::optional<DeviceId> wanted);
-
-// A block of a segment held at the trace start (RebuildInitialState).
-struct StartBlock {
-  Offset address;
-  Bytes size;
-  Bytes requested;
-  bool live = false;
-  bool pending_free = false;
-  uint64_t id = 0;  // the buffer id its `alloc tag=preexisting` carries; live blocks only
-};
-struct StartSegment {
-  Offset address;
-  Bytes size;
-  StreamId stream;
-  bool small = false;
-  bool expandable = false;
-  std::vector<StartBlock> blocks;  // tile the segment in address order
-};
-struct StartSummary {
-  uint64_t segments = 0;
-  uint64_t live_blocks = 0;
-  uint64_t live_blocks_freed_in_trace = 0;
-  uint64_t issues = 0;
-};
-
-// The trace entry behind a `mark` or an `alloc tag=oom`.
-enum class SideAction : uint8_t { kSegmentAlloc, kSegmentFree, kSegmentMap, kSegmentUnmap, kOom, kOther };
-struct SideEntry {
-  SideAction action = SideAction::kOther;
-  uint64_t addr = 0;
-  uint64_t size = 0;
-  uint64_t device_free = 0;  // oom only
-};
-
-// allocator_settings, as recorded (gen4+).
-struct RecordedSettings {
-  std::string alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF
-  std::optional<int64_t> max_split_size;
-  std::optional<bool> expandable_segments;
-  std::optional<double> garbage_collection_threshold;
-  std::vector<std::pair<uint64_t, uint64_t>> roundup_power2_divisions;  // (MiB, divisions)
-};
-
-// The capacity a recorded OOM implies: the bytes reserved when the first
-// `oom` entry of the device's trace was written (the start state's segment
-// bytes, plus segment_alloc/map, minus segment_free/unmap before it) plus its
-// device_free (cudaMemGetInfo's free bytes then).
-struct OomCapacity {
-  Bytes capacity;
-  Bytes reserved;
-  Bytes device_free;
-  size_t entry = 0;  // the oom's index in device_traces[device]
-};
 
 class SnapshotEventReader : public EventReader {
  public:
@@ -132,11 +80,14 @@ class SnapshotEventReader : public EventReader {
   std::vector<StartSegment> StartSegments(size_t i) const;
   StartSummary Start(size_t i) const;
   std::optional<OomCapacity> CapacityAtFirstOom(size_t i) const;
+  // How many events `devices[i]`'s stream yields (its preexisting blocks
+  // with their free_requested, one per trace entry, two per oom).
+  uint64_t EventCount(size_t i) const;
   // The trace entry behind the last event (nullopt for preexisting blocks,
   // allocs and frees).
-  std::optional<SideEntry> current_side() const;
+  std::optional<SideEntry> current_side() const override;
   // Its index in device_traces[device]; nullopt for a preexisting block.
-  std::optional<size_t> current_entry_index() const { return entry_; }
+  std::optional<size_t> current_entry_index() const override { return entry_; }
 
  private:
   struct DeviceState;

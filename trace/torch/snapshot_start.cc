@@ -53,7 +53,25 @@ std::vector<StartSegment> SnapshotEventReader::StartSegments(size_t i) const {
 
 StartSummary SnapshotEventReader::Start(size_t i) const {
   const InitialState& s = devices_[i]->initial;
-  return {s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count};
+  StartSummary out{s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count, {}, {}};
+  for (const InitialSegment& seg : s.segments) {
+    out.reserved += seg.total_size;
+    for (const InitialBlock& b : seg.blocks) {
+      if (b.live) out.live_bytes += b.size;
+    }
+  }
+  return out;
+}
+
+uint64_t SnapshotEventReader::EventCount(size_t i) const {
+  const DeviceState& s = *devices_[i];
+  uint64_t n = s.preexisting.size();
+  for (const PreexistingBlock& p : s.preexisting) n += s.initial.segments[p.segment].blocks[p.block].pending_free;
+  if (const std::vector<TraceEntry>* entries = EntriesOf(*snap_, s.device)) {
+    n += entries->size();
+    for (const TraceEntry& t : *entries) n += t.action == TraceAction::kOom;
+  }
+  return n;
 }
 
 std::optional<OomCapacity> SnapshotEventReader::CapacityAtFirstOom(size_t i) const {

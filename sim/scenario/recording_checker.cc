@@ -1,8 +1,9 @@
-#include "sim/torch_replay/snapshot_checker.h"
+#include "sim/scenario/recording_checker.h"
 
 #include <algorithm>
 
-#include "allocator/torch/torch_messages.h"
+#include "allocator/torch/torch_allocator.h"  // the detail codes of segment map/unmap events
+
 #include "fmt/format.h"
 
 namespace hbmsim {
@@ -24,7 +25,7 @@ std::optional<size_t> SegmentComparison::first_mismatch() const {
   return std::nullopt;
 }
 
-void SnapshotChecker::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
+void RecordingChecker::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
   if (e.tag == "preexisting") return;
   if (e.tag == "oom") {
     OnRecordedOom(index, e, r);
@@ -43,20 +44,18 @@ void SnapshotChecker::OnAlloc(EventIndex index, const Event& e, const AllocResul
 }
 
 // Called right after the request, while the policy still holds that state.
-void SnapshotChecker::OnRecordedOom(EventIndex index, const Event& e, const AllocResult& r) {
+void RecordingChecker::OnRecordedOom(EventIndex index, const Event& e, const AllocResult& r) {
   RecordedOom oom;
   oom.event = index.value();
   oom.entry = reader_.current_entry_index();
   oom.size = e.bytes;
   if (const std::optional<SideEntry> t = reader_.current_side()) oom.device_free = Bytes(t->device_free);
   oom.result = r;
-  if (!r.ok() && torch_ != nullptr && torch_->last_oom()) {
-    oom.message = torch::FormatOutOfMemoryMessage(*torch_->last_oom());
-  }
+  if (!r.ok() && hooks_.oom_message) oom.message = hooks_.oom_message(policy_);
   ooms_.push_back(std::move(oom));
 }
 
-void SnapshotChecker::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
+void RecordingChecker::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
   const SegmentRecord rec{e.offset.value(), e.bytes.value(), index.value(), std::nullopt};
   if (e.kind == PolicyEventKind::kRegionAdded) segment_allocs_.simulated.push_back(rec);
   if (e.kind == PolicyEventKind::kRegionExtended && e.detail == torch::kDetailMap)
@@ -69,7 +68,7 @@ void SnapshotChecker::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
   }
 }
 
-void SnapshotChecker::OnMark(EventIndex index, std::string_view) {
+void RecordingChecker::OnMark(EventIndex index, std::string_view) {
   const std::optional<SideEntry> t = reader_.current_side();
   if (!t) return;
   const SegmentRecord rec{t->addr, t->size, index.value(), reader_.current_entry_index()};
@@ -87,8 +86,8 @@ void SnapshotChecker::OnMark(EventIndex index, std::string_view) {
       segment_frees_.recorded.push_back(rec);
       // More segments freed than the policy released: no ladder of ours
       // explains it, so it is the user's empty_cache().
-      if (torch_ != nullptr && segment_frees_.simulated.size() < segment_frees_.recorded.size()) {
-        torch_->EmptyCache();
+      if (hooks_.empty_cache && segment_frees_.simulated.size() < segment_frees_.recorded.size()) {
+        hooks_.empty_cache(policy_);
         ++empty_cache_calls_;
       }
       return;
@@ -97,7 +96,7 @@ void SnapshotChecker::OnMark(EventIndex index, std::string_view) {
   }
 }
 
-RecordedCheck SnapshotChecker::Check() const {
+RecordedCheck RecordingChecker::Check() const {
   RecordedCheck c;
   c.allocs_total = allocs_total_;
   c.allocs_matched = allocs_matched_;

@@ -1,26 +1,28 @@
-// Follows a snapshot replay event by event (a ReplayObserver), applies what
-// the recording did besides allocs and frees, and compares the simulation
-// with what the recording saw (docs/torch-model.md, "engine contract"):
+// Follows the replay of a recording that records its allocator's device
+// calls and OOMs (a PyTorch snapshot) event by event (a ReplayObserver),
+// applies what the recording did besides allocs and frees, and compares the
+// simulation with what the recording saw (docs/torch-model.md, "engine
+// contract"):
 //
 //  * a recorded `segment_free` the policy has not matched yet is the user's
-//    torch.cuda.empty_cache(): TorchAllocator::EmptyCache() runs at once;
+//    torch.cuda.empty_cache(): the policy's empty_cache hook runs at once;
 //  * every trace alloc's simulated address against its recorded one;
 //  * the k-th simulated cudaMalloc (kRegionAdded) against the k-th recorded
 //    segment_alloc (address and size), the same for segment_map,
 //    segment_free and segment_unmap;
 //  * each recorded `oom` entry (an `alloc tag=oom`): the simulated outcome and,
 //    when it failed, PyTorch's OutOfMemoryError text for the simulated state.
-#ifndef HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_
-#define HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_
+#ifndef HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_
+#define HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "allocator/torch/torch_allocator.h"
+#include "sim/config/policy_registry.h"
 #include "sim/engine/replay_engine.h"
-#include "trace/torch/snapshot_events.h"
+#include "trace/core/reader.h"
 
 namespace hbmsim {
 
@@ -57,12 +59,13 @@ struct RecordedOom {
   std::string message;  // PyTorch's text for the simulated state; empty if it fit
 };
 
-class SnapshotChecker : public ReplayObserver {
+class RecordingChecker : public ReplayObserver {
  public:
-  // `torch` is null when another policy replays the snapshot: then nothing
-  // is released on segment_free and only addresses are compared.
-  SnapshotChecker(const SnapshotEventReader& reader, torch::TorchAllocator* torch)
-      : reader_(reader), torch_(torch) {}
+  // `policy` is the allocator the policy's factory built and `hooks` its
+  // RecordingHooks; without an empty_cache hook nothing is released on
+  // segment_free, without oom_message a recorded OOM has no runtime text.
+  RecordingChecker(const EventReader& reader, Allocator& policy, const RecordingHooks& hooks)
+      : reader_(reader), policy_(policy), hooks_(hooks) {}
 
   void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
@@ -82,8 +85,9 @@ class SnapshotChecker : public ReplayObserver {
  private:
   void OnRecordedOom(EventIndex index, const Event& e, const AllocResult& r);
 
-  const SnapshotEventReader& reader_;
-  torch::TorchAllocator* torch_;
+  const EventReader& reader_;
+  Allocator& policy_;
+  const RecordingHooks& hooks_;
   uint64_t allocs_total_ = 0;
   uint64_t allocs_matched_ = 0;
   std::optional<AllocMismatch> first_alloc_mismatch_;
@@ -94,4 +98,4 @@ class SnapshotChecker : public ReplayObserver {
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_TORCH_REPLAY_SNAPSHOT_CHECKER_H_
+#endif  // HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_

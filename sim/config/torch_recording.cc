@@ -1,0 +1,132 @@
+// What the `torch` policy takes from a PyTorch snapshot (RecordingHooks):
+//
+//   recorded_options  allocator_settings and PYTORCH_CUDA_ALLOC_CONF as torch
+//                     options (expandable_segments, max_split_size, ...), and
+//                     the device as device_index (the OOM text names it)
+//   seed              the segments held at the trace start, installed with
+//                     TorchAllocator::SeedSegment; their live blocks come back
+//                     with their recorded addresses
+//   empty_cache       torch.cuda.empty_cache(): release_cached_blocks()
+//   oom_message       PyTorch's OutOfMemoryError text for the last failure
+//   summary_text      torch.cuda.memory_summary() at the end of a replay
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "allocator/torch/torch_allocator.h"
+#include "allocator/torch/torch_messages.h"
+#include "allocator/torch/torch_options.h"
+#include "fmt/format.h"
+#include "sim/config/policy_registry.h"
+
+namespace hbmsim {
+namespace {
+
+using Edits = std::vector<std::pair<std::string, std::string>>;
+
+// "[1:0,2:4,...]" when any interval divides; PyTorch's all-zero default says nothing.
+std::string DivisionsConf(const RecordedSettings& s) {
+  bool any = false;
+  std::string list;
+  for (const auto& [mib, divisions] : s.roundup_power2_divisions) {
+    any = any || divisions > 1;
+    list += fmt::format("{}{}:{}", list.empty() ? "" : ",", mib, divisions);
+  }
+  return any ? fmt::format("roundup_power2_divisions:[{}]", list) : "";
+}
+
+// What the conf string sets, with the typed fields of allocator_settings
+// (the allocator's own view after parsing) taking precedence.
+torch::TorchConfDelta SettingsDelta(const RecordedSettings& s) {
+  torch::TorchConfDelta d;
+  if (absl::StatusOr<torch::TorchConfDelta> parsed = torch::ParseAllocConf(s.alloc_conf); parsed.ok()) {
+    d = *parsed;
+  }
+  if (s.expandable_segments) d.expandable_segments = *s.expandable_segments;
+  if (s.max_split_size && *s.max_split_size > 0) d.max_split_size = Bytes(*s.max_split_size);
+  if (s.garbage_collection_threshold) d.garbage_collection_threshold = *s.garbage_collection_threshold;
+  return d;
+}
+
+Edits RecordedOptions(const RecordedSettings& s, DeviceId device) {
+  Edits out = {{"device_index", fmt::format("{}", device.value())}};
+  const torch::TorchConfDelta d = SettingsDelta(s);
+  if (d.expandable_segments) out.emplace_back("expandable_segments", *d.expandable_segments ? "true" : "false");
+  if (d.max_split_size && *d.max_split_size != Bytes(torch::kUnlimited)) {
+    out.emplace_back("max_split_size", fmt::format("{}", d.max_split_size->value()));
+  }
+  if (d.max_non_split_rounding) {
+    out.emplace_back("max_non_split_rounding", fmt::format("{}", d.max_non_split_rounding->value()));
+  }
+  if (d.large_segment_size) out.emplace_back("large_segment_size", fmt::format("{}", d.large_segment_size->value()));
+  if (d.garbage_collection_threshold) {
+    out.emplace_back("garbage_collection_threshold", fmt::format("{}", *d.garbage_collection_threshold));
+  }
+  if (const std::string conf = DivisionsConf(s); !conf.empty()) out.emplace_back("alloc_conf", conf);
+  return out;
+}
+
+torch::SeedBlockState SeedState(const StartBlock& b) {
+  if (!b.live) return torch::SeedBlockState::kFree;
+  return b.pending_free ? torch::SeedBlockState::kPendingFree : torch::SeedBlockState::kAllocated;
+}
+
+torch::SegmentSeed ToSeed(const StartSegment& s) {
+  torch::SegmentSeed seed;
+  seed.base = s.address;
+  seed.size = s.size;
+  seed.stream = s.stream;
+  seed.expandable = s.expandable;
+  seed.small_pool = s.small;
+  for (const StartBlock& b : s.blocks) seed.blocks.push_back({b.size, b.requested, SeedState(b), BufferId(b.id)});
+  return seed;
+}
+
+// `a` was built by MakeTorch (the hooks are registered with that factory).
+absl::StatusOr<std::vector<SeededBlock>> Seed(Allocator& a, const std::vector<StartSegment>& segments) {
+  auto& torch = static_cast<torch::TorchAllocator&>(a);
+  std::vector<SeededBlock> out;
+  for (const StartSegment& seg : segments) {
+    absl::StatusOr<std::vector<Handle>> handles = torch.SeedSegment(ToSeed(seg));
+    if (!handles.ok()) {
+      return absl::InvalidArgumentError(fmt::format("initial segment at {:#x}: {}", seg.address.value(),
+                                                    std::string(handles.status().message())));
+    }
+    size_t next = 0;  // SeedSegment returns the live blocks in address order
+    for (const StartBlock& b : seg.blocks) {
+      if (!b.live) continue;
+      AllocResult r;
+      r.handle = (*handles)[next++];
+      r.has_offset = true;
+      r.offset = b.address;
+      r.size = b.size;
+      r.rounded = b.size;
+      out.push_back({b.id, r});
+    }
+  }
+  return out;
+}
+
+std::string OomMessage(const Allocator& a) {
+  const auto& torch = static_cast<const torch::TorchAllocator&>(a);
+  return torch.last_oom() ? torch::FormatOutOfMemoryMessage(*torch.last_oom()) : "";
+}
+
+}  // namespace
+
+RecordingHooks TorchRecordingHooks();
+RecordingHooks TorchRecordingHooks() {
+  RecordingHooks hooks;
+  hooks.recorded_options = RecordedOptions;
+  hooks.seed = Seed;
+  hooks.empty_cache = [](Allocator& a) { static_cast<torch::TorchAllocator&>(a).EmptyCache(); };
+  hooks.oom_message = OomMessage;
+  hooks.summary_text = [](const Allocator& a) {
+    const auto& torch = static_cast<const torch::TorchAllocator&>(a);
+    return fmt::format("memory_summary() at the end of the replay:\n{}",
+                       torch::FormatMemorySummary(torch.torch_stats(), torch.options().device_index));
+  };
+  return hooks;
+}
+
+}  // namespace hbmsim

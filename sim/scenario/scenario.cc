@@ -1,0 +1,100 @@
+#include "sim/scenario/scenario.h"
+
+#include "fmt/format.h"
+#include "trace/formats/format_table.h"
+
+namespace hbmsim {
+namespace {
+
+std::string DeviceList(const std::vector<DeviceEvents>& devices) {
+  if (devices.empty()) return "none";
+  std::string out;
+  for (const DeviceEvents& d : devices) out += fmt::format("{}{}", out.empty() ? "" : ", ", d.device.value());
+  return out;
+}
+
+// Rules 1-3 of scenario.h over a recording that lists its devices.
+absl::StatusOr<std::pair<DeviceId, std::string>> ChooseListed(const Recording& r,
+                                                              const std::vector<DeviceEvents>& devices,
+                                                              std::optional<DeviceId> wanted) {
+  if (wanted) {
+    for (const DeviceEvents& d : devices) {
+      if (d.device == *wanted) return std::pair{*wanted, std::string("--device")};
+    }
+  }
+  if (wanted || devices.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}: no trace for device {} (devices with traces: {})",
+                                                  r.path(), wanted.value_or(DeviceId(0)).value(),
+                                                  DeviceList(devices)));
+  }
+  for (const DeviceEvents& d : devices) {
+    if (d.recorded_oom) return std::pair{d.device, std::string("it holds the recorded OOM")};
+  }
+  const DeviceEvents* most = &devices.front();
+  for (const DeviceEvents& d : devices) {
+    if (d.events > most->events) most = &d;
+  }
+  return std::pair{most->device, devices.size() == 1 ? std::string("the only device with events")
+                                                     : std::string("it has the most events")};
+}
+
+}  // namespace
+
+std::string_view StartStateModeName(StartStateMode m) { return m == StartStateMode::kSeed ? "seed" : "place"; }
+
+absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text) {
+  if (text == "seed") return StartStateMode::kSeed;
+  if (text == "place") return StartStateMode::kPlace;
+  return absl::InvalidArgumentError(fmt::format("--start-state {}: expected seed or place", text));
+}
+
+std::optional<DeviceId> Scenario::OtherDeviceWithOom() const {
+  for (const DeviceEvents& d : devices) {
+    if (d.recorded_oom && d.device != device) return d.device;
+  }
+  return std::nullopt;
+}
+
+std::string Scenario::DeviceText() const {
+  if (!device) return "the device of the first event (the format lists no devices up front)";
+  std::string out = fmt::format("{} ({})", device->value(), device_reason);
+  std::string others;
+  for (const DeviceEvents& d : devices) {
+    if (d.device == *device) continue;
+    others += fmt::format("{}device {} ({} events{})", others.empty() ? "" : ", ", d.device.value(), d.events,
+                          d.recorded_oom ? ", recorded OOM" : "");
+  }
+  if (!others.empty()) out += fmt::format("; others: {}", others);
+  return out;
+}
+
+absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording,
+                                      const ScenarioRequest& request) {
+  Scenario s;
+  s.start_mode = request.start_state;
+  if (std::optional<std::vector<DeviceEvents>> listed = recording->devices()) {
+    absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseListed(*recording, *listed, request.device);
+    if (!chosen.ok()) return chosen.status();
+    s.devices = *std::move(listed);
+    s.device = chosen->first;
+    s.device_reason = chosen->second;
+  } else if (request.device) {
+    s.device = request.device;
+    s.device_reason = "--device";
+  }
+  if (s.device) {
+    s.start_state = recording->StartState(*s.device);
+    s.start_summary = recording->StartStateSummary(*s.device);
+    s.recorded_oom = recording->RecordedOom(*s.device);
+  }
+  s.recording = std::move(recording);
+  return s;
+}
+
+absl::StatusOr<Scenario> OpenScenario(const std::string& path, const ScenarioRequest& request) {
+  absl::StatusOr<std::unique_ptr<Recording>> r = OpenRecording(path);
+  if (!r.ok()) return r.status();
+  return MakeScenario(std::shared_ptr<const Recording>(*std::move(r)), request);
+}
+
+}  // namespace hbmsim

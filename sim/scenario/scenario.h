@@ -1,0 +1,75 @@
+// A Scenario: one recording opened once, the device chosen, and what the
+// recording says about that device. Every command (replay, size, compare,
+// --check-recorded) runs the same replay over it (sim/scenario/scenario_run.h).
+//
+//   path ──OpenRecording──▶ Recording ──ChooseDevice──▶ Scenario
+//                                                        ├─ events of the device (a fresh stream per run)
+//                                                        ├─ start state (segments and live blocks)
+//                                                        ├─ recorded OOM and the capacity it implies
+//                                                        └─ recorded settings (defaults under YAML/--set)
+//
+// The device is chosen as a person would:
+//   1. --device, if given (a recording that lists its devices must have it);
+//   2. else the device with a recorded OOM (the lowest, if several);
+//   3. else the device with the most events (the lowest on a tie);
+//   4. a streamed format lists no devices up front: the device of the first
+//      event; the engine counts the others' events as it goes.
+// The reason is kept for the reports, with the other devices and their counts.
+//
+// The start state (a snapshot taken mid-run) obeys the limit of each run:
+//   seed   (default) the policy installs the recorded segments and blocks
+//          as they were; if their reserved bytes exceed the limit, the run
+//          fails at the start of the trace (never "fits");
+//   place  the start state's live blocks are allocated through the policy
+//          like any other alloc (its cached free segments are not kept).
+// A policy that cannot take a start state places it either way.
+#ifndef HBMSIM_SIM_SCENARIO_SCENARIO_H_
+#define HBMSIM_SIM_SCENARIO_SCENARIO_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "trace/formats/recording.h"
+
+namespace hbmsim {
+
+enum class StartStateMode : uint8_t { kSeed, kPlace };
+std::string_view StartStateModeName(StartStateMode m);  // "seed", "place"
+// "seed" or "place"; the error names the flag.
+absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text);
+
+struct ScenarioRequest {
+  std::optional<DeviceId> device;  // --device
+  StartStateMode start_state = StartStateMode::kSeed;
+};
+
+struct Scenario {
+  std::shared_ptr<const Recording> recording;
+  std::optional<DeviceId> device;  // nullopt: the device of the first event (a streamed format)
+  std::string device_reason;       // why this device, for the reports
+  std::vector<DeviceEvents> devices;  // every device the recording lists, ascending
+  std::vector<StartSegment> start_state;
+  std::optional<StartSummary> start_summary;
+  StartStateMode start_mode = StartStateMode::kSeed;
+  std::optional<OomCapacity> recorded_oom;  // of the chosen device
+
+  const std::string& path() const { return recording->path(); }
+  // A new stream of the device's events (the engine skips other devices').
+  absl::StatusOr<std::unique_ptr<EventReader>> Events() const { return recording->Events(device); }
+  // The lowest device with a recorded OOM other than the chosen one.
+  std::optional<DeviceId> OtherDeviceWithOom() const;
+  // "device 1: it holds the recorded OOM; others: device 0 (3456 events), device 2 (12 events)".
+  std::string DeviceText() const;
+};
+
+absl::StatusOr<Scenario> OpenScenario(const std::string& path, const ScenarioRequest& request);
+absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording,
+                                      const ScenarioRequest& request);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_SCENARIO_SCENARIO_H_

@@ -1,0 +1,178 @@
+#include "sim/scenario/scenario_report.h"
+
+#include <iterator>
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace hbmsim {
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+using Json = nlohmann::ordered_json;
+
+std::string EventText(uint64_t event, std::optional<size_t> entry, DeviceId d) {
+  if (!entry) return fmt::format("event {}", event);
+  return fmt::format("event {} (device_traces[{}][{}])", event, d.value(), *entry);
+}
+
+void WriteSegments(Out out, std::string_view name, const SegmentComparison& c, DeviceId d) {
+  fmt::format_to(out, "  {:<16}{}/{} matched", name, c.matched(), c.recorded.size());
+  if (c.simulated.size() != c.recorded.size()) fmt::format_to(out, " (simulated {})", c.simulated.size());
+  if (const std::optional<size_t> k = c.first_mismatch()) {
+    if (*k < c.recorded.size()) {
+      const SegmentRecord& r = c.recorded[*k];
+      fmt::format_to(out, "; first mismatch at {}: recorded {:#x} size {}, simulated ",
+                     EventText(r.event, r.entry, d), r.addr, r.size);
+    } else {
+      fmt::format_to(out, "; first mismatch: an extra simulated one at event {}: ", c.simulated[*k].event);
+    }
+    if (*k < c.simulated.size()) {
+      fmt::format_to(out, "{:#x} size {}", c.simulated[*k].addr, c.simulated[*k].size);
+    } else {
+      fmt::format_to(out, "none");
+    }
+  }
+  fmt::format_to(out, "\n");
+}
+
+void WriteOom(Out out, const RecordedOom& o, DeviceId d) {
+  fmt::format_to(out, "  {}: recorded request {} B, recorded device_free {} B\n",
+                 EventText(o.event, o.entry, d), o.size.value(), o.device_free.value());
+  if (o.result.ok()) {
+    fmt::format_to(out, "    not reproduced: the simulated request fit at {:#x}\n", o.result.offset.value());
+    return;
+  }
+  if (!o.message.empty()) fmt::format_to(out, "    {}\n", o.message);
+  fmt::format_to(out, "    hbmsim verdict: {} (rounded {} B, free {} B, largest free block {} B)\n",
+                 AllocStatusName(o.result.status), o.result.rounded.value(), o.result.free_bytes.value(),
+                 o.result.largest_free_block.value());
+}
+
+Json SegmentsJson(const SegmentComparison& c) {
+  return Json{{"matched", c.matched()}, {"recorded", c.recorded.size()}, {"simulated", c.simulated.size()}};
+}
+
+}  // namespace
+
+bool HasScenarioSection(const Scenario& scenario) {
+  return scenario.start_summary.has_value() || scenario.recording->records_side_entries() ||
+         scenario.devices.size() > 1;
+}
+
+std::string ScenarioText(const ScenarioReportInput& in) {
+  std::string text;
+  Out out(text);
+  const Scenario& sc = *in.scenario;
+  const ScenarioRun& run = *in.run;
+  const DeviceId d = sc.device.value_or(DeviceId(0));
+  fmt::format_to(out, "\n{}, device {}:\n", sc.recording->Describe(), sc.DeviceText());
+  fmt::format_to(out, "  settings:     {}\n",
+                 in.applied_settings.empty()
+                     ? std::string("none taken from the recording")
+                     : fmt::format("{} (from the recording)", fmt::join(in.applied_settings, " ")));
+  if (sc.start_summary) {
+    const StartSummary& init = *sc.start_summary;
+    fmt::format_to(out,
+                   "  start state:  {} segments ({} B reserved), {} live blocks ({} freed during the trace), "
+                   "{} issues\n",
+                   init.segments, init.reserved.value(), init.live_blocks, init.live_blocks_freed_in_trace,
+                   init.issues);
+  }
+  const StartStateOutcome& st = run.start();
+  if (st.refused) {
+    fmt::format_to(out,
+                   "  REFUSED:      the start state's {} B reserved in {} segments do not fit under the limit {} "
+                   "B: nothing was replayed (--start-state place allocates its {} live blocks through the "
+                   "policy instead)\n",
+                   st.reserved.value(), st.segments, in.limit.value(), st.live_blocks);
+  } else if (st.seeded) {
+    fmt::format_to(out,
+                   "  seeded:       {} segments, {} live blocks (events 0-{}: their tag=preexisting allocs)\n",
+                   st.segments, st.live_blocks, st.live_blocks);
+  } else if (sc.start_summary && sc.start_summary->live_blocks > 0) {
+    fmt::format_to(out, "  placed:       the start state's live blocks were allocated through the policy ({})\n",
+                   sc.start_mode == StartStateMode::kPlace ? "--start-state place"
+                                                           : "the policy takes no start state");
+  }
+  if (sc.recorded_oom) {
+    fmt::format_to(out, "  oom capacity: {} B = {} B reserved at device_traces[{}][{}] + its device_free {} B\n",
+                   sc.recorded_oom->capacity.value(), sc.recorded_oom->reserved.value(), d.value(),
+                   sc.recorded_oom->entry, sc.recorded_oom->device_free.value());
+  }
+  const RecordingChecker* checker = run.checker();
+  if (checker == nullptr) return text;
+  if (checker->empty_cache_calls() > 0) {
+    fmt::format_to(out, "  empty_cache:  {} calls (recorded segment_free the policy had not done)\n",
+                   checker->empty_cache_calls());
+  }
+  if (in.check_recorded) {
+    const RecordedCheck c = checker->Check();
+    fmt::format_to(out, "\nRecorded check: allocs {}/{}, segments {}/{}\n", c.allocs_matched, c.allocs_total,
+                   c.segments_matched, c.segments_total);
+    if (const auto& m = checker->first_alloc_mismatch()) {
+      fmt::format_to(out, "  first alloc mismatch at {}: recorded {:#x}, simulated {}\n",
+                     EventText(m->event, m->entry, d), m->recorded, m->simulated);
+    }
+    WriteSegments(out, "segment_alloc", checker->segment_allocs(), d);
+    WriteSegments(out, "segment_map", checker->maps(), d);
+    WriteSegments(out, "segment_free", checker->segment_frees(), d);
+    WriteSegments(out, "segment_unmap", checker->unmaps(), d);
+  }
+  if (!checker->ooms().empty()) {
+    fmt::format_to(out, "\nRecorded OOMs replayed ({}):\n", checker->ooms().size());
+    for (const RecordedOom& o : checker->ooms()) WriteOom(out, o, d);
+  }
+  if (in.config->policy->recording.summary_text) {
+    fmt::format_to(out, "\n{}\n", in.config->policy->recording.summary_text(run.policy()));
+  }
+  return text;
+}
+
+Json ScenarioJson(const ScenarioReportInput& in) {
+  const Scenario& sc = *in.scenario;
+  const ScenarioRun& run = *in.run;
+  Json devices = Json::array();
+  for (const DeviceEvents& d : sc.devices) {
+    devices.push_back(Json{{"device", d.device.value()}, {"events", d.events}, {"recorded_oom", d.recorded_oom}});
+  }
+  Json j{{"format", sc.recording->format()},
+         {"description", sc.recording->Describe()},
+         {"device", sc.device ? Json(sc.device->value()) : Json(nullptr)},
+         {"device_reason", sc.device_reason},
+         {"devices", devices},
+         {"settings_from_recording", in.applied_settings},
+         {"start_state_mode", StartStateModeName(sc.start_mode)},
+         {"start_state_refused", run.start().refused}};
+  if (sc.start_summary) {
+    j["initial_segments"] = sc.start_summary->segments;
+    j["initial_live_blocks"] = sc.start_summary->live_blocks;
+    j["initial_reserved_bytes"] = sc.start_summary->reserved.value();
+  }
+  if (sc.recorded_oom) {
+    j["oom_capacity"] = Json{{"capacity", sc.recorded_oom->capacity.value()},
+                             {"reserved", sc.recorded_oom->reserved.value()},
+                             {"device_free", sc.recorded_oom->device_free.value()},
+                             {"entry", sc.recorded_oom->entry}};
+  }
+  const RecordingChecker* checker = run.checker();
+  if (checker == nullptr) return j;
+  j["empty_cache_calls"] = checker->empty_cache_calls();
+  j["segment_alloc"] = SegmentsJson(checker->segment_allocs());
+  j["segment_map"] = SegmentsJson(checker->maps());
+  j["segment_free"] = SegmentsJson(checker->segment_frees());
+  j["segment_unmap"] = SegmentsJson(checker->unmaps());
+  Json ooms = Json::array();
+  for (const RecordedOom& o : checker->ooms()) {
+    ooms.push_back(Json{{"event", o.event},
+                        {"entry", o.entry ? Json(*o.entry) : Json(nullptr)},
+                        {"size", o.size.value()},
+                        {"device_free", o.device_free.value()},
+                        {"kind", AllocStatusName(o.result.status)},
+                        {"message", o.message}});
+  }
+  j["recorded_ooms"] = ooms;
+  return j;
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,100 @@
+#include "sim/scenario/scenario_run.h"
+
+#include "fmt/format.h"
+#include "sim/scenario/intervals.h"
+
+namespace hbmsim {
+
+ScenarioRun::~ScenarioRun() {
+  // The engine observes the driven allocator, the adapter observes the policy:
+  // take them down in that order.
+  engine_.reset();
+  seeded_.reset();
+}
+
+absl::StatusOr<LimitedFactory> MakeAllocatorMaker(const Scenario& scenario, const AllocatorConfig& config) {
+  if (!config.policy->plan) {
+    return LimitedFactory([config](Bytes limit) { return BuildAllocator(config, limit); });
+  }
+  absl::StatusOr<std::vector<BufferInterval>> intervals = ScenarioIntervals(scenario);
+  if (!intervals.ok()) return intervals.status();
+  return config.policy->plan(config.options, *std::move(intervals));
+}
+
+absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario& scenario,
+                                                                  const AllocatorConfig& config, Bytes limit,
+                                                                  const ReplayOptions& options) {
+  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
+  if (!maker.ok()) return maker.status();
+  return Prepare(scenario, config, *maker, limit, options);
+}
+
+absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario& scenario,
+                                                                  const AllocatorConfig& config,
+                                                                  const LimitedFactory& maker, Bytes limit,
+                                                                  const ReplayOptions& options) {
+  std::unique_ptr<ScenarioRun> run(new ScenarioRun());
+  run->limit_ = limit;
+  absl::StatusOr<std::unique_ptr<Allocator>> built = maker(limit);
+  if (!built.ok()) return built.status();
+  run->policy_ = *std::move(built);
+  if (absl::Status s = run->InstallStartState(scenario, config, limit); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
+  if (!reader.ok()) return reader.status();
+  run->reader_ = *std::move(reader);
+  ReplayOptions engine_options = options;
+  if (!engine_options.device) engine_options.device = scenario.device;
+  run->engine_ = std::make_unique<ReplayEngine>(run->driven(), engine_options);
+  if (scenario.recording->records_side_entries()) {
+    run->checker_ = std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
+    run->engine_->AddObserver(run->checker_.get());
+  }
+  return run;
+}
+
+absl::Status ScenarioRun::InstallStartState(const Scenario& scenario, const AllocatorConfig& config,
+                                            Bytes limit) {
+  const RecordingHooks& hooks = config.policy->recording;
+  if (scenario.start_state.empty() || scenario.start_mode != StartStateMode::kSeed || !hooks.seed) {
+    return absl::OkStatus();
+  }
+  start_.segments = scenario.start_state.size();
+  for (const StartSegment& seg : scenario.start_state) {
+    start_.reserved += seg.size;
+    for (const StartBlock& b : seg.blocks) {
+      if (!b.live) continue;
+      ++start_.live_blocks;
+      if (!first_start_id_ || b.id < *first_start_id_) first_start_id_ = b.id;
+    }
+  }
+  if (start_.reserved > limit) {
+    start_.refused = true;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<SeededBlock>> blocks = hooks.seed(*policy_, scenario.start_state);
+  if (!blocks.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", scenario.path(), std::string(blocks.status().message())));
+  }
+  seeded_ = std::make_unique<SeededAllocator>(*policy_, *blocks);
+  start_.seeded = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ReplaySummary> ScenarioRun::Run(EventReader& reader) {
+  if (start_.refused) {
+    FailureRecord f;
+    f.event = EventIndex(0);
+    f.id = first_start_id_.value_or(0);
+    f.requested = start_.reserved;
+    f.rounded = start_.reserved;
+    f.kind = AllocStatus::kOom;
+    f.free_bytes = limit_;
+    f.largest_free_block_bytes = limit_;
+    return engine_->RefuseStart(f);
+  }
+  absl::StatusOr<ReplaySummary> summary = engine_->Run(reader);
+  if (summary.ok() && checker_) summary->recorded = checker_->Check();
+  return summary;
+}
+
+}  // namespace hbmsim

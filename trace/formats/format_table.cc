@@ -1,0 +1,109 @@
+#include "trace/formats/format_table.h"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "fmt/format.h"
+#include "trace/binary/binary_reader.h"
+#include "trace/binary/format.h"
+#include "trace/csapp/rep_reader.h"
+#include "trace/formats/snapshot_recording.h"
+#include "trace/formats/stream_recording.h"
+#include "trace/rmm/rmm_reader.h"
+#include "trace/stalloc/mem_log_reader.h"
+#include "trace/text/text_reader.h"
+#include "trace/xla/buffer_assignment_text.h"
+#include "trace/xla/heap_trace_proto.h"
+
+namespace hbmsim {
+namespace {
+
+// A streamed format's reader, its errors made InvalidArgument.
+template <typename Reader>
+absl::StatusOr<std::unique_ptr<EventReader>> OpenReader(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  if (!r.ok()) return absl::InvalidArgumentError(r.status().message());
+  return std::unique_ptr<EventReader>(*std::move(r));
+}
+
+template <typename Reader, const char* kName>
+absl::StatusOr<std::unique_ptr<Recording>> OpenStream(const std::string& path) {
+  return StreamRecording::Open(path, kName, &OpenReader<Reader>);
+}
+
+constexpr char kText[] = "text";
+constexpr char kBinary[] = "binary";
+constexpr char kRmm[] = "rmm-log";
+constexpr char kStalloc[] = "stalloc-mem-log";
+constexpr char kCsapp[] = "csapp-rep";
+
+bool IsPickle(const FileHead& h) { return !h.bytes.empty() && static_cast<unsigned char>(h.bytes[0]) == 0x80; }
+bool IsHbt(const FileHead& h) { return h.bytes.starts_with(hbt::kMagic) || h.bytes.starts_with(hbt::kZstdMagic); }
+// A protobuf has no magic: only a first byte that is a length-delimited field 1-4 is walked further.
+bool IsXlaProto(const FileHead& h) {
+  const char c = h.bytes.empty() ? 0 : h.bytes[0];
+  return (c == 0x0A || c == 0x12 || c == 0x1A || c == 0x22) && xla::LooksLikeXlaProtoFile(h.path);
+}
+bool IsRmm(const FileHead& h) { return h.text.starts_with("Thread,Time,Action"); }
+// No text-trace line starts with a digit or holds "->" in its first word.
+bool IsXlaText(const FileHead& h) {
+  return xla::LooksLikeBufferAssignmentText(h.text) || xla::LooksLikeLiveRangeText(h.text);
+}
+bool IsRep(const FileHead& h) { return csapp::RepReader::LooksLikeRep(h.text); }
+bool IsMemLog(const FileHead& h) { return stalloc::MemLogReader::LooksLikeMemLog(h.text); }
+bool Always(const FileHead&) { return true; }
+
+constexpr std::array<TraceFormatRow, 8> kFormats = {{
+    {"torch-snapshot", IsPickle, OpenSnapshotRecording},
+    {kBinary, IsHbt, OpenStream<BinaryTraceReader, kBinary>},
+    {"xla-proto", IsXlaProto, OpenXlaProtoRecording},
+    {kRmm, IsRmm, OpenStream<rmm::RmmLogReader, kRmm>},
+    {"xla-text", IsXlaText, OpenXlaTextRecording},
+    {kCsapp, IsRep, OpenStream<csapp::RepReader, kCsapp>},
+    {kStalloc, IsMemLog, OpenStream<stalloc::MemLogReader, kStalloc>},
+    {kText, Always, OpenStream<TextTraceReader, kText>},
+}};
+
+}  // namespace
+
+std::span<const TraceFormatRow> TraceFormats() { return kFormats; }
+
+absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path) {
+  // Peeking at a pipe (`<(zstdcat t.zst)`, /dev/stdin) would eat its first
+  // bytes: only regular files are sniffed; a stream is read as text.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return &kFormats.back();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  }
+  char head[256] = {};  // room for a mem_log marker or the four .rep header lines
+  const size_t n = std::fread(head, 1, sizeof(head), f);
+  std::fclose(f);
+  const std::string_view bytes(head, n);
+  std::string_view text = bytes;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
+  const FileHead h{path, bytes, text};
+  for (const TraceFormatRow& row : kFormats) {
+    if (row.sniff(h)) return &row;
+  }
+  return &kFormats.back();
+}
+
+absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path) {
+  absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(path);
+  if (!row.ok()) return row.status();
+  return (*row)->open(path);
+}
+
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<Recording>> r = OpenRecording(path);
+  if (!r.ok()) return r.status();
+  return (*r)->Events(std::nullopt);
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,62 @@
+// The one place where trace formats are told apart and a trace path is
+// opened. Formats are detected by content, never by file name: each row of
+// the table says how its format is recognised from the file's first bytes and
+// how it is opened into a Recording; the first row that recognises the head
+// wins, and text (the last row) takes anything.
+//
+//   torch-snapshot   first byte 0x80 (a pickle PROTO opcode)
+//   binary           "\x89HBT\r\n\x1a\n" or a zstd frame (trace/binary/format.h)
+//   xla-proto        a length-delimited protobuf field 1-4 whose top level walks
+//                    as one (trace/xla/heap_trace_proto.h)
+//   rmm-log          "Thread,Time,Action" (a CSV header; a UTF-8 BOM is skipped)
+//   xla-text         "BufferAssignment:", "HloLiveRange (max" (trace/xla)
+//   csapp-rep        a first line that is a plain number (trace/csapp)
+//   stalloc-mem-log  a first line "1 0x7f.. 512 0" or a marker (trace/stalloc)
+//   text             anything else: the text format v1
+//
+// A new format is one row here plus its reader. Pipes and other files that
+// are not regular are not sniffed (that would consume their first bytes): they
+// are read as text, once.
+#ifndef HBMSIM_TRACE_FORMATS_FORMAT_TABLE_H_
+#define HBMSIM_TRACE_FORMATS_FORMAT_TABLE_H_
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "trace/formats/recording.h"
+
+namespace hbmsim {
+
+// The first bytes of a regular file, as the sniffers see them.
+struct FileHead {
+  const std::string& path;
+  std::string_view bytes;  // up to the first 256 bytes
+  std::string_view text;   // the same without a leading UTF-8 byte order mark
+};
+
+struct TraceFormatRow {
+  std::string_view name;
+  bool (*sniff)(const FileHead& head);
+  // Errors are InvalidArgument and name the file (and line or offset).
+  absl::StatusOr<std::unique_ptr<Recording>> (*open)(const std::string& path);
+};
+
+// Every format, in the order they are tried.
+std::span<const TraceFormatRow> TraceFormats();
+
+// The row that recognises `path` (text for a pipe). Errors name the file.
+absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path);
+
+// Detects and opens `path`. Errors are InvalidArgument and name the file.
+absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path);
+
+// Every event of every device of `path`, in file order (convert and tools
+// that stream a whole file once).
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_FORMATS_FORMAT_TABLE_H_

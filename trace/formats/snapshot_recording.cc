@@ -1,0 +1,69 @@
+// A PyTorch memory snapshot as a Recording: loaded once, shared by every
+// stream. Each device's stream (and its start state, whose block ids are those
+// of that stream's `alloc tag=preexisting` events) comes from a reader of that
+// device alone.
+#include "trace/formats/snapshot_recording.h"
+
+#include "fmt/format.h"
+#include "trace/torch/snapshot.h"
+#include "trace/torch/snapshot_events.h"
+
+namespace hbmsim {
+namespace {
+
+class SnapshotRecording final : public Recording {
+ public:
+  SnapshotRecording(const std::string& path, std::shared_ptr<const Snapshot> snap)
+      : Recording(path, "torch-snapshot"),
+        snap_(std::move(snap)),
+        all_(snap_, DevicesWithTraces(*snap_)) {}
+
+  const TraceMetadata& metadata() const override { return all_.metadata(); }
+
+  std::optional<std::vector<DeviceEvents>> devices() const override {
+    std::vector<DeviceEvents> out;
+    const std::vector<DeviceId> with = DevicesWithTraces(*snap_);
+    for (size_t i = 0; i < with.size(); ++i) {
+      out.push_back({with[i], all_.EventCount(i), all_.CapacityAtFirstOom(i).has_value()});
+    }
+    return out;
+  }
+  std::vector<StartSegment> StartState(DeviceId device) const override {
+    return One(device).StartSegments(0);
+  }
+  std::optional<StartSummary> StartStateSummary(DeviceId device) const override {
+    return One(device).Start(0);
+  }
+  std::optional<OomCapacity> RecordedOom(DeviceId device) const override {
+    return One(device).CapacityAtFirstOom(0);
+  }
+  std::optional<RecordedSettings> settings() const override { return all_.settings(); }
+  bool records_side_entries() const override { return true; }
+  std::string Describe() const override {
+    return fmt::format("PyTorch snapshot (generation {})", snap_->generation);
+  }
+
+  absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {
+    if (!device) return std::make_unique<SnapshotEventReader>(snap_, DevicesWithTraces(*snap_));
+    absl::StatusOr<DeviceId> d = ChooseSnapshotDevice(*snap_, device);
+    if (!d.ok()) return d.status();
+    return std::make_unique<SnapshotEventReader>(snap_, std::vector<DeviceId>{*d});
+  }
+
+ private:
+  SnapshotEventReader One(DeviceId device) const { return SnapshotEventReader(snap_, {device}); }
+
+  std::shared_ptr<const Snapshot> snap_;
+  SnapshotEventReader all_;  // every device with a trace: counts, settings, metadata
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::string& path) {
+  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(path);
+  if (!snap.ok()) return absl::InvalidArgumentError(snap.status().message());
+  return std::unique_ptr<Recording>(
+      new SnapshotRecording(path, std::make_shared<const Snapshot>(*std::move(snap))));
+}
+
+}  // namespace hbmsim

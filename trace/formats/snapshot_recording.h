@@ -1,0 +1,20 @@
+// The Recordings of formats held whole in memory: PyTorch snapshots (a start
+// state, settings, OOMs and several devices) and XLA's compile-time dumps
+// (one program, one device per heap).
+#ifndef HBMSIM_TRACE_FORMATS_SNAPSHOT_RECORDING_H_
+#define HBMSIM_TRACE_FORMATS_SNAPSHOT_RECORDING_H_
+
+#include <memory>
+#include <string>
+
+#include "trace/formats/recording.h"
+
+namespace hbmsim {
+
+absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::string& path);
+absl::StatusOr<std::unique_ptr<Recording>> OpenXlaTextRecording(const std::string& path);
+absl::StatusOr<std::unique_ptr<Recording>> OpenXlaProtoRecording(const std::string& path);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_TRACE_FORMATS_SNAPSHOT_RECORDING_H_
