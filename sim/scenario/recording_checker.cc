@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/btree_map.h"
 #include "allocator/torch/torch_allocator.h"  // the detail codes of segment map/unmap events
-
 #include "fmt/format.h"
 
 namespace hbmsim {
@@ -96,10 +96,46 @@ void RecordingChecker::OnMark(EventIndex index, std::string_view) {
   }
 }
 
+namespace {
+
+// Live blocks of the final state by start address.
+class LiveBlocks : public MemoryMapVisitor {
+ public:
+  void OnRegion(const RegionInfo&) override {}
+  void OnBlock(const BlockInfo& b) override {
+    if (b.state == BlockState::kInUse || b.state == BlockState::kPendingFree) {
+      by_addr.emplace(b.offset.value(), b);
+    }
+  }
+  absl::btree_map<uint64_t, BlockInfo> by_addr;
+};
+
+}  // namespace
+
+void RecordingChecker::CompareHistory(const Allocator& final_state, const HistoryAddresses& recorded) {
+  history_past_ = recorded.past;
+  if (recorded.live.empty()) return;
+  LiveBlocks live;
+  final_state.WalkMemoryMap(live);
+  for (const HistoryAddresses::Live& h : recorded.live) {
+    ++history_total_;
+    auto it = live.by_addr.find(h.addr);
+    if (it != live.by_addr.end() && it->second.requested.value() == h.requested) {
+      ++history_matched_;
+      continue;
+    }
+    if (first_history_mismatch_) continue;
+    const std::string simulated = it == live.by_addr.end() ? std::string("no live block starts there")
+                                                           : fmt::format("a live block of {} requested bytes",
+                                                                         it->second.requested.value());
+    first_history_mismatch_ = HistoryMismatch{h.addr, h.requested, simulated};
+  }
+}
+
 RecordedCheck RecordingChecker::Check() const {
   RecordedCheck c;
-  c.allocs_total = allocs_total_;
-  c.allocs_matched = allocs_matched_;
+  c.allocs_total = allocs_total_ + history_total_;
+  c.allocs_matched = allocs_matched_ + history_matched_;
   c.segments_total = segment_allocs_.recorded.size() + maps_.recorded.size();
   c.segments_matched = segment_allocs_.matched() + maps_.matched();
   return c;

@@ -10,6 +10,8 @@
 //  * the k-th simulated cudaMalloc (kRegionAdded) against the k-th recorded
 //    segment_alloc (address and size), the same for segment_map,
 //    segment_free and segment_unmap;
+//  * gen1: each live block's recorded history address (HistoryAddresses)
+//    against the simulated live block there at the end (CompareHistory);
 //  * each recorded `oom` entry (an `alloc tag=oom`): the simulated outcome and,
 //    when it failed, PyTorch's OutOfMemoryError text for the simulated state.
 #ifndef HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_
@@ -23,6 +25,7 @@
 #include "sim/config/policy_registry.h"
 #include "sim/engine/replay_engine.h"
 #include "trace/core/reader.h"
+#include "trace/core/recorded.h"
 
 namespace hbmsim {
 
@@ -59,6 +62,13 @@ struct RecordedOom {
   std::string message;  // PyTorch's text for the simulated state; empty if it fit
 };
 
+// A gen1 history address with no live block of that request at the end.
+struct HistoryMismatch {
+  uint64_t addr = 0;
+  uint64_t requested = 0;
+  std::string simulated;  // what the final state holds there
+};
+
 class RecordingChecker : public ReplayObserver {
  public:
   // `policy` is the allocator the policy's factory built and `hooks` its
@@ -71,7 +81,14 @@ class RecordingChecker : public ReplayObserver {
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
   void OnMark(EventIndex index, std::string_view label) override;
 
-  // allocs (trace allocs only; preexisting blocks are seeded, not placed) and
+  // After the replay: the recorded gen1 history addresses against `final_state`.
+  void CompareHistory(const Allocator& final_state, const HistoryAddresses& recorded);
+  uint64_t history_total() const { return history_total_; }
+  uint64_t history_matched() const { return history_matched_; }
+  uint64_t history_past() const { return history_past_; }
+  const std::optional<HistoryMismatch>& first_history_mismatch() const { return first_history_mismatch_; }
+
+  // allocs (trace allocs and gen1 history addresses) and
   // segments (segment_alloc + segment_map), as cli-contract.md's recorded_check.
   RecordedCheck Check() const;
   const SegmentComparison& segment_allocs() const { return segment_allocs_; }
@@ -94,6 +111,10 @@ class RecordingChecker : public ReplayObserver {
   SegmentComparison segment_allocs_, segment_frees_, maps_, unmaps_;
   std::vector<RecordedOom> ooms_;
   uint64_t empty_cache_calls_ = 0;
+  uint64_t history_total_ = 0;
+  uint64_t history_matched_ = 0;
+  uint64_t history_past_ = 0;
+  std::optional<HistoryMismatch> first_history_mismatch_;
 };
 
 }  // namespace hbmsim

@@ -114,6 +114,16 @@ std::string ScenarioText(const ScenarioReportInput& in) {
       fmt::format_to(out, "  first alloc mismatch at {}: recorded {:#x}, simulated {}\n",
                      EventText(m->event, m->entry, d), m->recorded, m->simulated);
     }
+    if (checker->history_total() > 0 || checker->history_past() > 0) {
+      fmt::format_to(out,
+                     "  gen1 history:   {}/{} live blocks at their recorded address (history[0]); {} older "
+                     "entries not compared (allocations made before the snapshot)\n",
+                     checker->history_matched(), checker->history_total(), checker->history_past());
+    }
+    if (const auto& m = checker->first_history_mismatch()) {
+      fmt::format_to(out, "  first history mismatch: recorded {:#x} ({} B requested), simulated {}\n", m->addr,
+                     m->requested, m->simulated);
+    }
     WriteSegments(out, "segment_alloc", checker->segment_allocs(), d);
     WriteSegments(out, "segment_map", checker->maps(), d);
     WriteSegments(out, "segment_free", checker->segment_frees(), d);
@@ -162,6 +172,9 @@ Json ScenarioJson(const ScenarioReportInput& in) {
   j["segment_map"] = SegmentsJson(checker->maps());
   j["segment_free"] = SegmentsJson(checker->segment_frees());
   j["segment_unmap"] = SegmentsJson(checker->unmaps());
+  j["history_addresses"] = Json{{"matched", checker->history_matched()},
+                                {"total", checker->history_total()},
+                                {"not_compared", checker->history_past()}};
   Json ooms = Json::array();
   for (const RecordedOom& o : checker->ooms()) {
     ooms.push_back(Json{{"event", o.event},

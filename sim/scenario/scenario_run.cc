@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
   if (scenario.recording->records_side_entries()) {
     run->checker_ = std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
     run->engine_->AddObserver(run->checker_.get());
+    run->final_history_ = scenario.recording->FinalHistory(scenario.device);
   }
   return run;
 }
@@ -93,7 +94,10 @@ absl::StatusOr<ReplaySummary> ScenarioRun::Run(EventReader& reader) {
     return engine_->RefuseStart(f);
   }
   absl::StatusOr<ReplaySummary> summary = engine_->Run(reader);
-  if (summary.ok() && checker_) summary->recorded = checker_->Check();
+  if (summary.ok() && checker_) {
+    checker_->CompareHistory(driven(), final_history_);
+    summary->recorded = checker_->Check();
+  }
   return summary;
 }
 

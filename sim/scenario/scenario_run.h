@@ -86,6 +86,7 @@ class ScenarioRun {
   StartStateOutcome start_;
   Bytes limit_;
   std::optional<uint64_t> first_start_id_;
+  HistoryAddresses final_history_;  // compared with the final state after the run
 };
 
 }  // namespace hbmsim

@@ -82,6 +82,20 @@ struct OomCapacity {
   size_t entry = 0;  // the oom's index in the device's trace
 };
 
+// gen1 snapshots: where a block live at the end of the trace was recorded to
+// sit (its history[0]), for blocks the trace did not allocate (those are
+// compared as allocs already). `past` counts the older history entries of
+// every block: allocations made before the snapshot in what is free now, not
+// compared.
+struct HistoryAddresses {
+  struct Live {
+    uint64_t addr = 0;
+    uint64_t requested = 0;
+  };
+  std::vector<Live> live;
+  uint64_t past = 0;
+};
+
 // One device of a recording and how many events its stream yields.
 struct DeviceEvents {
   DeviceId device;

@@ -8,6 +8,7 @@
 //       ├─ StartState(d)     the segments and live blocks held when d's events
 //       │                    start (a snapshot taken mid-run); empty: nothing
 //       ├─ RecordedOom(d)    the capacity d's first recorded OOM implies
+//       ├─ FinalHistory(d)   recorded addresses of the blocks live at the end
 //       └─ settings()        the allocator options the job ran with
 //
 // Events() can be called again and again, from several threads at once: a
@@ -55,6 +56,8 @@ class Recording {
   virtual std::optional<StartSummary> StartStateSummary(DeviceId device) const { return std::nullopt; }
   virtual std::optional<OomCapacity> RecordedOom(DeviceId device) const { return std::nullopt; }
   virtual std::optional<RecordedSettings> settings() const { return std::nullopt; }
+  // Recorded addresses of the blocks live at the end (gen1 snapshots' history).
+  virtual HistoryAddresses FinalHistory(DeviceId device) const { return {}; }
   // One line saying what the file is, for reports ("PyTorch snapshot, generation 4").
   virtual std::string Describe() const { return std::string(format_); }
 

@@ -38,6 +38,7 @@ class SnapshotRecording final : public Recording {
     return One(device).CapacityAtFirstOom(0);
   }
   std::optional<RecordedSettings> settings() const override { return all_.settings(); }
+  HistoryAddresses FinalHistory(DeviceId device) const override { return One(device).FinalHistory(0); }
   bool records_side_entries() const override { return true; }
   std::string Describe() const override {
     return fmt::format("PyTorch snapshot (generation {})", snap_->generation);

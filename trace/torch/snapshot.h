@@ -40,11 +40,21 @@ enum class BlockState : uint8_t {
 };
 std::string_view SnapshotBlockStateName(BlockState s);
 
+// gen1: one allocation made in a block (History: ptr and unrounded size).
+struct HistoryAlloc {
+  Offset addr;
+  Bytes real_size;
+};
+
 struct SnapshotBlock {
   Offset address;
   Bytes size;
   Bytes requested_size;  // the unrounded request; 0 for inactive blocks
   BlockState state = BlockState::kInactive;
+  // gen1 only: the allocations made in this block, newest first (history[0]
+  // of a live block is the block itself; a free block keeps those of the
+  // blocks merged into it).
+  std::vector<HistoryAlloc> history;
 };
 
 enum class SegmentType : uint8_t { kSmall, kLarge };

@@ -80,6 +80,7 @@ class SnapshotEventReader : public EventReader {
   std::vector<StartSegment> StartSegments(size_t i) const;
   StartSummary Start(size_t i) const;
   std::optional<OomCapacity> CapacityAtFirstOom(size_t i) const;
+  HistoryAddresses FinalHistory(size_t i) const;
   // How many events `devices[i]`'s stream yields (its preexisting blocks
   // with their free_requested, one per trace entry, two per oom).
   uint64_t EventCount(size_t i) const;

@@ -27,16 +27,27 @@ std::optional<BlockState> ParseBlockState(std::string_view s) {
   return std::nullopt;
 }
 
-// gen1 blocks keep the request in history[0].real_size (what MemoryViz reads).
-bool RequestedFromHistory(FieldReader& r, PickleValue block, const ValuePath& at, uint64_t& requested) {
+// gen1 blocks list their allocations in `history`, newest first: {addr,
+// real_size, frames}. The request is history[0].real_size (what MemoryViz reads).
+bool ParseHistory(FieldReader& r, PickleValue block, const ValuePath& at, uint64_t& requested,
+                  std::vector<HistoryAlloc>& out) {
   const std::optional<PickleValue> history = block.Find("history");
   if (!history) return true;
   const ValuePath hpath = at.Key("history");
   if (!r.ExpectSequence(*history, hpath)) return false;
-  if (history->size() == 0) return true;
-  const PickleValue first = history->at(0);
-  return r.ExpectKind(first, PickleKind::kDict, hpath.Index(0)) &&
-         r.U64(first, "real_size", hpath.Index(0), false, requested);
+  for (size_t i = 0; i < history->size(); ++i) {
+    const PickleValue h = history->at(i);
+    const ValuePath ipath = hpath.Index(i);
+    uint64_t addr = 0, real_size = 0;
+    if (!r.Spend(1, ipath) || !r.ExpectKind(h, PickleKind::kDict, ipath) ||
+        !r.U64(h, "addr", ipath, false, addr) || !r.U64(h, "real_size", ipath, false, real_size)) {
+      return false;
+    }
+    if (i == 0) requested = real_size;
+    // An entry without addr still gives the request; it has no address to compare.
+    if (h.Find("addr")) out.push_back(HistoryAlloc{Offset(addr), Bytes(real_size)});
+  }
+  return true;
 }
 
 bool ParseBlock(FieldReader& r, PickleValue b, const ValuePath& at, Offset next_address, SnapshotBlock& out,
@@ -49,14 +60,17 @@ bool ParseBlock(FieldReader& r, PickleValue b, const ValuePath& at, Offset next_
     return false;
   }
   if (b.Find("history")) clues.block_history = true;
+  std::vector<HistoryAlloc> history;
+  uint64_t from_history = 0;
+  if (!ParseHistory(r, b, at, from_history, history)) return false;
   if (b.Find("requested_size")) {
     if (!r.U64(b, "requested_size", at, false, requested)) return false;
-  } else if (!RequestedFromHistory(r, b, at, requested)) {
-    return false;
+  } else {
+    requested = from_history;
   }
   const std::optional<BlockState> s = ParseBlockState(state);
   if (!s) return r.Fail(at.Key("state"), fmt::format("unknown block state '{}'", state));
-  out = SnapshotBlock{Offset(address), Bytes(size), Bytes(requested), *s};
+  out = SnapshotBlock{Offset(address), Bytes(size), Bytes(requested), *s, std::move(history)};
   return true;
 }
 

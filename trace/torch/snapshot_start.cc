@@ -1,6 +1,7 @@
 // SnapshotEventReader's views for the replay: the start state with its ids,
 // the recorded settings, the capacity a recorded OOM implies, and the side
 // information behind the current event.
+#include "absl/container/flat_hash_set.h"
 #include "trace/torch/snapshot_device.h"
 
 namespace hbmsim {
@@ -98,6 +99,33 @@ std::optional<OomCapacity> SnapshotEventReader::CapacityAtFirstOom(size_t i) con
     }
   }
   return std::nullopt;
+}
+
+HistoryAddresses SnapshotEventReader::FinalHistory(size_t i) const {
+  const DeviceId device = devices_[i]->device;
+  // Addresses allocated by the trace and not freed again.
+  absl::flat_hash_set<uint64_t> trace_live;
+  if (const std::vector<TraceEntry>* entries = EntriesOf(*snap_, device)) {
+    for (const TraceEntry& t : *entries) {
+      if (t.action == TraceAction::kAlloc) trace_live.insert(t.addr.value());
+      if (t.action == TraceAction::kFreeCompleted || t.action == TraceAction::kFree) {
+        trace_live.erase(t.addr.value());
+      }
+    }
+  }
+  HistoryAddresses out;
+  for (const SnapshotSegment& seg : snap_->segments) {
+    if (seg.device != device) continue;
+    for (const SnapshotBlock& b : seg.blocks) {
+      if (b.history.empty()) continue;
+      const bool live = b.state != BlockState::kInactive;
+      out.past += b.history.size() - (live ? 1 : 0);
+      if (live && !trace_live.contains(b.history.front().addr.value())) {
+        out.live.push_back({b.history.front().addr.value(), b.history.front().real_size.value()});
+      }
+    }
+  }
+  return out;
 }
 
 std::optional<SideEntry> SnapshotEventReader::current_side() const {
