@@ -94,11 +94,10 @@ inline constexpr uint64_t kDetailMap = 1;      // kRegionExtended: segment_map
 inline constexpr uint64_t kDetailUnmap = 2;    // kRegionReleased: segment_unmap
 
 // A segment that existed before the trace starts (rebuilt from a snapshot).
-enum class SeedBlockState : uint8_t { kFree, kAllocated, kPendingFree };
 struct SeedBlock {
   Bytes size;
-  Bytes requested;  // ignored for free blocks
-  SeedBlockState state = SeedBlockState::kFree;
+  Bytes requested;                       // ignored for free blocks
+  BlockState state = BlockState::kFree;  // kFree, kInUse or kPendingFree
   BufferId id;
 };
 struct SegmentSeed {

@@ -96,18 +96,6 @@ std::string_view ActionName(int a) {
   return kNames[a];
 }
 
-std::string_view StateName(BlockState s) {
-  switch (s) {
-    case BlockState::kInUse:
-    case BlockState::kProgram:
-      return "active_allocated";
-    case BlockState::kPendingFree:
-      return "active_pending_free";
-    default:
-      return "inactive";
-  }
-}
-
 Json Segment(const RegionSnapshot& r) {
   Json blocks = Json::array();
   uint64_t allocated = 0, requested = 0;
@@ -120,7 +108,7 @@ Json Segment(const RegionSnapshot& r) {
     blocks.push_back({{"address", b.offset.value()},
                       {"size", b.size.value()},
                       {"requested_size", req},
-                      {"state", StateName(b.state)},
+                      {"state", TorchBlockStateName(b.state)},
                       {"frames", Json::array()}});
   }
   return {{"device", 0},

@@ -17,9 +17,9 @@ SegmentSeed ThreeBlockSeed() {
   SegmentSeed s;
   s.base = Offset(kBase);
   s.size = Bytes(20 * kMiB);
-  s.blocks = {{Bytes(8 * kMiB), Bytes(8000000), SeedBlockState::kAllocated, BufferId(1)},
-              {Bytes(4 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()},
-              {Bytes(8 * kMiB), Bytes(8 * kMiB), SeedBlockState::kPendingFree, BufferId(2)}};
+  s.blocks = {{Bytes(8 * kMiB), Bytes(8000000), BlockState::kInUse, BufferId(1)},
+              {Bytes(4 * kMiB), Bytes(), BlockState::kFree, BufferId()},
+              {Bytes(8 * kMiB), Bytes(8 * kMiB), BlockState::kPendingFree, BufferId(2)}};
   return s;
 }
 
@@ -53,8 +53,8 @@ TEST(TorchSeed, TwoMebibyteSegmentsAreSmallPoolUnlessToldOtherwise) {
   SegmentSeed s;
   s.base = Offset(kBase);
   s.size = Bytes(2 * kMiB);
-  s.blocks = {{Bytes(512), Bytes(4), SeedBlockState::kAllocated, BufferId(7)},
-              {Bytes(2 * kMiB - 512), Bytes(), SeedBlockState::kFree, BufferId()}};
+  s.blocks = {{Bytes(512), Bytes(4), BlockState::kInUse, BufferId(7)},
+              {Bytes(2 * kMiB - 512), Bytes(), BlockState::kFree, BufferId()}};
   ASSERT_TRUE(a.SeedSegment(s).ok());
   EXPECT_EQ(Counter(a, "segment.small_pool.current"), 1);
   EXPECT_EQ(Alloc(a, 100).offset, Offset(kBase + 512));
@@ -71,7 +71,7 @@ TEST(TorchSeed, RejectsSeedsPyTorchCouldNotHaveProduced) {
   EXPECT_EQ(a.SeedSegment(s).status().message(),
             "seeded segment at 139637976727552: blocks sum to 20971520 bytes, not the segment's 2097152");
   s = ThreeBlockSeed();
-  s.blocks[2].state = SeedBlockState::kFree;
+  s.blocks[2].state = BlockState::kFree;
   EXPECT_EQ(
       a.SeedSegment(s).status().message(),
       "seeded segment at 139637976727552: blocks 1 and 2 are both free (PyTorch would have merged them)");
@@ -94,8 +94,8 @@ TEST(TorchSeed, ExpandableRangesAreExactlyTheirMappedBytes) {
   s.base = Offset(kBase);
   s.size = Bytes(40 * kMiB);
   s.expandable = true;
-  s.blocks = {{Bytes(30 * kMiB), Bytes(30 * kMiB), SeedBlockState::kAllocated, BufferId(1)},
-              {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}};
+  s.blocks = {{Bytes(30 * kMiB), Bytes(30 * kMiB), BlockState::kInUse, BufferId(1)},
+              {Bytes(10 * kMiB), Bytes(), BlockState::kFree, BufferId()}};
   ASSERT_TRUE(a.SeedSegment(s).ok());
   EXPECT_EQ(Counter(a, "segment.all.current"), 0);  // mappings are not segments
   EXPECT_EQ(Counter(a, "reserved_bytes.large_pool.current"), 40 * kMiB);
