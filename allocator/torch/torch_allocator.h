@@ -88,10 +88,10 @@
 
 namespace hbmsim::torch {
 
-// PolicyEvent::detail values.
-inline constexpr uint64_t kDetailSegment = 0;  // kRegionAdded/kRegionReleased: cudaMalloc/cudaFree
-inline constexpr uint64_t kDetailMap = 1;      // kRegionExtended: segment_map
-inline constexpr uint64_t kDetailUnmap = 2;    // kRegionReleased: segment_unmap
+// PolicyEvent::detail values, in PyTorch's trace words (allocator/core/allocator.h).
+inline constexpr uint64_t kDetailSegment = kRegionWhole;        // segment_alloc / segment_free
+inline constexpr uint64_t kDetailMap = kRegionPagesMapped;      // segment_map
+inline constexpr uint64_t kDetailUnmap = kRegionPagesUnmapped;  // segment_unmap
 
 // A segment that existed before the trace starts (rebuilt from a snapshot).
 struct SeedBlock {

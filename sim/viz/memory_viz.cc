@@ -78,10 +78,9 @@ void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
     case PolicyEventKind::kRegionExtended:
       return Push({Action::kSegmentMap, e.offset.value(), e.bytes.value(), 0});
     case PolicyEventKind::kRegionReleased:
-      // torch's expandable segments unmap pages (detail 2) without freeing the segment.
-      return Push(
-          {allocator_.name() == "torch" && e.detail == 2 ? Action::kSegmentUnmap : Action::kSegmentFree,
-           e.offset.value(), e.bytes.value(), 0});
+      // Expandable segments unmap pages without freeing the segment.
+      return Push({e.detail == kRegionPagesUnmapped ? Action::kSegmentUnmap : Action::kSegmentFree,
+                   e.offset.value(), e.bytes.value(), 0});
     default:
       return;
   }
