@@ -244,7 +244,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
     if (!prepared.ok()) return BadInput(prepared.status());
     driven = *prepared;
   }
-  ReplayRecorder recorder(**allocator);
+  ReplayRecorder recorder(**allocator, *config.policy);
   ReplayEngine engine(*driven, report.options);
   engine.AddObserver(&recorder);
   if (placements) engine.AddObserver(placements.get());

@@ -8,7 +8,6 @@
 // memory proportional to the trace's buffers) and the replay is the second.
 #include <optional>
 #include <string>
-#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -28,23 +27,18 @@ std::string AtLeastOneByte(const OptionValue& v) {
   return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
 }
 
-OptionSpec Alignment(std::string help) {
-  return {"alignment", OptionType::kBytes, "256", std::move(help), {}, AtLeastOneByte};
-}
+// The limit alone: `ideal` has no option.
+struct LimitOnly {
+  Bytes limit;
+};
 
-AllocatorFactory FitFactory(FitStrategy strategy) {
-  return [strategy](Bytes limit, const OptionValues& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
-    return std::make_unique<FitAllocator>(FitOptions{limit, o.GetBytes("alignment").value(), strategy});
-  };
-}
-
-absl::StatusOr<std::unique_ptr<Allocator>> MakePaged(Bytes limit, const OptionValues& o) {
-  return std::make_unique<PagedAllocator>(PagedOptions{limit, o.GetBytes("page_size").value()});
-}
-
-absl::StatusOr<std::unique_ptr<Allocator>> MakeIdeal(Bytes limit, const OptionValues&) {
-  return std::make_unique<IdealAllocator>(limit);
-}
+// `offline`'s options: the planner's alignment and, under replay, the trace
+// to plan from.
+struct OfflineRowOptions {
+  Bytes limit;
+  Bytes alignment{256};
+  std::string trace;
+};
 
 // Tracks one device's live buffers (programs in their own id space) and
 // closes an interval at each free.
@@ -92,55 +86,67 @@ absl::StatusOr<std::vector<BufferInterval>> ReadBufferIntervals(const std::strin
   return collector.Take();
 }
 
-absl::StatusOr<std::unique_ptr<Allocator>> MakeOffline(Bytes limit, const OptionValues& o) {
-  const std::string path = o.GetString("trace");
-  if (path.empty()) {
+absl::StatusOr<std::unique_ptr<Allocator>> MakeOffline(const OfflineRowOptions& o) {
+  if (o.trace.empty()) {
     return absl::InvalidArgumentError(
         "offline needs the whole future: pass --set trace=PATH (the same trace; it is read twice)");
   }
-  absl::StatusOr<std::vector<BufferInterval>> intervals = ReadBufferIntervals(path);
+  absl::StatusOr<std::vector<BufferInterval>> intervals = ReadBufferIntervals(o.trace);
   if (!intervals.ok()) return intervals.status();
-  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(*intervals, o.GetBytes("alignment").value()));
-  return std::make_unique<OfflineAllocator>(std::move(plan), limit);
+  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(*intervals, o.alignment.value()));
+  return std::make_unique<OfflineAllocator>(std::move(plan), o.limit);
+}
+
+void RegisterFitPolicy(PolicyRegistry& registry, std::string name, std::string summary, FitStrategy strategy) {
+  OptionTable<FitOptions> t;
+  t.Limit(&FitOptions::memory_limit);
+  t.Add("alignment", &FitOptions::alignment, "requests are rounded up to a multiple of this", AtLeastOneByte);
+  (void)registry.Register(MakePolicySpec<FitOptions>(
+      std::move(name), std::move(summary), std::move(t),
+      [strategy](const FitOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        FitOptions with_strategy = o;
+        with_strategy.strategy = strategy;
+        return std::make_unique<FitAllocator>(with_strategy);
+      }));
 }
 
 }  // namespace
 
 void RegisterBaselinePolicies(PolicyRegistry& registry);
 void RegisterBaselinePolicies(PolicyRegistry& registry) {
-  const std::vector<std::tuple<std::string, std::string, FitStrategy>> fits = {
-      {"first_fit", "baseline: address-ordered first fit, eager coalescing, one region of the whole limit",
-       FitStrategy::kFirstFit},
-      {"best_fit", "baseline: exact best fit by (size, address), no bins, one region of the whole limit",
-       FitStrategy::kBestFit},
-  };
-  for (const auto& [name, summary, strategy] : fits) {
-    (void)registry.Register(
-        {name, summary, {Alignment("requests are rounded up to a multiple of this")}, FitFactory(strategy)});
-  }
-  (void)registry.Register(
-      {"paged",
-       "baseline: physical memory fungible in pages (cuda_malloc_async / expandable-segments-like pool)",
-       {{"page_size",
-         OptionType::kBytes,
-         "2MiB",
-         "a request takes whole pages, wherever they are free",
-         {},
-         AtLeastOneByte}},
-       MakePaged});
-  (void)registry.Register(
-      {"ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", {}, MakeIdeal});
-  (void)registry.Register(
-      {"offline",
-       "lower bound: XLA heap-simulator placement with the whole future known (reads the trace twice)",
-       {Alignment("planned blocks are rounded up to a multiple of this"),
-        {"trace",
-         OptionType::kString,
-         "",
-         "under replay: the trace to plan from (the one replayed)",
-         {},
-         {}}},
-       MakeOffline});
+  RegisterFitPolicy(registry, "first_fit",
+                    "baseline: address-ordered first fit, eager coalescing, one region of the whole limit",
+                    FitStrategy::kFirstFit);
+  RegisterFitPolicy(registry, "best_fit",
+                    "baseline: exact best fit by (size, address), no bins, one region of the whole limit",
+                    FitStrategy::kBestFit);
+
+  OptionTable<PagedOptions> paged;
+  paged.Limit(&PagedOptions::memory_limit);
+  paged.Add("page_size", &PagedOptions::page_size, "a request takes whole pages, wherever they are free",
+            AtLeastOneByte);
+  (void)registry.Register(MakePolicySpec<PagedOptions>(
+      "paged", "baseline: physical memory fungible in pages (cuda_malloc_async / expandable-segments-like pool)",
+      std::move(paged), [](const PagedOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        return std::make_unique<PagedAllocator>(o);
+      }));
+
+  OptionTable<LimitOnly> ideal;
+  ideal.Limit(&LimitOnly::limit);
+  (void)registry.Register(MakePolicySpec<LimitOnly>(
+      "ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", std::move(ideal),
+      [](const LimitOnly& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        return std::make_unique<IdealAllocator>(o.limit);
+      }));
+
+  OptionTable<OfflineRowOptions> offline;
+  offline.Limit(&OfflineRowOptions::limit);
+  offline.Add("alignment", &OfflineRowOptions::alignment, "planned blocks are rounded up to a multiple of this",
+              AtLeastOneByte);
+  offline.Add("trace", &OfflineRowOptions::trace, "under replay: the trace to plan from (the one replayed)");
+  (void)registry.Register(MakePolicySpec<OfflineRowOptions>(
+      "offline", "lower bound: XLA heap-simulator placement with the whole future known (reads the trace twice)",
+      std::move(offline), MakeOffline));
 }
 
 }  // namespace hbmsim

@@ -1,6 +1,6 @@
 #include "sim/viz/memory_viz.h"
 
-#include "sim/report/memory_snapshot.h"
+#include "sim/dumps/memory_snapshot.h"
 #include "trace/pickle/pickle_writer.h"
 
 namespace hbmsim::viz {
