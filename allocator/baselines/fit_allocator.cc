@@ -12,9 +12,9 @@ FitAllocator::FitAllocator(const FitOptions& options)
       region_size_(options.memory_limit.RoundDown(options.alignment).value()),
       free_(options.strategy == FitStrategy::kBestFit) {
   if (region_size_ > 0) free_.Release(0, region_size_);
-  stats_.bytes_limit = static_cast<int64_t>(region_size_);
-  stats_.pool_bytes = static_cast<int64_t>(region_size_);
-  stats_.peak_pool_bytes = static_cast<int64_t>(region_size_);
+  stats_.bytes_limit = StatBytes(Bytes(region_size_));
+  stats_.pool_bytes = StatBytes(Bytes(region_size_));
+  stats_.peak_pool_bytes = StatBytes(Bytes(region_size_));
 }
 
 std::string_view FitAllocator::name() const {
@@ -59,7 +59,7 @@ void FitAllocator::Free(Handle h) {
 
 AllocatorStats FitAllocator::GetStats() const {
   AllocatorStats s = stats_;
-  s.largest_free_block_bytes = static_cast<int64_t>(free_.Largest());
+  s.largest_free_block_bytes = StatBytes(Bytes(free_.Largest()));
   return s;
 }
 

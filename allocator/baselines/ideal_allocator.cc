@@ -9,9 +9,9 @@
 namespace hbmsim {
 
 IdealAllocator::IdealAllocator(Bytes memory_limit) : limit_(memory_limit) {
-  stats_.bytes_limit = static_cast<int64_t>(limit_.value());
-  stats_.pool_bytes = static_cast<int64_t>(limit_.value());
-  stats_.peak_pool_bytes = static_cast<int64_t>(limit_.value());
+  stats_.bytes_limit = StatBytes(limit_);
+  stats_.pool_bytes = StatBytes(limit_);
+  stats_.peak_pool_bytes = StatBytes(limit_);
 }
 
 AllocResult IdealAllocator::Allocate(const AllocRequest& req) {
@@ -52,7 +52,8 @@ void IdealAllocator::Free(Handle h) {
 
 AllocatorStats IdealAllocator::GetStats() const {
   AllocatorStats s = stats_;
-  s.largest_free_block_bytes = static_cast<int64_t>(limit_.value()) - stats_.bytes_in_use;
+  s.largest_free_block_bytes =
+      StatBytes(limit_.SaturatingSub(Bytes(static_cast<uint64_t>(stats_.bytes_in_use))));
   return s;
 }
 

@@ -8,9 +8,9 @@ namespace hbmsim {
 
 OfflineAllocator::OfflineAllocator(std::shared_ptr<const OfflinePlan> plan, Bytes memory_limit)
     : plan_(std::move(plan)), limit_(memory_limit) {
-  stats_.bytes_limit = static_cast<int64_t>(limit_.value());
-  stats_.pool_bytes = static_cast<int64_t>(limit_.value());
-  stats_.peak_pool_bytes = static_cast<int64_t>(limit_.value());
+  stats_.bytes_limit = StatBytes(limit_);
+  stats_.pool_bytes = StatBytes(limit_);
+  stats_.peak_pool_bytes = StatBytes(limit_);
 }
 
 AllocResult OfflineAllocator::Allocate(const AllocRequest& req) {
@@ -65,7 +65,7 @@ uint64_t OfflineAllocator::LargestGap() const {
 
 AllocatorStats OfflineAllocator::GetStats() const {
   AllocatorStats s = stats_;
-  s.largest_free_block_bytes = static_cast<int64_t>(LargestGap());
+  s.largest_free_block_bytes = StatBytes(Bytes(LargestGap()));
   return s;
 }
 

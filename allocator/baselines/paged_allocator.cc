@@ -14,7 +14,7 @@ PagedAllocator::PagedAllocator(const PagedOptions& options)
       // request and not its virtual placement (see the model in the header).
       pages_total_(std::min(options.memory_limit.value(), kVirtualSpace / 2) / options.page_size) {
   virtual_free_.Release(0, kVirtualSpace);
-  stats_.bytes_limit = static_cast<int64_t>(options_.memory_limit.value());
+  stats_.bytes_limit = StatBytes(options_.memory_limit);
   stats_.pool_bytes = 0;
   stats_.peak_pool_bytes = 0;
 }
@@ -69,7 +69,7 @@ void PagedAllocator::Free(Handle h) {
 
 AllocatorStats PagedAllocator::GetStats() const {
   AllocatorStats s = stats_;
-  s.largest_free_block_bytes = static_cast<int64_t>((pages_total_ - pages_used_) * options_.page_size);
+  s.largest_free_block_bytes = StatBytes(Bytes((pages_total_ - pages_used_) * options_.page_size));
   return s;
 }
 

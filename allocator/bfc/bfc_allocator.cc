@@ -23,7 +23,7 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
   const Bytes first_region =
       options_.allow_growth ? std::min(options_.memory_limit, kTwoMiB) : options_.memory_limit;
   curr_region_allocation_bytes_ = first_region.RoundUp(kGranule);
-  stats_.bytes_limit = static_cast<int64_t>(options_.memory_limit.value());
+  stats_.bytes_limit = StatBytes(options_.memory_limit);
   stats_.pool_bytes = 0;
   stats_.peak_pool_bytes = 0;
   max_internal_fragmentation_ = ComputeMaxInternalFragmentation();

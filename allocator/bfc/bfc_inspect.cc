@@ -13,7 +13,7 @@ using bfc::kInvalidChunk;
 
 AllocatorStats BfcAllocator::GetStats() const {
   AllocatorStats s = stats_;
-  s.largest_free_block_bytes = static_cast<int64_t>(LargestRequest().value());
+  s.largest_free_block_bytes = StatBytes(LargestRequest());
   return s;
 }
 

@@ -98,12 +98,12 @@ void BfcAllocator::AddRegionMemory(Offset base, Bytes size) {
     chunks_.at(last).next = h;
     grown->size += size;
     ++region_extensions_;
-    Notify({PolicyEventKind::kRegionExtended, size, base, 0});
+    Notify({PolicyEventKind::kRegionExtended, size, base, kRegionWhole});
   } else {
     const auto after =
         std::find_if(regions_.begin(), regions_.end(), [base](const Region& r) { return r.base > base; });
     regions_.insert(after, Region{base, size, h});
-    Notify({PolicyEventKind::kRegionAdded, size, base, 0});
+    Notify({PolicyEventKind::kRegionAdded, size, base, kRegionWhole});
   }
   InsertIntoBin(Coalesce(h));
 }
@@ -161,7 +161,7 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
     chunks_.Release(r.first);
     pool_bytes_ -= r.size;
     ++regions_released_;
-    Notify({PolicyEventKind::kRegionReleased, r.size, r.base, 0});
+    Notify({PolicyEventKind::kRegionReleased, r.size, r.base, kRegionWhole});
   }
   regions_ = std::move(kept);
   stats_.pool_bytes = static_cast<int64_t>(pool_bytes_.value());

@@ -94,8 +94,18 @@ struct PolicyEvent {
   PolicyEventKind kind;
   Bytes bytes;
   Offset offset;
-  uint64_t detail = 0;  // kind-specific: buffers moved, program id, ...
+  uint64_t detail = 0;  // kind-specific: the region details below, buffers moved, program id, ...
 };
+
+// PolicyEvent::detail of the region kinds, one meaning for every policy, so a
+// report tells a segment's pages being unmapped from the segment going away
+// without asking which policy it watches.
+inline constexpr uint64_t kRegionWhole = 0;          // kRegionAdded/kRegionReleased: the whole region
+                                                     // (cudaMalloc/cudaFree); kRegionExtended: it grew
+inline constexpr uint64_t kRegionPagesMapped = 1;    // kRegionExtended: physical pages mapped into the
+                                                     // region's reserved range (expandable segments)
+inline constexpr uint64_t kRegionPagesUnmapped = 2;  // kRegionReleased: pages unmapped; the region's
+                                                     // address range stays reserved
 
 class PolicyObserver {
  public:

@@ -7,22 +7,6 @@
 
 namespace hbmsim {
 
-std::string_view BlockStateName(BlockState s) {
-  switch (s) {
-    case BlockState::kFree:
-      return "free";
-    case BlockState::kInUse:
-      return "in_use";
-    case BlockState::kPendingFree:
-      return "pending_free";
-    case BlockState::kProgram:
-      return "program";
-    case BlockState::kUnmapped:
-      return "unmapped";
-  }
-  return "?";
-}
-
 std::string_view AllocStatusName(AllocStatus s) {
   switch (s) {
     case AllocStatus::kOk:

@@ -15,18 +15,10 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "allocator/core/block_state.h"
 #include "allocator/core/units.h"
 
 namespace hbmsim {
-
-enum class BlockState : uint8_t {
-  kFree,         // reusable now
-  kInUse,        // held by a live buffer
-  kPendingFree,  // released by the caller, queued deallocation not complete
-  kProgram,      // a resident program's reservation
-  kUnmapped,     // address space with no physical memory behind it
-};
-std::string_view BlockStateName(BlockState s);
 
 struct RegionInfo {
   Offset base;

@@ -4,22 +4,39 @@
 #define HBMSIM_ALLOCATOR_CORE_STATS_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "allocator/core/units.h"
+
 namespace hbmsim {
+
+// A stat with no bound: the limit of a device of unlimited size, the largest
+// request such a device could serve, PyTorch's unset max_split_size. Reports
+// print it as "unlimited" (text) or null (JSON), never as a number.
+inline constexpr int64_t kUnlimitedStat = std::numeric_limits<int64_t>::max();
+
+// Bytes as a stat value: the same number, or kUnlimitedStat from 2^63 up (an
+// unlimited Bytes::Max() limit and what is left of it), never a negative wrap.
+inline int64_t StatBytes(Bytes b) {
+  return b.value() >= static_cast<uint64_t>(kUnlimitedStat) ? kUnlimitedStat
+                                                            : static_cast<int64_t>(b.value());
+}
+inline bool IsUnlimitedStat(int64_t v) { return v == kUnlimitedStat; }
 
 struct AllocatorStats {
   int64_t num_allocs = 0;    // successful allocations so far
   int64_t bytes_in_use = 0;  // bytes held by live buffers (block sizes, rounding included)
   int64_t peak_bytes_in_use = 0;
-  int64_t largest_alloc_size = 0;  // largest block ever handed out
-  std::optional<int64_t> bytes_limit;
-  int64_t bytes_reserved = 0;  // e.g. resident TPU programs; 0 for BFC
+  int64_t largest_alloc_size = 0;      // largest block ever handed out
+  std::optional<int64_t> bytes_limit;  // unset or kUnlimitedStat: no limit
+  int64_t bytes_reserved = 0;          // e.g. resident TPU programs; 0 for BFC
   int64_t peak_bytes_reserved = 0;
   std::optional<int64_t> bytes_reservable_limit;
-  // The largest request that would succeed right now (recovery steps included).
+  // The largest request that would succeed right now (recovery steps included);
+  // kUnlimitedStat when no limit bounds it.
   int64_t largest_free_block_bytes = 0;
   std::optional<int64_t> pool_bytes;  // bytes the allocator holds from the device
   std::optional<int64_t> peak_pool_bytes;

@@ -88,17 +88,16 @@
 
 namespace hbmsim::torch {
 
-// PolicyEvent::detail values.
-inline constexpr uint64_t kDetailSegment = 0;  // kRegionAdded/kRegionReleased: cudaMalloc/cudaFree
-inline constexpr uint64_t kDetailMap = 1;      // kRegionExtended: segment_map
-inline constexpr uint64_t kDetailUnmap = 2;    // kRegionReleased: segment_unmap
+// PolicyEvent::detail values, in PyTorch's trace words (allocator/core/allocator.h).
+inline constexpr uint64_t kDetailSegment = kRegionWhole;        // segment_alloc / segment_free
+inline constexpr uint64_t kDetailMap = kRegionPagesMapped;      // segment_map
+inline constexpr uint64_t kDetailUnmap = kRegionPagesUnmapped;  // segment_unmap
 
 // A segment that existed before the trace starts (rebuilt from a snapshot).
-enum class SeedBlockState : uint8_t { kFree, kAllocated, kPendingFree };
 struct SeedBlock {
   Bytes size;
-  Bytes requested;  // ignored for free blocks
-  SeedBlockState state = SeedBlockState::kFree;
+  Bytes requested;                       // ignored for free blocks
+  BlockState state = BlockState::kFree;  // kFree, kInUse or kPendingFree
   BufferId id;
 };
 struct SegmentSeed {

@@ -22,7 +22,7 @@
 namespace hbmsim::torch {
 namespace {
 
-bool IsFreeState(SeedBlockState s) { return s == SeedBlockState::kFree; }
+bool IsFreeState(BlockState s) { return s == BlockState::kFree; }
 
 }  // namespace
 
@@ -198,7 +198,7 @@ Handle TorchAllocator::SeedLiveBlock(BlockIndex b, const SeedBlock& sb) {
   stats_.active_bytes.Increase(small, size);
   stats_.requested_bytes.Increase(small, static_cast<int64_t>(sb.requested.value()));
   if (sb.size >= options_.max_split_size) stats_.oversize_allocations.Increase(1);
-  if (sb.state == SeedBlockState::kPendingFree) {
+  if (sb.state == BlockState::kPendingFree) {
     MarkFreeRequested(b);
     pending_[live.handle] = b;
   }

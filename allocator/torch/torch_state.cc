@@ -105,8 +105,8 @@ AllocatorStats TorchAllocator::GetStats() const {
   s.bytes_in_use = stats_.active_bytes.all().current;
   s.peak_bytes_in_use = stats_.active_bytes.all().peak;
   s.largest_alloc_size = largest_alloc_size_;
-  if (options_.capacity != Bytes::Max()) s.bytes_limit = static_cast<int64_t>(options_.capacity.value());
-  s.largest_free_block_bytes = static_cast<int64_t>(LargestSatisfiableRequest().value());
+  if (options_.capacity != Bytes::Max()) s.bytes_limit = StatBytes(options_.capacity);
+  s.largest_free_block_bytes = StatBytes(LargestSatisfiableRequest());
   s.pool_bytes = stats_.reserved_bytes.all().current;
   s.peak_pool_bytes = stats_.reserved_bytes.all().peak;
   return s;

@@ -39,7 +39,8 @@ void AppendTorchCounters(const TorchStats& s, Counters& out) {
   AppendArray("segment", s.segment, keys);
   AppendStat("oversize_allocations", s.oversize_allocations, keys);
   AppendStat("oversize_segments", s.oversize_segments, keys);
-  keys.push_back({"max_split_size", s.max_split_size});
+  // memory_stats() says -1 for "unset"; reports print kUnlimitedStat as unlimited.
+  keys.push_back({"max_split_size", s.max_split_size < 0 ? kUnlimitedStat : s.max_split_size});
   keys.push_back({"num_alloc_retries", s.num_alloc_retries});
   keys.push_back({"num_device_alloc", s.num_device_alloc});
   keys.push_back({"num_device_free", s.num_device_free});

@@ -97,11 +97,11 @@ AllocatorStats TpuAllocator::GetStats() const {
   s.bytes_in_use = static_cast<int64_t>(in_use_.value());
   s.peak_bytes_in_use = static_cast<int64_t>(peak_in_use_.value());
   s.largest_alloc_size = static_cast<int64_t>(largest_alloc_.value());
-  s.bytes_limit = static_cast<int64_t>(options_.hbm_bytes.value());
+  s.bytes_limit = StatBytes(options_.hbm_bytes);
   s.bytes_reserved = static_cast<int64_t>(reserved_.value());
   s.peak_bytes_reserved = static_cast<int64_t>(peak_reserved_.value());
-  s.bytes_reservable_limit = static_cast<int64_t>(ReservableLimit().value());
-  s.largest_free_block_bytes = static_cast<int64_t>(LargestRequestNow().value());
+  s.bytes_reservable_limit = StatBytes(ReservableLimit());
+  s.largest_free_block_bytes = StatBytes(LargestRequestNow());
   return s;
 }
 

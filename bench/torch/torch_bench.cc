@@ -47,7 +47,7 @@ Workload Load(const std::string& name) {
       f >> size >> requested >> state;
       const bool free = state == "free";
       w.seeds.back().blocks.push_back({Bytes(size), Bytes(requested),
-                                       free ? SeedBlockState::kFree : SeedBlockState::kAllocated,
+                                       free ? BlockState::kFree : BlockState::kInUse,
                                        BufferId()});
       if (!free) w.live.back().push_back(cursor);
       cursor += size;

@@ -183,7 +183,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
     if (!w.ok()) return BadInput(w.status());
     placements = *std::move(w);
   }
-  ReplayRecorder recorder((*run)->policy());
+  ReplayRecorder recorder((*run)->policy(), *config.policy);
   ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
   if (placements) engine.AddObserver(placements.get());

@@ -8,7 +8,6 @@
 // proportional to its buffers); the replays are the second.
 #include <optional>
 #include <string>
-#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -26,23 +25,16 @@ std::string AtLeastOneByte(const OptionValue& v) {
   return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
 }
 
-OptionSpec Alignment(std::string help) {
-  return {"alignment", OptionType::kBytes, "256", std::move(help), {}, AtLeastOneByte};
-}
+// The limit alone: `ideal` has no option.
+struct LimitOnly {
+  Bytes limit;
+};
 
-AllocatorFactory FitFactory(FitStrategy strategy) {
-  return [strategy](Bytes limit, const OptionValues& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
-    return std::make_unique<FitAllocator>(FitOptions{limit, o.GetBytes("alignment").value(), strategy});
-  };
-}
-
-absl::StatusOr<std::unique_ptr<Allocator>> MakePaged(Bytes limit, const OptionValues& o) {
-  return std::make_unique<PagedAllocator>(PagedOptions{limit, o.GetBytes("page_size").value()});
-}
-
-absl::StatusOr<std::unique_ptr<Allocator>> MakeIdeal(Bytes limit, const OptionValues&) {
-  return std::make_unique<IdealAllocator>(limit);
-}
+// `offline`'s options: the planner's alignment.
+struct OfflineRowOptions {
+  Bytes limit;
+  Bytes alignment{256};
+};
 
 // Plans once from the whole trace's intervals; every allocator shares the plan.
 absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::vector<BufferInterval> intervals) {
@@ -52,39 +44,60 @@ absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::ve
   });
 }
 
+void RegisterFitPolicy(PolicyRegistry& registry, std::string name, std::string summary, FitStrategy strategy) {
+  OptionTable<FitOptions> t;
+  t.Limit(&FitOptions::memory_limit);
+  t.Add("alignment", &FitOptions::alignment, "requests are rounded up to a multiple of this", AtLeastOneByte);
+  (void)registry.Register(MakePolicySpec<FitOptions>(
+      std::move(name), std::move(summary), std::move(t),
+      [strategy](const FitOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        FitOptions with_strategy = o;
+        with_strategy.strategy = strategy;
+        return std::make_unique<FitAllocator>(with_strategy);
+      }));
+}
+
 }  // namespace
 
 void RegisterBaselinePolicies(PolicyRegistry& registry);
 void RegisterBaselinePolicies(PolicyRegistry& registry) {
-  const std::vector<std::tuple<std::string, std::string, FitStrategy>> fits = {
-      {"first_fit", "baseline: address-ordered first fit, eager coalescing, one region of the whole limit",
-       FitStrategy::kFirstFit},
-      {"best_fit", "baseline: exact best fit by (size, address), no bins, one region of the whole limit",
-       FitStrategy::kBestFit},
-  };
-  for (const auto& [name, summary, strategy] : fits) {
-    (void)registry.Register(
-        {name, summary, {Alignment("requests are rounded up to a multiple of this")}, FitFactory(strategy)});
-  }
-  (void)registry.Register(
-      {"paged",
-       "baseline: physical memory fungible in pages (cuda_malloc_async / expandable-segments-like pool)",
-       {{"page_size",
-         OptionType::kBytes,
-         "2MiB",
-         "a request takes whole pages, wherever they are free",
-         {},
-         AtLeastOneByte}},
-       MakePaged});
-  (void)registry.Register(
-      {"ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", {}, MakeIdeal});
-  PolicySpec offline{"offline",
-                     "lower bound: XLA heap-simulator placement with the whole future known (reads the trace "
-                     "twice)",
-                     {Alignment("planned blocks are rounded up to a multiple of this")},
-                     {}};
-  offline.plan = PlanOfflineFactory;
-  (void)registry.Register(std::move(offline));
+  RegisterFitPolicy(registry, "first_fit",
+                    "baseline: address-ordered first fit, eager coalescing, one region of the whole limit",
+                    FitStrategy::kFirstFit);
+  RegisterFitPolicy(registry, "best_fit",
+                    "baseline: exact best fit by (size, address), no bins, one region of the whole limit",
+                    FitStrategy::kBestFit);
+
+  OptionTable<PagedOptions> paged;
+  paged.Limit(&PagedOptions::memory_limit);
+  paged.Add("page_size", &PagedOptions::page_size, "a request takes whole pages, wherever they are free",
+            AtLeastOneByte);
+  (void)registry.Register(MakePolicySpec<PagedOptions>(
+      "paged", "baseline: physical memory fungible in pages (cuda_malloc_async / expandable-segments-like pool)",
+      std::move(paged), [](const PagedOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        return std::make_unique<PagedAllocator>(o);
+      }));
+
+  OptionTable<LimitOnly> ideal;
+  ideal.Limit(&LimitOnly::limit);
+  (void)registry.Register(MakePolicySpec<LimitOnly>(
+      "ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", std::move(ideal),
+      [](const LimitOnly& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        return std::make_unique<IdealAllocator>(o.limit);
+      }));
+
+  OptionTable<OfflineRowOptions> offline;
+  offline.Limit(&OfflineRowOptions::limit);
+  offline.Add("alignment", &OfflineRowOptions::alignment, "planned blocks are rounded up to a multiple of this",
+              AtLeastOneByte);
+  PolicySpec spec = MakePolicySpec<OfflineRowOptions>(
+      "offline", "lower bound: XLA heap-simulator placement with the whole future known (reads the trace twice)",
+      std::move(offline), [](const OfflineRowOptions&) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        return absl::FailedPreconditionError("offline is built from a plan of the whole trace (PolicySpec::plan)");
+      });
+  spec.factory = nullptr;  // the scenario builds it through `plan`
+  spec.plan = PlanOfflineFactory;
+  (void)registry.Register(std::move(spec));
 }
 
 }  // namespace hbmsim

@@ -128,16 +128,14 @@ const OptionValue* OptionValues::Find(std::string_view name) const {
   return nullptr;
 }
 
-template <typename T>
-static T GetOr(const OptionValue* v) {
-  if (v == nullptr || !std::holds_alternative<T>(*v)) return T{};
-  return std::get<T>(*v);
+absl::Status OptionValues::UnknownOption(std::string_view name) const {
+  std::string known;
+  for (const auto& [k, value] : entries_) known += (known.empty() ? "" : ", ") + k;
+  return absl::NotFoundError(fmt::format("no option {} (known: {})", name, known.empty() ? "none" : known));
 }
 
-bool OptionValues::GetBool(std::string_view name) const { return GetOr<bool>(Find(name)); }
-int64_t OptionValues::GetInt(std::string_view name) const { return GetOr<int64_t>(Find(name)); }
-Bytes OptionValues::GetBytes(std::string_view name) const { return GetOr<Bytes>(Find(name)); }
-double OptionValues::GetDouble(std::string_view name) const { return GetOr<double>(Find(name)); }
-std::string OptionValues::GetString(std::string_view name) const { return GetOr<std::string>(Find(name)); }
+absl::Status OptionValues::WrongType(std::string_view name) const {
+  return absl::InvalidArgumentError(fmt::format("option {} holds another type", name));
+}
 
 }  // namespace hbmsim

@@ -54,18 +54,25 @@ class OptionValues {
   // Replaces the value of `name`; false if the policy has no such option.
   bool Set(std::string_view name, OptionValue v);
 
-  // Typed getters for factories; a missing name or another type is a
-  // programming error and yields the type's zero value.
-  bool GetBool(std::string_view name) const;
-  int64_t GetInt(std::string_view name) const;
-  Bytes GetBytes(std::string_view name) const;
-  double GetDouble(std::string_view name) const;
-  std::string GetString(std::string_view name) const;
+  // The value of `name` as a T (bool, int64_t, Bytes, double, std::string):
+  // an unknown name or another type is an error naming the option. Policies
+  // never need this (OptionTable writes their typed options); it is for the
+  // few places outside a policy that read one option.
+  template <typename T>
+  absl::StatusOr<T> Get(std::string_view name) const {
+    const OptionValue* v = Find(name);
+    if (v == nullptr) return UnknownOption(name);
+    if (!std::holds_alternative<T>(*v)) return WrongType(name);
+    return std::get<T>(*v);
+  }
 
   const std::vector<std::pair<std::string, OptionValue>>& entries() const { return entries_; }
+  // The value of `name`, or nullptr if the policy has no such option.
+  const OptionValue* Find(std::string_view name) const;
 
  private:
-  const OptionValue* Find(std::string_view name) const;
+  absl::Status UnknownOption(std::string_view name) const;
+  absl::Status WrongType(std::string_view name) const;
   std::vector<std::pair<std::string, OptionValue>> entries_;
 };
 

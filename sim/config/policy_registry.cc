@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/dumps/failure_texts.h"
+#include "sim/dumps/stats_text.h"
 
 namespace hbmsim {
 
@@ -26,6 +28,8 @@ absl::Status PolicyRegistry::Register(PolicySpec spec) {
   if (Find(spec.name) != nullptr) {
     return absl::AlreadyExistsError(fmt::format("policy {} registered twice", spec.name));
   }
+  if (!spec.texts.at_failure) spec.texts.at_failure = GenericFailureText;
+  if (!spec.texts.stats) spec.texts.stats = TensorFlowStatsText;
   auto at = std::lower_bound(policies_.begin(), policies_.end(), spec.name,
                              [](const PolicySpec& p, const std::string& n) { return p.name < n; });
   policies_.insert(at, std::move(spec));

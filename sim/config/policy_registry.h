@@ -4,7 +4,9 @@
 // drops from static libraries.
 //
 // Adding a policy: write `void RegisterXxxPolicy(PolicyRegistry&)` in a new
-// sim/config/xxx_policy.cc and call it from builtin_policies.cc.
+// sim/config/xxx_policy.cc (its options in an OptionTable over the policy's
+// Options struct, MakePolicySpec, and its texts) and call it from
+// builtin_policies.cc.
 #ifndef HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 #define HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 
@@ -19,6 +21,8 @@
 #include "allocator/core/allocator.h"
 #include "sim/config/option.h"
 #include "trace/core/recorded.h"
+#include "sim/config/option_table.h"
+#include "sim/engine/replay_observer.h"
 
 namespace hbmsim {
 
@@ -59,6 +63,30 @@ using LimitedFactory = std::function<absl::StatusOr<std::unique_ptr<Allocator>>(
 // and returns the factory every replay of that trace shares.
 using PlanningFactory =
     std::function<absl::StatusOr<LimitedFactory>(const OptionValues& options, std::vector<BufferInterval>)>;
+// How reports show one policy, in its runtime's own words (sim/dumps/). A row
+// leaves a member empty for the generic text; Register fills it in, so every
+// registered policy has both.
+struct PolicyTexts {
+  // Called right after a failed request, while the allocator is in that state:
+  // what the runtime would have printed, then the memory it failed in.
+  std::function<std::string(const Allocator&, const FailureRecord&)> at_failure;
+  // The stats block of the text report, under the names the runtime's users
+  // know (TF/JAX's AllocatorStats, PyTorch's memory_stats()).
+  std::function<std::string(const Allocator&)> stats;
+};
+
+// Adapts a formatter of one policy type to a PolicyTexts member. The row's
+// factory builds that type; an allocator of another type (a caller's mistake)
+// gets `fallback` rather than undefined behaviour.
+template <typename Policy, typename... Args>
+std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*text)(const Policy&, Args...),
+                                                                std::string (*fallback)(const Allocator&,
+                                                                                        Args...)) {
+  return [text, fallback](const Allocator& a, Args... args) {
+    const auto* typed = dynamic_cast<const Policy*>(&a);
+    return typed != nullptr ? text(*typed, args...) : fallback(a, args...);
+  };
+}
 
 struct PolicySpec {
   std::string name;
@@ -70,11 +98,37 @@ struct PolicySpec {
   // true: the limit is a device capacity the policy can also run without
   // (Bytes::Max()), as a recording with no OOM never hit it.
   bool runs_unlimited = false;
+  PolicyTexts texts;
+  // The options that run for the given values, in the same order: each
+  // member read back from the typed options the factory would build (so an
+  // alloc_conf key shows as the option it sets). Empty: the values as given.
+  std::function<absl::StatusOr<OptionValues>(const OptionValues&)> effective_options;
 
   const OptionSpec* FindOption(std::string_view option) const;
   // "allow_growth, garbage_collection, ..." (spec order), for error messages.
   std::string KnownOptions() const;
 };
+
+// A registry row from an option table: the table's specs, a factory that
+// builds the typed options and hands them to `make`, and the effective
+// options read back from them.
+template <typename Options>
+PolicySpec MakePolicySpec(std::string name, std::string summary, OptionTable<Options> table,
+                          std::function<absl::StatusOr<std::unique_ptr<Allocator>>(const Options&)> make) {
+  auto shared = std::make_shared<const OptionTable<Options>>(std::move(table));
+  PolicySpec spec;
+  spec.name = std::move(name);
+  spec.summary = std::move(summary);
+  spec.options = shared->Specs();
+  spec.factory = [shared, make = std::move(make)](
+                     Bytes limit, const OptionValues& values) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+    absl::StatusOr<Options> o = shared->Build(limit, values);
+    if (!o.ok()) return o.status();
+    return make(*o);
+  };
+  spec.effective_options = [shared](const OptionValues& values) { return shared->Effective(values); };
+  return spec;
+}
 
 class PolicyRegistry {
  public:

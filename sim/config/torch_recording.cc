@@ -66,9 +66,9 @@ Edits RecordedOptions(const RecordedSettings& s, DeviceId device) {
   return out;
 }
 
-torch::SeedBlockState SeedState(const StartBlock& b) {
-  if (!b.live) return torch::SeedBlockState::kFree;
-  return b.pending_free ? torch::SeedBlockState::kPendingFree : torch::SeedBlockState::kAllocated;
+BlockState SeedState(const StartBlock& b) {
+  if (!b.live) return BlockState::kFree;
+  return b.pending_free ? BlockState::kPendingFree : BlockState::kInUse;
 }
 
 torch::SegmentSeed ToSeed(const StartSegment& s) {

@@ -21,7 +21,9 @@ Json OptionJson(const OptionValue& v) {
   return std::visit(ToJson{}, v);
 }
 
-Json Optional(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+// A stat with no bound (kUnlimitedStat) is null, like a stat the policy lacks.
+Json Stat(int64_t v) { return IsUnlimitedStat(v) ? Json(nullptr) : Json(v); }
+Json Optional(const std::optional<int64_t>& v) { return v ? Stat(*v) : Json(nullptr); }
 
 Json StatsJson(const AllocatorStats& s) {
   return Json{{"num_allocs", s.num_allocs},
@@ -32,7 +34,7 @@ Json StatsJson(const AllocatorStats& s) {
               {"bytes_reserved", s.bytes_reserved},
               {"peak_bytes_reserved", s.peak_bytes_reserved},
               {"bytes_reservable_limit", Optional(s.bytes_reservable_limit)},
-              {"largest_free_block_bytes", s.largest_free_block_bytes},
+              {"largest_free_block_bytes", Stat(s.largest_free_block_bytes)},
               {"pool_bytes", Optional(s.pool_bytes)},
               {"peak_pool_bytes", Optional(s.peak_pool_bytes)}};
 }
@@ -67,18 +69,20 @@ Json SummaryJson(const ReplaySummary& s) {
 
 nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   Json options = Json::object();
-  for (const auto& [name, value] : in.config->options.entries()) options[name] = OptionJson(value);
+  const OptionValues ran = EffectiveOptions(*in.config);
+  for (const auto& [name, value] : ran.entries()) options[name] = OptionJson(value);
   Json failures = Json::array();
   const std::vector<FailureRecord>& recorded = in.recorder->failures();
   for (size_t i = 0; i < recorded.size(); ++i)
     failures.push_back(FailureJson(recorded[i], in.recorder->mark_before(i)));
   Json j;
   j["trace"] = in.trace;
-  j["allocator"] = Json{{"name", in.config->policy->name},
-                        {"source", in.config->source},
-                        {"bytes_limit", in.bytes_limit.value()},
-                        {"bytes_limit_source", in.limit_source},
-                        {"options", options}};
+  j["allocator"] =
+      Json{{"name", in.config->policy->name},
+           {"source", in.config->source},
+           {"bytes_limit", in.bytes_limit == Bytes::Max() ? Json(nullptr) : Json(in.bytes_limit.value())},
+           {"bytes_limit_source", in.limit_source},
+           {"options", options}};
   j["stats"] = StatsJson(in.allocator->GetStats());
   j["failures"] = failures;
   j["peak_live_bytes"] = in.summary->peak_live_bytes.value();
@@ -94,7 +98,7 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   Json counters = Json::object();
   Counters list;
   in.allocator->AppendCounters(list);
-  for (const Counter& c : list) counters[c.name] = c.value;
+  for (const Counter& c : list) counters[c.name] = Stat(c.value);
   j["counters"] = counters;
   Json events = Json::object();
   for (const auto& [name, count] : in.recorder->PolicyEventCounts()) events[std::string(name)] = count;

@@ -1,11 +1,9 @@
 #include "sim/report/replay_recorder.h"
 
-#include "sim/report/failure_dump.h"
-
 namespace hbmsim {
 
 void ReplayRecorder::OnFailure(const FailureRecord& f) {
-  if (failures_.empty()) first_failure_dump_ = MemoryDumpAtFailure(allocator_, f);
+  if (failures_.empty()) first_failure_dump_ = policy_.texts.at_failure(allocator_, f);
   failures_.push_back(f);
   marks_before_.push_back(last_mark_);
   if (f.kind == AllocStatus::kFragmentation) {

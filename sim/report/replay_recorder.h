@@ -11,13 +11,17 @@
 #include <vector>
 
 #include "allocator/core/allocator.h"
+#include "sim/config/policy_registry.h"
 #include "sim/engine/replay_observer.h"
 
 namespace hbmsim {
 
 class ReplayRecorder : public ReplayObserver {
  public:
-  explicit ReplayRecorder(const Allocator& allocator) : allocator_(allocator) {}
+  // `policy` is the registry row `allocator` was built from: its texts render
+  // the dump at the first failure.
+  ReplayRecorder(const Allocator& allocator, const PolicySpec& policy)
+      : allocator_(allocator), policy_(policy) {}
 
   void OnFailure(const FailureRecord& f) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
@@ -37,6 +41,7 @@ class ReplayRecorder : public ReplayObserver {
  private:
   static constexpr size_t kPolicyEventKinds = static_cast<size_t>(PolicyEventKind::kCacheFlush) + 1;
   const Allocator& allocator_;
+  const PolicySpec& policy_;
   std::vector<FailureRecord> failures_;
   std::vector<std::string> marks_before_;
   std::string last_mark_;

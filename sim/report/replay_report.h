@@ -32,7 +32,10 @@ inline constexpr size_t kMaxListedFailures = 50;
 std::string TextReport(const ReplayReportInput& in);
 nlohmann::ordered_json JsonReport(const ReplayReportInput& in);
 
-// "allow_growth=false garbage_collection=true ..." in spec order.
+// The options that run (PolicySpec::effective_options: an alloc_conf key shows
+// as the option it sets), in declaration order.
+OptionValues EffectiveOptions(const AllocatorConfig& config);
+// "allow_growth=false garbage_collection=true ..." of EffectiveOptions.
 std::string EffectiveOptionsText(const AllocatorConfig& config);
 
 }  // namespace hbmsim

@@ -8,8 +8,8 @@
 #include <iterator>
 
 #include "fmt/format.h"
+#include "sim/dumps/stats_text.h"
 #include "sim/report/replay_report.h"
-#include "sim/report/stats_text.h"
 #include "trace/core/human_bytes.h"
 
 namespace hbmsim {
@@ -22,13 +22,15 @@ std::string WithHuman(Bytes bytes) {
   return fmt::format("{} ({})", bytes.value(), HumanReadableNumBytes(bytes));
 }
 
+std::string LimitText(Bytes limit) { return limit == Bytes::Max() ? "unlimited" : WithHuman(limit); }
+
 void WriteHeader(Out out, const ReplayReportInput& in) {
   const ReplaySummary& s = *in.summary;
   fmt::format_to(out, "hbmsim replay\n");
   fmt::format_to(out, "  trace:      {}\n", in.trace);
   fmt::format_to(out, "  allocator:  {} ({})\n", in.config->policy->name, in.config->source);
   fmt::format_to(out, "  options:    {}\n", EffectiveOptionsText(*in.config));
-  fmt::format_to(out, "  limit:      {} from {}\n", WithHuman(in.bytes_limit), in.limit_source);
+  fmt::format_to(out, "  limit:      {} from {}\n", LimitText(in.bytes_limit), in.limit_source);
   fmt::format_to(out, "  events:     {} replayed of {} read", s.events_replayed, s.events_read);
   if (s.device)
     fmt::format_to(out, " (device {}, {} on other devices skipped)", s.device->value(),
@@ -45,15 +47,12 @@ void WriteHeader(Out out, const ReplayReportInput& in) {
 }
 
 void WriteStats(Out out, const ReplayReportInput& in) {
-  const AllocatorStats st = in.allocator->GetStats();
-  fmt::format_to(out, "\nStats at the end of the replay:\n{}", StatsDebugString(st));
-  if (st.pool_bytes) fmt::format_to(out, "{:<18}{:>20}\n", "PoolBytes:", *st.pool_bytes);
-  if (st.peak_pool_bytes) fmt::format_to(out, "{:<18}{:>20}\n", "PeakPoolBytes:", *st.peak_pool_bytes);
+  fmt::format_to(out, "{}", in.config->policy->texts.stats(*in.allocator));
   Counters counters;
   in.allocator->AppendCounters(counters);
   if (!counters.empty()) {
     fmt::format_to(out, "\nCounters of {}:\n", in.allocator->name());
-    for (const Counter& c : counters) fmt::format_to(out, "  {:<36}{:>20}\n", c.name, c.value);
+    for (const Counter& c : counters) fmt::format_to(out, "  {:<36}{:>20}\n", c.name, StatValueText(c.value));
   }
   const auto events = in.recorder->PolicyEventCounts();
   if (!events.empty()) {
@@ -109,9 +108,17 @@ void WriteFailures(Out out, const ReplayReportInput& in) {
 
 }  // namespace
 
+OptionValues EffectiveOptions(const AllocatorConfig& config) {
+  if (config.policy == nullptr || !config.policy->effective_options) return config.options;
+  absl::StatusOr<OptionValues> ran = config.policy->effective_options(config.options);
+  // A value the policy refuses never gets as far as a report: the build fails first.
+  return ran.ok() ? *std::move(ran) : config.options;
+}
+
 std::string EffectiveOptionsText(const AllocatorConfig& config) {
   std::string out;
-  for (const auto& [name, value] : config.options.entries()) {
+  const OptionValues ran = EffectiveOptions(config);
+  for (const auto& [name, value] : ran.entries()) {
     if (!out.empty()) out += ' ';
     out += fmt::format("{}={}", name, FormatOptionValue(value));
   }

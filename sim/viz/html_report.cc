@@ -22,6 +22,9 @@ std::string Row(std::string_view name, const std::string& value) {
   return fmt::format("<tr><th class=\"l\">{}</th><td>{}</td></tr>\n", name, Escape(value));
 }
 
+// "unlimited" for a stat with no bound, never "-1 B".
+std::string LimitedBytesText(int64_t v) { return IsUnlimitedStat(v) ? "unlimited" : BytesText(v); }
+
 std::string StatsTable(const ReplayReportInput& in) {
   const AllocatorStats s = in.allocator->GetStats();
   const ReplaySummary& sum = *in.summary;
@@ -33,10 +36,10 @@ std::string StatsTable(const ReplayReportInput& in) {
   out += Row("bytes_in_use (end)", BytesText(s.bytes_in_use));
   out += Row("peak_bytes_in_use", BytesText(s.peak_bytes_in_use));
   out += Row("bytes_reserved (end)", BytesText(s.bytes_reserved));
-  if (s.pool_bytes) out += Row("pool_bytes (end)", BytesText(*s.pool_bytes));
-  if (s.peak_pool_bytes) out += Row("peak_pool_bytes", BytesText(*s.peak_pool_bytes));
-  out += Row("largest_free_block (end)", BytesText(s.largest_free_block_bytes));
-  out += Row("bytes_limit", BytesText(static_cast<int64_t>(in.bytes_limit.value())));
+  if (s.pool_bytes) out += Row("pool_bytes (end)", LimitedBytesText(*s.pool_bytes));
+  if (s.peak_pool_bytes) out += Row("peak_pool_bytes", LimitedBytesText(*s.peak_pool_bytes));
+  out += Row("largest_free_block (end)", LimitedBytesText(s.largest_free_block_bytes));
+  out += Row("bytes_limit", LimitedBytesText(StatBytes(in.bytes_limit)));
   for (const auto& [kind, n] : in.recorder->PolicyEventCounts()) out += Row(kind, std::to_string(n));
   return out + "</table>\n";
 }

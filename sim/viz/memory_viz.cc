@@ -1,6 +1,6 @@
 #include "sim/viz/memory_viz.h"
 
-#include "sim/report/memory_snapshot.h"
+#include "sim/dumps/memory_snapshot.h"
 #include "trace/pickle/pickle_writer.h"
 
 namespace hbmsim::viz {
@@ -78,10 +78,9 @@ void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
     case PolicyEventKind::kRegionExtended:
       return Push({Action::kSegmentMap, e.offset.value(), e.bytes.value(), 0});
     case PolicyEventKind::kRegionReleased:
-      // torch's expandable segments unmap pages (detail 2) without freeing the segment.
-      return Push(
-          {allocator_.name() == "torch" && e.detail == 2 ? Action::kSegmentUnmap : Action::kSegmentFree,
-           e.offset.value(), e.bytes.value(), 0});
+      // Expandable segments unmap pages without freeing the segment.
+      return Push({e.detail == kRegionPagesUnmapped ? Action::kSegmentUnmap : Action::kSegmentFree,
+                   e.offset.value(), e.bytes.value(), 0});
     default:
       return;
   }
@@ -96,18 +95,6 @@ std::string_view ActionName(int a) {
   return kNames[a];
 }
 
-std::string_view StateName(BlockState s) {
-  switch (s) {
-    case BlockState::kInUse:
-    case BlockState::kProgram:
-      return "active_allocated";
-    case BlockState::kPendingFree:
-      return "active_pending_free";
-    default:
-      return "inactive";
-  }
-}
-
 Json Segment(const RegionSnapshot& r) {
   Json blocks = Json::array();
   uint64_t allocated = 0, requested = 0;
@@ -120,7 +107,7 @@ Json Segment(const RegionSnapshot& r) {
     blocks.push_back({{"address", b.offset.value()},
                       {"size", b.size.value()},
                       {"requested_size", req},
-                      {"state", StateName(b.state)},
+                      {"state", TorchBlockStateName(b.state)},
                       {"frames", Json::array()}});
   }
   return {{"device", 0},

@@ -75,8 +75,12 @@ void VizRecorder::Track(const Event& e) {
 void VizRecorder::Sample(uint64_t index) {
   const AllocatorStats s = allocator_.GetStats();
   const int64_t in_use = s.bytes_in_use + s.bytes_reserved;
-  const int64_t pool = s.pool_bytes.value_or(s.bytes_limit.value_or(0));
-  timeline_.Sample(index, {static_cast<int64_t>(live_requested_), in_use, pool, s.largest_free_block_bytes});
+  // An unbounded stat (no limit) has no height to draw: it stays on the axis
+  // rather than squashing every other series.
+  const auto drawable = [](int64_t v) { return IsUnlimitedStat(v) ? 0 : v; };
+  const int64_t pool = drawable(s.pool_bytes.value_or(s.bytes_limit.value_or(0)));
+  timeline_.Sample(
+      index, {static_cast<int64_t>(live_requested_), in_use, pool, drawable(s.largest_free_block_bytes)});
   MaybeMapPeak(index, in_use);
 }
 

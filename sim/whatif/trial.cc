@@ -115,8 +115,14 @@ class Trial {
 
 AllocatorMaker MakeAllocatorMaker(const AllocatorConfig& config, const CompactTrace& trace) {
   if (config.policy->name == "offline") {
-    auto plan = std::make_shared<const OfflinePlan>(
-        PlanOffline(CompactBufferIntervals(trace), config.options.GetBytes("alignment").value()));
+    const absl::StatusOr<Bytes> alignment = config.options.Get<Bytes>("alignment");
+    if (!alignment.ok()) {
+      return [status = alignment.status()](Bytes) -> absl::StatusOr<std::unique_ptr<Allocator>> {
+        return status;
+      };
+    }
+    auto plan =
+        std::make_shared<const OfflinePlan>(PlanOffline(CompactBufferIntervals(trace), alignment->value()));
     return [plan](Bytes limit) -> absl::StatusOr<std::unique_ptr<Allocator>> {
       return std::make_unique<OfflineAllocator>(plan, limit);
     };

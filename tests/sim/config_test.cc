@@ -158,7 +158,7 @@ TEST(AllocatorConfigTest, TpuOptionsAreTypedAndChecked) {
             "--set eviction_order=fifo: expected one of lru, largest_first, got 'fifo'");
   EXPECT_EQ(ErrorOf(ApplySetOption(c, "granule=0")), "--set granule=0: must be at least 1 byte");
   EXPECT_TRUE(ApplySetOption(c, "granule=2KiB").ok());
-  EXPECT_EQ(c.options.GetBytes("granule"), Bytes(2048));
+  EXPECT_EQ(c.options.Get<Bytes>("granule").value_or(Bytes()), Bytes(2048));
 }
 
 TEST(AllocatorConfigTest, TorchTakesAnAllocConfString) {

@@ -6,12 +6,12 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "gtest/gtest.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/report/bfc_dump.h"
-#include "sim/report/memory_map_text.h"
+#include "sim/dumps/bfc_dump.h"
+#include "sim/dumps/memory_map_text.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
-#include "sim/report/stats_text.h"
+#include "sim/dumps/stats_text.h"
 #include "tests/sim/fake_allocator.h"
 #include "tests/sim/vector_reader.h"
 
@@ -135,7 +135,7 @@ struct Replayed {
 // Replays on the fake allocator with a 2 KiB limit, writing placements to `csv`.
 void ReplayFake(Replayed& r, std::vector<std::string> lines, const std::string& csv) {
   r.allocator = std::make_unique<FakeAllocator>(Bytes(2048));
-  r.recorder = std::make_unique<ReplayRecorder>(*r.allocator);
+  r.recorder = std::make_unique<ReplayRecorder>(*r.allocator, *BuiltinPolicies().Find("bfc"));
   auto writer = PlacementsWriter::Open(csv);
   ASSERT_TRUE(writer.ok()) << writer.status();
   VectorReader reader(std::move(lines));

@@ -69,7 +69,7 @@ TEST(SteadyStateTest, ReplayAllocatesNothingPerEventAfterWarmup) {
   BfcAllocator bfc(options);
   auto writer = PlacementsWriter::Open("/dev/null");
   ASSERT_TRUE(writer.ok());
-  ReplayRecorder recorder(bfc);
+  ReplayRecorder recorder(bfc, *BuiltinPolicies().Find("bfc"));
   ReplayEngine engine(bfc, {});
   engine.AddObserver(&recorder);
   engine.AddObserver(writer->get());

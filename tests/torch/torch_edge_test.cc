@@ -47,8 +47,8 @@ TEST(TorchEdges, ExpandableBlocksAreSkippedWhenTheOptionIsOff) {
   s.base = Offset(1ull << 40);
   s.size = Bytes(40 * kMiB);
   s.expandable = true;
-  s.blocks = {{Bytes(30 * kMiB), Bytes(30 * kMiB), SeedBlockState::kAllocated, BufferId(1)},
-              {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}};
+  s.blocks = {{Bytes(30 * kMiB), Bytes(30 * kMiB), BlockState::kInUse, BufferId(1)},
+              {Bytes(10 * kMiB), Bytes(), BlockState::kFree, BufferId()}};
   ASSERT_TRUE(a.SeedSegment(s).ok());
   EXPECT_EQ(Alloc(a, 5 * kMiB).offset, Offset(0));  // a new cudaMalloc segment
   EXPECT_EQ(Counter(a, "segment.all.current"), 1);

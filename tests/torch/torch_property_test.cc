@@ -113,23 +113,23 @@ TEST(TorchProperty, SeededStartsKeepTheInvariants) {
               StreamId(0),
               false,
               std::nullopt,
-              {{Bytes(4096), Bytes(4000), SeedBlockState::kAllocated, BufferId(1)},
-               {Bytes(2 * kMiB - 4096), Bytes(), SeedBlockState::kFree, BufferId()}}};
+              {{Bytes(4096), Bytes(4000), BlockState::kInUse, BufferId(1)},
+               {Bytes(2 * kMiB - 4096), Bytes(), BlockState::kFree, BufferId()}}};
   seeds[1] = {Offset(base + 64 * kMiB),
               Bytes(20 * kMiB),
               StreamId(1),
               false,
               std::nullopt,
-              {{Bytes(6 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()},
-               {Bytes(4 * kMiB), Bytes(4 * kMiB), SeedBlockState::kPendingFree, BufferId(2)},
-               {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}}};
+              {{Bytes(6 * kMiB), Bytes(), BlockState::kFree, BufferId()},
+               {Bytes(4 * kMiB), Bytes(4 * kMiB), BlockState::kPendingFree, BufferId(2)},
+               {Bytes(10 * kMiB), Bytes(), BlockState::kFree, BufferId()}}};
   seeds[2] = {Offset(base + 128 * kMiB),
               Bytes(40 * kMiB),
               StreamId(2),
               true,
               std::nullopt,
-              {{Bytes(30 * kMiB), Bytes(30 * kMiB), SeedBlockState::kAllocated, BufferId(3)},
-               {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}}};
+              {{Bytes(30 * kMiB), Bytes(30 * kMiB), BlockState::kInUse, BufferId(3)},
+               {Bytes(10 * kMiB), Bytes(), BlockState::kFree, BufferId()}}};
   for (const Variant& variant : Variants()) {
     for (uint64_t seed = 11; seed <= 13; ++seed) {
       TorchAllocator a(variant.options);

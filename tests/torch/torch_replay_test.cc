@@ -46,7 +46,7 @@ Fixture LoadFixture(const std::string& name) {
       fields >> size >> requested >> state;
       const bool free = state == "free";
       f.seeds.back().blocks.push_back({Bytes(size), Bytes(requested),
-                                       free ? SeedBlockState::kFree : SeedBlockState::kAllocated,
+                                       free ? BlockState::kFree : BlockState::kInUse,
                                        BufferId()});
       if (!free) f.live_addresses.back().push_back(cursor);
       cursor += size;

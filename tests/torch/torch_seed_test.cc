@@ -18,9 +18,9 @@ SegmentSeed ThreeBlockSeed() {
   SegmentSeed s;
   s.base = Offset(kBase);
   s.size = Bytes(20 * kMiB);
-  s.blocks = {{Bytes(8 * kMiB), Bytes(8000000), SeedBlockState::kAllocated, BufferId(1)},
-              {Bytes(4 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()},
-              {Bytes(8 * kMiB), Bytes(8 * kMiB), SeedBlockState::kPendingFree, BufferId(2)}};
+  s.blocks = {{Bytes(8 * kMiB), Bytes(8000000), BlockState::kInUse, BufferId(1)},
+              {Bytes(4 * kMiB), Bytes(), BlockState::kFree, BufferId()},
+              {Bytes(8 * kMiB), Bytes(8 * kMiB), BlockState::kPendingFree, BufferId(2)}};
   return s;
 }
 
@@ -54,8 +54,8 @@ TEST(TorchSeed, TwoMebibyteSegmentsAreSmallPoolUnlessToldOtherwise) {
   SegmentSeed s;
   s.base = Offset(kBase);
   s.size = Bytes(2 * kMiB);
-  s.blocks = {{Bytes(512), Bytes(4), SeedBlockState::kAllocated, BufferId(7)},
-              {Bytes(2 * kMiB - 512), Bytes(), SeedBlockState::kFree, BufferId()}};
+  s.blocks = {{Bytes(512), Bytes(4), BlockState::kInUse, BufferId(7)},
+              {Bytes(2 * kMiB - 512), Bytes(), BlockState::kFree, BufferId()}};
   ASSERT_TRUE(a.SeedSegment(s).ok());
   EXPECT_EQ(Counter(a, "segment.small_pool.current"), 1);
   EXPECT_EQ(Alloc(a, 100).offset, Offset(kBase + 512));
@@ -72,7 +72,7 @@ TEST(TorchSeed, RejectsSeedsPyTorchCouldNotHaveProduced) {
   EXPECT_EQ(a.SeedSegment(s).status().message(),
             "seeded segment at 139637976727552: blocks sum to 20971520 bytes, not the segment's 2097152");
   s = ThreeBlockSeed();
-  s.blocks[2].state = SeedBlockState::kFree;
+  s.blocks[2].state = BlockState::kFree;
   EXPECT_EQ(
       a.SeedSegment(s).status().message(),
       "seeded segment at 139637976727552: blocks 1 and 2 are both free (PyTorch would have merged them)");
@@ -100,10 +100,10 @@ SegmentSeed HundredMiBRun() {
   s.base = Offset(kBase);
   s.size = Bytes(100 * kMiB);
   s.expandable = true;
-  s.blocks = {{Bytes(40 * kMiB), Bytes(40 * kMiB), SeedBlockState::kAllocated, BufferId(1)},
-              {Bytes(20 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()},
-              {Bytes(30 * kMiB), Bytes(30 * kMiB), SeedBlockState::kAllocated, BufferId(2)},
-              {Bytes(10 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}};
+  s.blocks = {{Bytes(40 * kMiB), Bytes(40 * kMiB), BlockState::kInUse, BufferId(1)},
+              {Bytes(20 * kMiB), Bytes(), BlockState::kFree, BufferId()},
+              {Bytes(30 * kMiB), Bytes(30 * kMiB), BlockState::kInUse, BufferId(2)},
+              {Bytes(10 * kMiB), Bytes(), BlockState::kFree, BufferId()}};
   return s;
 }
 
@@ -140,17 +140,17 @@ TEST(TorchSeed, LaterRunsOfTheSameRangeFillItsHoleOthersTrimIt) {
   first.base = Offset(kBase);
   first.size = Bytes(40 * kMiB);
   first.expandable = true;
-  first.blocks = {{Bytes(40 * kMiB), Bytes(40 * kMiB), SeedBlockState::kAllocated, BufferId(1)}};
+  first.blocks = {{Bytes(40 * kMiB), Bytes(40 * kMiB), BlockState::kInUse, BufferId(1)}};
   SegmentSeed second = first;
   second.base = Offset(kBase + 100 * kMiB);
   second.size = Bytes(20 * kMiB);
-  second.blocks = {{Bytes(20 * kMiB), Bytes(), SeedBlockState::kFree, BufferId()}};
+  second.blocks = {{Bytes(20 * kMiB), Bytes(), BlockState::kFree, BufferId()}};
   SegmentSeed small = first;  // the small pool's range, 2 MiB pages
   small.base = Offset(kBase + 200 * kMiB);
   small.size = Bytes(2 * kMiB);
   small.small_pool = true;
-  small.blocks = {{Bytes(512), Bytes(100), SeedBlockState::kAllocated, BufferId(2)},
-                  {Bytes(2 * kMiB - 512), Bytes(), SeedBlockState::kFree, BufferId()}};
+  small.blocks = {{Bytes(512), Bytes(100), BlockState::kInUse, BufferId(2)},
+                  {Bytes(2 * kMiB - 512), Bytes(), BlockState::kFree, BufferId()}};
   ASSERT_TRUE(a.SeedSegment(first).ok());
   ASSERT_TRUE(a.SeedSegment(second).ok());
   ASSERT_TRUE(a.SeedSegment(small).ok());

@@ -297,7 +297,7 @@ TEST(GroundTruthTest, BareListIsSegmentsOnly) {
   EXPECT_TRUE(snap->device_traces.empty());
   EXPECT_EQ(snap->segments[0].device, DeviceId(1));
   EXPECT_EQ(snap->segments[0].address, Offset(139987379027968));
-  EXPECT_EQ(snap->segments[0].blocks[0].state, BlockState::kInactive);
+  EXPECT_EQ(snap->segments[0].blocks[0].state, BlockState::kFree);
   EXPECT_EQ(snap->segments[0].blocks[0].requested_size, Bytes(1572864));
 }
 

@@ -64,9 +64,9 @@ class BackwardWalk {
       if (s.device != state_.device) continue;
       segs_[s.address.value()] = Seg{s.total_size.value(), s.stream, s.type, s.is_expandable, true};
       for (const SnapshotBlock& b : s.blocks) {
-        if (b.state == BlockState::kInactive) continue;
+        if (b.state == BlockState::kFree) continue;
         live_[b.address.value()] = Live{b.size.value(), b.requested_size.value(), true,
-                                        b.state == BlockState::kActivePendingFree, false};
+                                        b.state == BlockState::kPendingFree, false};
       }
     }
   }

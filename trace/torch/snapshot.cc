@@ -2,18 +2,6 @@
 
 namespace hbmsim {
 
-std::string_view SnapshotBlockStateName(BlockState s) {
-  switch (s) {
-    case BlockState::kActiveAllocated:
-      return "active_allocated";
-    case BlockState::kActivePendingFree:
-      return "active_pending_free";
-    case BlockState::kInactive:
-      return "inactive";
-  }
-  return "?";
-}
-
 std::string_view TraceActionName(TraceAction a) {
   switch (a) {
     case TraceAction::kAlloc:

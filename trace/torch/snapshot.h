@@ -28,17 +28,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "allocator/core/block_state.h"
 #include "allocator/core/units.h"
 #include "trace/pickle/pickle_tree.h"
 
 namespace hbmsim {
 
-enum class BlockState : uint8_t {
-  kActiveAllocated,    // "active_allocated": handed to a tensor
-  kActivePendingFree,  // "active_pending_free" (docs: "active_awaiting_free"): freed, stream uses pending
-  kInactive,           // "inactive": free, cached in the pool
-};
-std::string_view SnapshotBlockStateName(BlockState s);
+// A snapshot block's state is a BlockState (allocator/core/block_state.h):
+// "active_allocated" kInUse, "active_pending_free" (docs: "active_awaiting_free")
+// kPendingFree, "inactive" kFree; TorchBlockStateName spells them back.
 
 // gen1: one allocation made in a block (History: ptr and unrounded size).
 struct HistoryAlloc {
@@ -50,7 +48,7 @@ struct SnapshotBlock {
   Offset address;
   Bytes size;
   Bytes requested_size;  // the unrounded request; 0 for inactive blocks
-  BlockState state = BlockState::kInactive;
+  BlockState state = BlockState::kFree;
   // gen1 only: the allocations made in this block, newest first (history[0]
   // of a live block is the block itself; a free block keeps those of the
   // blocks merged into it).

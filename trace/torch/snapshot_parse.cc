@@ -20,10 +20,10 @@ struct GenerationClues {
 };
 
 std::optional<BlockState> ParseBlockState(std::string_view s) {
-  if (s == "active_allocated") return BlockState::kActiveAllocated;
+  if (s == "active_allocated") return BlockState::kInUse;
   // The code emits active_pending_free; the docstrings say active_awaiting_free.
-  if (s == "active_pending_free" || s == "active_awaiting_free") return BlockState::kActivePendingFree;
-  if (s == "inactive") return BlockState::kInactive;
+  if (s == "active_pending_free" || s == "active_awaiting_free") return BlockState::kPendingFree;
+  if (s == "inactive") return BlockState::kFree;
   return std::nullopt;
 }
 
@@ -89,10 +89,10 @@ bool ParsePoolId(FieldReader& r, PickleValue seg, const ValuePath& at, std::pair
 void FillMissingSegmentSizes(PickleValue seg, SnapshotSegment& s) {
   Bytes allocated, active, requested;
   for (const SnapshotBlock& b : s.blocks) {
-    if (b.state == BlockState::kInactive) continue;
+    if (b.state == BlockState::kFree) continue;
     active += b.size;
     requested += b.requested_size;
-    if (b.state == BlockState::kActiveAllocated) allocated += b.size;
+    if (b.state == BlockState::kInUse) allocated += b.size;
   }
   if (!seg.Find("allocated_size")) s.allocated_size = allocated;
   if (!seg.Find("active_size")) s.active_size = active;

@@ -118,7 +118,7 @@ HistoryAddresses SnapshotEventReader::FinalHistory(size_t i) const {
     if (seg.device != device) continue;
     for (const SnapshotBlock& b : seg.blocks) {
       if (b.history.empty()) continue;
-      const bool live = b.state != BlockState::kInactive;
+      const bool live = b.state != BlockState::kFree;
       out.past += b.history.size() - (live ? 1 : 0);
       if (live && !trace_live.contains(b.history.front().addr.value())) {
         out.live.push_back({b.history.front().addr.value(), b.history.front().real_size.value()});

@@ -15,14 +15,14 @@ SegmentTotals SummarizeSegments(const std::vector<SnapshotSegment>& segments,
     t.reserved += s.total_size;
     for (const SnapshotBlock& b : s.blocks) {
       switch (b.state) {
-        case BlockState::kActiveAllocated:
+        case BlockState::kInUse:
           t.active_allocated += b.size;
           t.requested_allocated += b.requested_size;
           break;
-        case BlockState::kActivePendingFree:
+        case BlockState::kPendingFree:
           t.pending_free += b.size;
           break;
-        case BlockState::kInactive:
+        case BlockState::kFree:
           t.inactive += b.size;
           t.largest_inactive = std::max(t.largest_inactive, b.size);
           break;

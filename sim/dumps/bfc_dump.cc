@@ -1,4 +1,4 @@
-#include "sim/report/bfc_dump.h"
+#include "sim/dumps/bfc_dump.h"
 
 #include <algorithm>
 #include <array>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "sim/report/memory_snapshot.h"
-#include "sim/report/stats_text.h"
+#include "sim/dumps/memory_snapshot.h"
+#include "sim/dumps/stats_text.h"
 #include "trace/core/human_bytes.h"
 
 namespace hbmsim {

@@ -1,8 +1,8 @@
 // A copy of an allocator's memory map (regions and their blocks), taken
 // through WalkMemoryMap, so dump formatters can look at neighbours and sort
 // without knowing any policy's internals.
-#ifndef HBMSIM_SIM_REPORT_MEMORY_SNAPSHOT_H_
-#define HBMSIM_SIM_REPORT_MEMORY_SNAPSHOT_H_
+#ifndef HBMSIM_SIM_DUMPS_MEMORY_SNAPSHOT_H_
+#define HBMSIM_SIM_DUMPS_MEMORY_SNAPSHOT_H_
 
 #include <vector>
 
@@ -25,4 +25,4 @@ inline bool IsHeld(const BlockInfo& b) {
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_REPORT_MEMORY_SNAPSHOT_H_
+#endif  // HBMSIM_SIM_DUMPS_MEMORY_SNAPSHOT_H_

@@ -5,8 +5,8 @@
 //   Region 0 at 0 of size 4096
 //     InUse   at 0 of size 1024 requested 1000 id 1
 //     Free    at 400 of size 3072
-#ifndef HBMSIM_SIM_REPORT_MEMORY_MAP_TEXT_H_
-#define HBMSIM_SIM_REPORT_MEMORY_MAP_TEXT_H_
+#ifndef HBMSIM_SIM_DUMPS_MEMORY_MAP_TEXT_H_
+#define HBMSIM_SIM_DUMPS_MEMORY_MAP_TEXT_H_
 
 #include <string>
 
@@ -18,4 +18,4 @@ std::string MemoryMapText(const Allocator& a);
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_REPORT_MEMORY_MAP_TEXT_H_
+#endif  // HBMSIM_SIM_DUMPS_MEMORY_MAP_TEXT_H_

@@ -1,4 +1,4 @@
-#include "sim/report/memory_snapshot.h"
+#include "sim/dumps/memory_snapshot.h"
 
 namespace hbmsim {
 namespace {

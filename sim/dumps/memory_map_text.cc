@@ -1,9 +1,9 @@
-#include "sim/report/memory_map_text.h"
+#include "sim/dumps/memory_map_text.h"
 
 #include <iterator>
 
 #include "fmt/format.h"
-#include "sim/report/memory_snapshot.h"
+#include "sim/dumps/memory_snapshot.h"
 
 namespace hbmsim {
 namespace {
