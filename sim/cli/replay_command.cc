@@ -15,8 +15,8 @@
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
-#include "sim/viz/viz_outputs.h"
 #include "sim/torch_replay/snapshot_replay.h"
+#include "sim/viz/viz_outputs.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -118,7 +118,8 @@ std::optional<Failure> ReplayCommand::ResolveLimit(const AllocatorConfig& config
       return Failure{kExitBadInput,
                      fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
     limit = *b;
-    source = "--bytes-limit";
+    const std::string note = DecimalUnitNote(bytes_limit_);
+    source = note.empty() ? "--bytes-limit" : fmt::format("--bytes-limit, {}", note);
     return std::nullopt;
   }
   if (config.bytes_limit) {
