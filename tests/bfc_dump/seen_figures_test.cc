@@ -109,5 +109,77 @@ TEST(SeenFiguresTest, Dump21TensorShapeGivesTheRequest) {
   ExpectSeen(d[0], "unallocated", "153 (153B)", 60);
 }
 
+TEST(SeenFiguresTest, Dump03TwoLogsOneBinLineAndAChunkRun) {
+  const std::vector<Diagnosis> d = DiagnoseShared("03.txt");
+  ASSERT_EQ(d.size(), 2u);
+  ExpectSeen(d[0], "bin 256B", "0 chunks, 0 in use; 0B allocated, 0B in use, 0B requested", 10);
+  EXPECT_EQ(d[0].request_source, "");
+  ExpectSeen(d[1], "chunks seen", "7 chunk lines: 7 in use (10459904 bytes), 0 free (0 bytes)", 0);
+  ExpectSeen(d[1], "largest in-use chunk seen", "2620160 (2.50MiB)", 18);
+  ExpectDerived(d[1], "in-use summary",
+                "2 sizes, 22 chunks, 8192 (8.0KiB) in use: the sum of the \"Chunks of size\" lines seen");
+}
+
+TEST(SeenFiguresTest, Dump06BinsAndAPartialSummary) {
+  const std::vector<Diagnosis> d = DiagnoseShared("06.txt");
+  ASSERT_EQ(d.size(), 1u);
+  ExpectSeen(d[0], "bin 8.00MiB",
+             "2 chunks, 2 in use; 24.57MiB allocated, 24.57MiB in use, 24.57MiB requested", 7);
+  ExpectDerived(
+      d[0], "in-use summary",
+      "10 sizes, 327 chunks, 2544128 (2.43MiB) in use: the sum of the \"Chunks of size\" lines seen");
+}
+
+TEST(SeenFiguresTest, Dump07SummaryOnly) {
+  const std::vector<Diagnosis> d = DiagnoseShared("07.txt");
+  ASSERT_EQ(d.size(), 1u);
+  ExpectDerived(
+      d[0], "in-use summary",
+      "12 sizes, 9542 chunks, 29296128 (27.94MiB) in use: the sum of the \"Chunks of size\" lines seen");
+  EXPECT_EQ(d[0].figures.size(), 1u);
+}
+
+TEST(SeenFiguresTest, Dump08OldestBinsWithAFreeChunk) {
+  const std::vector<Diagnosis> d = DiagnoseShared("08.txt");
+  ASSERT_EQ(d.size(), 1u);
+  ExpectSeen(d[0], "bin 128.0KiB", "1 chunks, 0 in use; 130.0KiB allocated, 0B in use", 11);
+  ExpectSeen(d[0], "bin 4.0KiB", "0 chunks, 0 in use; 0B allocated, 0B in use, 0B requested", 6);
+}
+
+TEST(SeenFiguresTest, Dump09Tf1HeaderWithoutRounding) {
+  const std::vector<Diagnosis> d = DiagnoseShared("09.txt");
+  ASSERT_EQ(d.size(), 1u);
+  ExpectSeen(d[0], "request", "84.50MiB", 4);
+  EXPECT_EQ(d[0].rounded, 88604672u);  // 84.5 MiB, a multiple of 256 already
+  EXPECT_TRUE(d[0].rounded_is_estimate);
+  ExpectSeen(d[0], "bin 512B", "19 chunks, 18 in use; 9.5KiB allocated, 9.0KiB in use, 9.0KiB requested", 6);
+}
+
+TEST(SeenFiguresTest, Dump11And12HeaderOnly) {
+  const std::vector<Diagnosis> d11 = DiagnoseShared("11.txt");
+  ASSERT_EQ(d11.size(), 1u);
+  ExpectSeen(d11[0], "request", "560.44MiB (rounded to 587661312), requested by op _EagerConst", 9);
+  EXPECT_EQ(d11[0].figures.size(), 1u);
+  const std::vector<Diagnosis> d12 = DiagnoseShared("12.txt");
+  ASSERT_EQ(d12.size(), 1u);
+  EXPECT_EQ(d12[0].rounded, 35758080u);
+  EXPECT_EQ(d12[0].figures.front().line, 6);
+}
+
+TEST(SeenFiguresTest, Dump13Bins) {
+  const std::vector<Diagnosis> d = DiagnoseShared("13.txt");
+  ASSERT_EQ(d.size(), 1u);
+  ExpectSeen(d[0], "bin 2.0KiB", "2 chunks, 2 in use; 7.0KiB allocated, 7.0KiB in use, 6.8KiB requested", 4);
+  EXPECT_EQ(d[0].figures.size(), 6u);  // six bin lines, nothing else
+}
+
+// Only known what-ifs are printed: a partial dump with a request but no totals has none.
+TEST(SeenFiguresTest, UnknownWhatIfsAreLeftOut) {
+  const BfcLog log = LoadSharedDump("11.txt");
+  const std::string text = RenderDiagnoseText(log, DiagnoseAll(log));
+  EXPECT_EQ(text.find("what if"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unknown\n    paged"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hbmsim::bfc_dump
