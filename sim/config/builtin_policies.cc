@@ -6,12 +6,14 @@ namespace hbmsim {
 
 void RegisterBaselinePolicies(PolicyRegistry& registry);
 void RegisterBfcPolicy(PolicyRegistry& registry);
+void RegisterCudaAsyncPolicy(PolicyRegistry& registry);
 void RegisterTorchPolicy(PolicyRegistry& registry);
 void RegisterTpuPolicy(PolicyRegistry& registry);
 
 void RegisterBuiltinPolicies(PolicyRegistry& registry) {
   RegisterBaselinePolicies(registry);
   RegisterBfcPolicy(registry);
+  RegisterCudaAsyncPolicy(registry);
   RegisterTorchPolicy(registry);
   RegisterTpuPolicy(registry);
 }

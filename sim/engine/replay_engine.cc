@@ -145,6 +145,7 @@ absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) 
   }
   RemoveLive(live.requested);
   buffers_.Erase(found);
+  for (ReplayObserver* o : observers_) o->OnRelease(current_, e);
   return absl::OkStatus();
 }
 

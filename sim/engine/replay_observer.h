@@ -32,6 +32,9 @@ class ReplayObserver {
   virtual ~ReplayObserver() = default;
   // Every replayed `alloc` event, in trace order, whatever its outcome.
   virtual void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {}
+  // A buffer stops being live: its `free`, or its `free_completed` (a
+  // `free_requested` alone keeps it live), whether its alloc was placed or not.
+  virtual void OnRelease(EventIndex index, const Event& e) {}
   // Every failed request (allocs and program loads/runs), after OnAlloc.
   virtual void OnFailure(const FailureRecord& f) {}
   // Something the policy did on its own while handling event `index`.

@@ -61,7 +61,10 @@ absl::StatusOr<std::optional<LimitChoice>> LimitFromFlag(const Scenario& s, std:
   if (!b.ok()) {
     return absl::InvalidArgumentError(fmt::format("--bytes-limit {}: {}", flag, std::string(b.status().message())));
   }
-  return std::optional<LimitChoice>(LimitChoice{*b, "--bytes-limit"});
+  // TF logs print MiB as "MB": a number copied with "MB" gets a note saying so.
+  const std::string note = DecimalUnitNote(flag);
+  return std::optional<LimitChoice>(
+      LimitChoice{*b, note.empty() ? std::string("--bytes-limit") : fmt::format("--bytes-limit, {}", note)});
 }
 
 absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfig& config,

@@ -19,7 +19,10 @@ class Dump20Test : public ::testing::Test {
 
 TEST_F(Dump20Test, ParsesEveryPart) {
   EXPECT_EQ(log_.lines, 480);
-  EXPECT_EQ(log_.unmatched_lines, 1);  // "Created device ... with 3340 MB memory"
+  EXPECT_EQ(log_.unmatched_lines, 0);
+  ASSERT_EQ(log_.devices.size(), 1u);  // "Created device ... with 3340 MB memory"
+  EXPECT_EQ(log_.devices[0].mib, 3340u);
+  EXPECT_EQ(log_.devices[0].device, "GPU:0");
   ASSERT_EQ(log_.not_a_failure.size(), 1u);
   EXPECT_EQ(log_.not_a_failure[0].request.text, "902.00MiB");
   const BfcDump& d = dump();

@@ -31,5 +31,20 @@ TEST(NumbersTest, ParseAddress) {
   EXPECT_EQ(ParseAddress("0xZZ").status().message(), "'0xZZ' is not a hexadecimal address");
 }
 
+// TF's "with 3340 MB memory" means MiB: a decimal unit is taken as decimal,
+// and the note says so and names the binary spelling.
+TEST(NumbersTest, DecimalUnitNoteSaysWhichUnitItTook) {
+  EXPECT_EQ(DecimalUnitNote("3340MB"),
+            "3340MB read as decimal MB = 3340000000 bytes; TensorFlow logs print MiB as \"MB\": for a number "
+            "copied from one, write 3340MiB (3502243840 bytes)");
+  EXPECT_EQ(DecimalUnitNote("16GB"),
+            "16GB read as decimal GB = 16000000000 bytes; TensorFlow logs print MiB as \"MB\": for a number "
+            "copied from one, write 16GiB (17179869184 bytes)");
+  EXPECT_EQ(DecimalUnitNote("3340MiB"), "");
+  EXPECT_EQ(DecimalUnitNote("3340"), "");
+  EXPECT_EQ(DecimalUnitNote("MB"), "");
+  EXPECT_EQ(DecimalUnitNote("99999999999999999999MB"), "");  // does not parse
+}
+
 }  // namespace
 }  // namespace hbmsim

@@ -9,20 +9,40 @@ namespace {
 
 constexpr uint64_t kPage = uint64_t{2} << 20;
 
-void DescribeRequest(const BfcDump& dump, Diagnosis& d) {
-  if (!dump.header) {
-    d.missing.push_back("the OOM header, so the failed request is unknown");
+void DescribeRequest(const BfcDump& dump, const DumpContext& context, Diagnosis& d) {
+  if (dump.header) {
+    d.request_source = "header";
+    d.request_text = dump.header->request.text;
+    d.op = dump.header->op;
+    if (dump.header->rounded) {
+      d.rounded = *dump.header->rounded;
+    } else {
+      // TF 1.x prints only the rounded-off text; BFC rounds requests to 256 bytes.
+      d.rounded = Bytes(dump.header->request.approx_bytes).RoundUp(256).value();
+      d.rounded_is_estimate = true;
+    }
     return;
   }
-  d.request_text = dump.header->request.text;
-  d.op = dump.header->op;
-  if (dump.header->rounded) {
-    d.rounded = *dump.header->rounded;
-  } else {
-    // TF 1.x prints only the rounded-off text; BFC rounds requests to 256 bytes.
-    d.rounded = Bytes(dump.header->request.approx_bytes).RoundUp(256).value();
+  if (!dump.bin_for.empty()) {
+    // DumpMemoryLog(rounded_bytes) prints "Bin for <rounded>" first.
+    d.request_source = "Bin for";
+    d.request_text = dump.bin_for.front().rounded.text;
+    d.rounded = Bytes(dump.bin_for.front().rounded.approx_bytes).RoundUp(256).value();
     d.rounded_is_estimate = true;
+    d.missing.push_back("the OOM header (the request is read from the \"Bin for\" line, to 3 digits)");
+    return;
   }
+  if (context.tensor) {
+    if (std::optional<uint64_t> bytes = TensorBytes(*context.tensor)) {
+      d.request_source = "tensor";
+      d.request_text = fmt::format("shape{} {}", context.tensor->shape, context.tensor->dtype);
+      d.rounded = Bytes(*bytes).RoundUp(256).value();
+      d.rounded_is_estimate = true;
+      d.missing.push_back("the OOM header (the request is the failed tensor's size)");
+      return;
+    }
+  }
+  d.missing.push_back("the OOM header, so the failed request is unknown");
 }
 
 void ListMissingParts(const BfcDump& dump, Diagnosis& d) {
@@ -66,7 +86,7 @@ void UseHeadSummary(const BfcDump& dump, Diagnosis& d) {
   d.approximate = true;
 }
 
-void FindLimit(const BfcDump& dump, Diagnosis& d) {
+void FindLimit(const BfcDump& dump, const DumpContext& context, Diagnosis& d) {
   if (dump.pool) {
     d.limit = dump.pool->memory_limit;
     d.available = dump.pool->available;
@@ -74,7 +94,13 @@ void FindLimit(const BfcDump& dump, Diagnosis& d) {
   }
   if (dump.stats.limit && !dump.stats.human_readable) {
     d.limit = *dump.stats.limit;
-    if (d.pool_bytes && *d.pool_bytes <= *d.limit) d.available = *d.limit - *d.pool_bytes;
+  } else if (context.device && !d.limit) {
+    // "with N MB memory" is memory_limit >> 20: the limit is N MiB or up to 1 MiB more.
+    d.limit = context.device->mib << 20;
+    d.limit_from_device = true;
+  }
+  if (d.limit && d.pool_bytes && *d.pool_bytes <= *d.limit && !d.available) {
+    d.available = *d.limit - *d.pool_bytes;
   }
 }
 
@@ -154,12 +180,12 @@ std::string_view VerdictName(Verdict v) {
   return "unknown";
 }
 
-Diagnosis Diagnose(const BfcDump& dump) {
+Diagnosis Diagnose(const BfcDump& dump, const DumpContext& context) {
   Diagnosis d;
   d.allocator = dump.allocator;
   d.first_line = dump.first_line;
   d.last_line = dump.last_line;
-  DescribeRequest(dump, d);
+  DescribeRequest(dump, context, d);
   const std::vector<std::string> gaps = ChunkListGaps(dump);
   if (gaps.empty()) {
     UseRebuiltHeap(dump, d);
@@ -168,11 +194,15 @@ Diagnosis Diagnose(const BfcDump& dump) {
     UseTotals(dump, d);
   }
   ListMissingParts(dump, d);
-  FindLimit(dump, d);
+  FindLimit(dump, context, d);
   UseHeadSummary(dump, d);
   Judge(d);
   if (d.approximate) d.verdict_basis += " (rounded values of the allocator memory summary)";
+  if (d.limit_from_device && d.verdict != Verdict::kUnknown) {
+    d.verdict_basis += " (the limit from the device line, whole MiB)";
+  }
   AskWhatIf(dump, d);
+  d.figures = CollectFigures(dump, context);
   return d;
 }
 

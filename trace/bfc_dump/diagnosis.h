@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "trace/bfc_dump/dump.h"
+#include "trace/bfc_dump/figures.h"
 #include "trace/bfc_dump/heap.h"
 
 namespace hbmsim::bfc_dump {
@@ -49,9 +50,12 @@ struct Diagnosis {
   std::string allocator;
   int first_line = 0;
   int last_line = 0;
-  std::string request_text;          // as printed ("585.94MiB"); empty without a header
+  std::string request_text;          // as printed ("585.94MiB"); empty when nothing shows it
   std::optional<uint64_t> rounded;   // the rounded request
   bool rounded_is_estimate = false;  // rounded up from the printed text (TF 1.x headers)
+  // Where the request came from without a header: the first "Bin for" line
+  // (DumpMemoryLog prints the rounded request there), else the tensor OOM line.
+  std::string request_source;  // "header", "Bin for", "tensor"; empty when unknown
   std::string op;
   bool heap_rebuilt = false;
   std::optional<Heap> heap;              // when heap_rebuilt
@@ -63,14 +67,16 @@ struct Diagnosis {
   std::optional<uint64_t> largest_free;
   std::optional<uint64_t> available;
   std::optional<uint64_t> limit;
-  bool approximate = false;  // the totals above come from human-readable values
+  bool limit_from_device = false;  // "with N MB memory": N MiB, a lower bound
+  bool approximate = false;        // the totals above come from human-readable values
   Verdict verdict = Verdict::kUnknown;
   std::string verdict_basis;  // one sentence: the numbers the verdict rests on
   WhatIf what_if;
   std::vector<std::string> missing;  // what the dump does not show
+  std::vector<Figure> figures;       // everything it does show, seen or derived
 };
 
-Diagnosis Diagnose(const BfcDump& dump);
+Diagnosis Diagnose(const BfcDump& dump, const DumpContext& context = {});
 
 }  // namespace hbmsim::bfc_dump
 

@@ -197,12 +197,33 @@ struct NotAFailureWarning {
   std::optional<uint64_t> freed_by_count;
 };
 
+// "Created [TensorFlow] device .../device:GPU:0 with 3340 MB memory": the
+// device's memory limit as TF prints it, in MiB (memory_limit >> 20) although
+// the text says MB.
+struct DeviceCreated {
+  int line = 0;
+  std::string device;  // "GPU:0"; empty when the line names none
+  uint64_t mib = 0;
+};
+
+// "OOM when allocating tensor with shape[32,30,30,1] and type float on ...
+// by allocator GPU_0_bfc" (op_kernel.cc's OP_REQUIRES line, or the Python
+// ResourceExhaustedError): the tensor whose allocation failed.
+struct TensorOom {
+  int line = 0;
+  std::string shape;      // "[32,30,30,1]" as printed
+  std::string dtype;      // "float"; empty when absent
+  std::string allocator;  // "GPU_0_bfc"; empty when absent
+};
+
 // Everything found in one log file. Several dumps in one log stay separate.
 struct BfcLog {
   std::string source;
   std::vector<BfcDump> dumps;
   std::vector<NotAFailureWarning> not_a_failure;
   std::vector<SubAllocatorFailure> sub_allocator_failures;
+  std::vector<DeviceCreated> devices;
+  std::vector<TensorOom> tensor_ooms;
   int gc_warnings = 0;
   int lines = 0;
   int comment_lines = 0;             // '#' lines (window separators included)

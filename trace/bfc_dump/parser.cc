@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "trace/bfc_dump/context_lines.h"
 #include "trace/bfc_dump/line_parsers.h"
 #include "trace/bfc_dump/line_text.h"
 #include "trace/core/bounded_line.h"
@@ -142,6 +143,16 @@ bool LogParser::HandleMessage(std::string_view msg, int line) {
   if (std::optional<SubAllocatorFailure> f = MatchSubAllocatorFailure(msg)) {
     f->line = line;
     log_.sub_allocator_failures.push_back(*f);
+    return true;
+  }
+  if (std::optional<DeviceCreated> d = MatchDeviceCreated(msg)) {
+    d->line = line;
+    log_.devices.push_back(std::move(*d));
+    return true;
+  }
+  if (std::optional<TensorOom> t = MatchTensorOom(msg)) {
+    t->line = line;
+    log_.tensor_ooms.push_back(std::move(*t));
     return true;
   }
   return HandleBody(msg, line) || HandleChunkList(msg, line) || HandleTail(msg, line);

@@ -25,12 +25,18 @@ std::string YesNo(const std::optional<bool>& v) {
 }
 
 std::string RequestLine(const Diagnosis& d) {
-  if (d.request_text.empty()) return "unknown (no OOM header in the log)";
+  if (d.request_text.empty()) return "unknown (no OOM header, \"Bin for\" line or tensor shape in the log)";
   std::string line = d.request_text;
   if (d.rounded) {
-    line += d.rounded_is_estimate
-                ? fmt::format(", about {} bytes once rounded (the header gives no exact size)", *d.rounded)
-                : fmt::format(", rounded to {} bytes", *d.rounded);
+    if (d.request_source == "Bin for") {
+      line += fmt::format(", about {} bytes (from the \"Bin for\" line; no OOM header)", *d.rounded);
+    } else if (d.request_source == "tensor") {
+      line += fmt::format(", {} bytes rounded (the failed tensor's size; no OOM header)", *d.rounded);
+    } else {
+      line += d.rounded_is_estimate
+                  ? fmt::format(", about {} bytes once rounded (the header gives no exact size)", *d.rounded)
+                  : fmt::format(", rounded to {} bytes", *d.rounded);
+    }
   }
   if (!d.op.empty()) line += fmt::format(", requested by op {}", d.op);
   return line;
@@ -48,7 +54,9 @@ void RenderHeap(const Diagnosis& d, std::string& out) {
     out += fmt::format("  heap         not rebuilt; pool {}, in use {}, free {}\n", OrUnknown(d.pool_bytes),
                        OrUnknown(d.in_use_bytes), OrUnknown(d.free_bytes));
   }
-  out += fmt::format("  limit        {}, unallocated {}\n", OrUnknown(d.limit), OrUnknown(d.available));
+  out += fmt::format("  limit        {}{}, unallocated {}\n", OrUnknown(d.limit),
+                     d.limit_from_device ? " at least (the device line's whole MiB)" : "",
+                     OrUnknown(d.available));
   for (const Check& c : d.checks) {
     out += fmt::format("  check        {:<12} {}  {}\n", c.name, c.passed ? "ok    " : "FAILED", c.detail);
   }
@@ -59,23 +67,39 @@ void RenderHeap(const Diagnosis& d, std::string& out) {
   }
 }
 
+// Only what is known: a what-if with an unknown answer is left out.
 void RenderWhatIf(const Diagnosis& d, std::string& out) {
   const WhatIf& w = d.what_if;
   if (!d.rounded) return;
-  out += "  what if\n";
-  out += fmt::format("    defragmented pool     {}\n", YesNo(w.fits_after_defrag));
-  std::string paged = YesNo(w.fits_paged);
-  if (w.free_pages_2mib && w.available_pages_2mib) {
-    paged += fmt::format(" ({} free + {} unallocated 2 MiB pages, {} needed)", *w.free_pages_2mib,
-                         *w.available_pages_2mib, *w.pages_needed);
-  }
-  out += fmt::format("    paged pool (2 MiB)    {}\n", paged);
-  if (w.more_limit_bytes) {
-    out += fmt::format("    more limit            +{} bytes for a new region", *w.more_limit_bytes);
-    if (w.more_limit_bytes_coalescing) {
-      out += fmt::format("; +{} if it coalesces with the free top chunk (TF's VMM allocator)",
-                         *w.more_limit_bytes_coalescing);
+  std::string lines;
+  if (w.fits_after_defrag) lines += fmt::format("    defragmented pool     {}\n", YesNo(w.fits_after_defrag));
+  if (w.fits_paged) {
+    std::string paged = YesNo(w.fits_paged);
+    if (w.free_pages_2mib && w.available_pages_2mib) {
+      paged += fmt::format(" ({} free + {} unallocated 2 MiB pages, {} needed)", *w.free_pages_2mib,
+                           *w.available_pages_2mib, *w.pages_needed);
     }
+    lines += fmt::format("    paged pool (2 MiB)    {}\n", paged);
+  }
+  if (w.more_limit_bytes) {
+    lines += fmt::format("    more limit            +{} bytes for a new region", *w.more_limit_bytes);
+    if (w.more_limit_bytes_coalescing) {
+      lines += fmt::format("; +{} if it coalesces with the free top chunk (TF's VMM allocator)",
+                           *w.more_limit_bytes_coalescing);
+    }
+    lines += "\n";
+  }
+  if (!lines.empty()) out += "  what if\n" + lines;
+}
+
+// Every figure the log shows for a partial dump, marked seen or derived (a
+// rebuilt heap already says all of it above; the JSON always has them).
+void RenderFigures(const Diagnosis& d, std::string& out) {
+  if (d.figures.empty() || d.heap_rebuilt) return;
+  out += "  in the log   (seen: printed there; derived: computed by hbmsim from what was seen)\n";
+  for (const Figure& f : d.figures) {
+    out += fmt::format("    {:<8} {:<26} {}", f.derived ? "derived" : "seen", f.what, f.value);
+    if (f.line > 0) out += fmt::format("  (line {})", f.line);
     out += "\n";
   }
 }
@@ -87,6 +111,7 @@ void RenderOne(const Diagnosis& d, size_t index, std::string& out) {
   out += fmt::format("  verdict      {}: {}\n", VerdictName(d.verdict), d.verdict_basis);
   RenderHeap(d, out);
   RenderWhatIf(d, out);
+  RenderFigures(d, out);
   for (const std::string& m : d.missing) out += fmt::format("  missing      {}\n", m);
 }
 
@@ -112,12 +137,20 @@ nlohmann::json DiagnosisJson(const Diagnosis& d) {
   for (const BinCount& b : d.free_histogram) {
     histogram.push_back({{"bin_size", b.bin_size}, {"count", b.count}, {"bytes", b.bytes}});
   }
+  nlohmann::json figures = nlohmann::json::array();
+  for (const Figure& f : d.figures) {
+    figures.push_back({{"what", f.what},
+                       {"value", f.value},
+                       {"kind", f.derived ? "derived" : "seen"},
+                       {"line", f.line > 0 ? nlohmann::json(f.line) : nlohmann::json()}});
+  }
   return {{"allocator", d.allocator},
           {"first_line", d.first_line},
           {"last_line", d.last_line},
           {"request", d.request_text},
           {"rounded", Nullable(d.rounded)},
           {"rounded_is_estimate", d.rounded_is_estimate},
+          {"request_source", d.request_source},
           {"op", d.op},
           {"verdict", VerdictName(d.verdict)},
           {"verdict_basis", d.verdict_basis},
@@ -128,12 +161,14 @@ nlohmann::json DiagnosisJson(const Diagnosis& d) {
           {"free_bytes", Nullable(d.free_bytes)},
           {"largest_free_chunk", Nullable(d.largest_free)},
           {"memory_limit", Nullable(d.limit)},
+          {"memory_limit_from_device_line", d.limit_from_device},
           {"available_bytes", Nullable(d.available)},
           {"approximate", d.approximate},
           {"checks", checks},
           {"free_histogram", histogram},
           {"what_if", WhatIfJson(d.what_if)},
-          {"missing", d.missing}};
+          {"missing", d.missing},
+          {"figures", figures}};
 }
 
 }  // namespace
@@ -141,7 +176,7 @@ nlohmann::json DiagnosisJson(const Diagnosis& d) {
 std::vector<Diagnosis> DiagnoseAll(const BfcLog& log) {
   std::vector<Diagnosis> out;
   out.reserve(log.dumps.size());
-  for (const BfcDump& dump : log.dumps) out.push_back(Diagnose(dump));
+  for (size_t i = 0; i < log.dumps.size(); ++i) out.push_back(Diagnose(log.dumps[i], FindContext(log, i)));
   return out;
 }
 

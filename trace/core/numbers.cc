@@ -1,7 +1,9 @@
 #include "trace/core/numbers.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <string>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -105,6 +107,24 @@ absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units) {
     return absl::InvalidArgumentError(fmt::format("size '{}' does not fit in 64 bits", text));
   }
   return Bytes(*n * multiplier);
+}
+
+std::string DecimalUnitNote(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && IsDigit(text[digits])) ++digits;
+  const std::string_view number = text.substr(0, digits);
+  const std::string_view suffix = text.substr(digits);
+  static constexpr std::array<std::string_view, 4> kDecimal = {"KB", "MB", "GB", "TB"};
+  if (number.empty() || std::find(kDecimal.begin(), kDecimal.end(), suffix) == kDecimal.end()) return "";
+  const absl::StatusOr<Bytes> bytes = ParseBytes(text, /*allow_more_units=*/true);
+  if (!bytes.ok()) return "";
+  const std::string binary = fmt::format("{}{}iB", number, suffix.substr(0, 1));
+  const absl::StatusOr<Bytes> binary_bytes = ParseBytes(binary, /*allow_more_units=*/true);
+  return fmt::format(
+      "{} read as decimal {} = {} bytes; TensorFlow logs print MiB as \"MB\": for a number "
+      "copied from one, write {}{}",
+      text, suffix, bytes->value(), binary,
+      binary_bytes.ok() ? fmt::format(" ({} bytes)", binary_bytes->value()) : "");
 }
 
 }  // namespace hbmsim

@@ -5,6 +5,7 @@
 #define HBMSIM_TRACE_CORE_NUMBERS_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -22,6 +23,12 @@ absl::StatusOr<uint64_t> ParseAddress(std::string_view text);
 // (the trace format's spellings). With `allow_more_units`, also B, PiB and the
 // decimal KB, MB, GB, TB (command-line convenience).
 absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units = false);
+
+// For a size ParseBytes accepted with a decimal unit (KB, MB, GB, TB: powers
+// of 1000), the sentence that says so; "" otherwise. TensorFlow's logs print
+// MiB and call them "MB" ("with 3340 MB memory"), so a number copied from one
+// with "MB" is 4.6 % short: the note names the MiB spelling to use instead.
+std::string DecimalUnitNote(std::string_view text);
 
 }  // namespace hbmsim
 

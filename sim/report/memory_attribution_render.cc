@@ -1,0 +1,104 @@
+// Text and JSON of MemoryAttribution (see the header for the layout).
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "sim/report/memory_attribution.h"
+#include "trace/core/human_bytes.h"
+
+namespace hbmsim {
+namespace {
+
+std::string Human(uint64_t bytes) { return HumanReadableNumBytes(Bytes(bytes)); }
+
+// One grouping: the top `rows` groups and, when more exist, one line for the rest.
+void RenderGroups(std::string_view title, const std::vector<MemoryGroup>& groups, size_t rows, uint64_t total,
+                  std::string& out) {
+  if (groups.empty()) return;
+  if (groups.size() == rows + 1) ++rows;  // a "1 more group" line would hide no more than the group
+  out += fmt::format("  by {}\n", title);
+  uint64_t shown = 0;
+  uint64_t shown_buffers = 0;
+  for (size_t i = 0; i < groups.size() && i < rows; ++i) {
+    const MemoryGroup& g = groups[i];
+    out += fmt::format("    {:>5.1f}%  {:>14} {:>10}  {:>6} buf  {}\n", 100 * g.share, g.bytes,
+                       Human(g.bytes), g.buffers, g.key);
+    shown += g.bytes;
+    shown_buffers += g.buffers;
+  }
+  if (groups.size() > rows) {
+    const uint64_t rest = total - shown;
+    uint64_t rest_buffers = 0;
+    for (size_t i = rows; i < groups.size(); ++i) rest_buffers += groups[i].buffers;
+    out += fmt::format("    {:>5.1f}%  {:>14} {:>10}  {:>6} buf  ({} more groups)\n",
+                       total == 0 ? 0.0 : 100.0 * static_cast<double>(rest) / static_cast<double>(total),
+                       rest, Human(rest), rest_buffers, groups.size() - rows);
+  }
+}
+
+void RenderBreakdown(std::string_view title, const MemoryBreakdown& m, size_t rows, std::string& out) {
+  out += fmt::format("{} (event {}): {} bytes ({}) held in {} buffers\n", title, m.event.value(),
+                     m.held_bytes, Human(m.held_bytes), m.held_buffers);
+  RenderGroups("tag", m.by_tag, rows, m.held_bytes, out);
+  RenderGroups("op", m.by_op, rows, m.held_bytes, out);
+  RenderGroups("top user frame", m.by_frame, rows, m.held_bytes, out);
+  if (m.largest.empty()) return;
+  out += fmt::format("  largest {} buffers\n", m.largest.size());
+  for (const HeldBuffer& b : m.largest) {
+    out += fmt::format("    {:>14} {:>10}  id {} (event {}) {}{}\n", b.bytes, Human(b.bytes), b.id,
+                       b.event.value(), b.tag, b.frame.empty() ? "" : " at " + b.frame);
+  }
+}
+
+nlohmann::json GroupsJson(const std::vector<MemoryGroup>& groups) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const MemoryGroup& g : groups) {
+    out.push_back({{"key", g.key}, {"bytes", g.bytes}, {"buffers", g.buffers}, {"share", g.share}});
+  }
+  return out;
+}
+
+nlohmann::json BreakdownJson(const std::optional<MemoryBreakdown>& m) {
+  if (!m) return nullptr;
+  nlohmann::json largest = nlohmann::json::array();
+  for (const HeldBuffer& b : m->largest) {
+    largest.push_back(
+        {{"id", b.id}, {"bytes", b.bytes}, {"event", b.event.value()}, {"tag", b.tag}, {"frame", b.frame}});
+  }
+  return {{"event", m->event.value()},
+          {"held_bytes", m->held_bytes},
+          {"held_buffers", m->held_buffers},
+          {"by_tag", GroupsJson(m->by_tag)},
+          {"by_op", GroupsJson(m->by_op)},
+          {"by_frame", GroupsJson(m->by_frame)},
+          {"largest", largest}};
+}
+
+}  // namespace
+
+std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows) {
+  std::string out;
+  const std::optional<MemoryBreakdown> peak = a.AtPeak();
+  if (!peak) return "Where the memory went: no buffer was held\n";
+  if (const std::optional<FailedRequest>& f = a.first_failure(); f && a.AtFirstFailure()) {
+    out += fmt::format("The first failed request (event {}): {} bytes ({}) for id {}, {}, tag {}{}\n",
+                       f->event.value(), f->requested, Human(f->requested), f->id, AllocStatusName(f->kind),
+                       f->tag, f->frame.empty() ? "" : " at " + f->frame);
+    RenderBreakdown("Where the memory was at the first failure", *a.AtFirstFailure(), rows, out);
+  }
+  RenderBreakdown("Where the memory was at the peak", *peak, rows, out);
+  return out;
+}
+
+std::string RenderMemoryAttributionJson(const MemoryAttribution& a) {
+  nlohmann::json failed = nullptr;
+  if (const std::optional<FailedRequest>& f = a.first_failure()) {
+    failed = {{"event", f->event.value()},        {"id", f->id},   {"requested", f->requested},
+              {"kind", AllocStatusName(f->kind)}, {"tag", f->tag}, {"frame", f->frame}};
+  }
+  const nlohmann::json root = {{"peak", BreakdownJson(a.AtPeak())},
+                               {"first_failure", BreakdownJson(a.AtFirstFailure())},
+                               {"failed_request", failed}};
+  // Tags come from the user's trace: invalid UTF-8 becomes U+FFFD, never a throw.
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace hbmsim
