@@ -11,7 +11,7 @@
 set -euo pipefail
 
 rounds=5
-filter='Replay/bfc/hbt'
+filter='^Replay/bfc/hbt$'
 while getopts "n:f:" opt; do
   case "$opt" in
     n) rounds="$OPTARG" ;;

@@ -93,6 +93,18 @@ const FreeEntry* BinIndex::Find(int b, uint64_t size, uint64_t ptr) const {
   return &k.entries[at];
 }
 
+void BinIndex::Clear() {
+  for (Bin& bin : bins_) {
+    for (size_t i = 1; i < bin.blocks.size(); ++i) spare_blocks_.push_back(bin.blocks[i]);
+    bin.blocks.resize(1);
+    bin.head = bin.blocks[0];
+    bin.head->count = 0;
+    bin.tops.clear();
+  }
+  nonempty_ = 0;
+  entries_ = 0;
+}
+
 std::optional<FreeEntry> BinIndex::Largest() const {
   if (nonempty_ == 0) return std::nullopt;
   return bins_[std::bit_width(nonempty_) - 1].head->entries[0];

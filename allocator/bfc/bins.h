@@ -128,6 +128,8 @@ class BinIndex {
     const Bin& bin = bins_[b];
     return TakeAt(b, bin.blocks.size() - 1, bin.blocks.back()->count - 1);  // its smallest
   }
+  // Empties every bin, keeping the blocks for reuse (no heap traffic once warm).
+  void Clear();
   // The largest free chunk (the last entry of the highest non-empty bin).
   std::optional<FreeEntry> Largest() const;
 

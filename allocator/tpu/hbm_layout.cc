@@ -4,112 +4,176 @@
 
 namespace hbmsim {
 
-HbmLayout::HbmLayout(Bytes capacity) : capacity_(capacity) {
-  if (!capacity.is_zero()) AddFree(0, capacity);
+HbmLayout::HbmLayout(Bytes capacity) : capacity_(capacity), free_index_(std::make_unique<bfc::BinIndex>()) {
+  if (capacity.is_zero()) return;
+  head_ = tail_ = NewBlock(Block{0, capacity, BlockState::kFree, 0, kNone, kNone});
+  IndexFree(head_);
+}
+
+HbmLayout::HbmLayout(const HbmLayout& other) { *this = other; }
+
+HbmLayout& HbmLayout::operator=(const HbmLayout& other) {
+  if (this == &other) return *this;
+  capacity_ = other.capacity_;
+  pool_ = other.pool_;
+  spare_ = other.spare_;
+  head_ = other.head_;
+  tail_ = other.tail_;
+  free_index_ = std::make_unique<bfc::BinIndex>();
+  free_bytes_ = Bytes(0);
+  for (Ref r = head_; r != kNone; r = pool_[r].next) {
+    if (pool_[r].state == BlockState::kFree) IndexFree(r);
+  }
+  return *this;
 }
 
 Bytes HbmLayout::largest_free_block() const {
-  if (free_index_.empty()) return Bytes(0);
-  return Bytes(free_index_.rbegin()->first);
+  const std::optional<bfc::FreeEntry> e = free_index_->Largest();
+  return e ? Bytes(e->size) : Bytes(0);
 }
 
-Bytes HbmLayout::FreeBlockAt(Offset offset) const {
-  auto it = blocks_.find(offset.value());
-  if (it == blocks_.end() || it->second.state != BlockState::kFree) return Bytes(0);
-  return it->second.size;
+Bytes HbmLayout::FreeBlockAbove(Ref below) const {
+  const Ref r = below == kNone ? head_ : pool_[below].next;
+  if (r == kNone || pool_[r].state != BlockState::kFree) return Bytes(0);
+  return pool_[r].size;
 }
 
-void HbmLayout::AddFree(uint64_t offset, Bytes size) {
-  blocks_[offset] = Block{size, BlockState::kFree, 0};
-  free_index_.insert(KeyOf(offset, size));
-  free_bytes_ += size;
+HbmLayout::Ref HbmLayout::NewBlock(const Block& b) {
+  if (!spare_.empty()) {
+    const Ref r = spare_.back();
+    spare_.pop_back();
+    pool_[r] = b;
+    return r;
+  }
+  pool_.push_back(b);
+  return static_cast<Ref>(pool_.size() - 1);
 }
 
-void HbmLayout::RemoveFree(uint64_t offset, Bytes size) {
-  free_index_.erase(KeyOf(offset, size));
-  free_bytes_ -= size;
+void HbmLayout::DeleteBlock(Ref r) { spare_.push_back(r); }
+
+void HbmLayout::IndexFree(Ref r) {
+  const Block& b = pool_[r];
+  free_index_->Insert(bfc::BinNumForSize(b.size), {b.size.value(), IndexPtr(b.offset), r});
+  free_bytes_ += b.size;
 }
 
-Offset HbmLayout::Carve(BlockMap::iterator it, uint64_t offset, Bytes size, BlockState state,
-                        uint64_t owner) {
-  const uint64_t block_start = it->first;
-  const Bytes block_size = it->second.size;
-  RemoveFree(block_start, block_size);
-  blocks_.erase(it);
+void HbmLayout::UnindexFree(Ref r) {
+  const Block& b = pool_[r];
+  free_index_->Remove(bfc::BinNumForSize(b.size), b.size.value(), IndexPtr(b.offset));
+  free_bytes_ -= b.size;
+}
+
+// `r` is free and out of the index (its bytes no longer counted as free).
+HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner) {
+  const Block was = pool_[r];
   const uint64_t end = offset + size.value();
-  const uint64_t block_end = block_start + block_size.value();
-  if (offset > block_start) AddFree(block_start, Bytes(offset - block_start));
-  if (block_end > end) AddFree(end, Bytes(block_end - end));
-  blocks_[offset] = Block{size, state, owner};
-  return Offset(offset);
+  const uint64_t was_end = was.offset + was.size.value();
+  pool_[r].offset = offset;
+  pool_[r].size = size;
+  pool_[r].state = state;
+  pool_[r].owner = owner;
+  if (offset > was.offset) {
+    const Ref low =
+        NewBlock(Block{was.offset, Bytes(offset - was.offset), BlockState::kFree, 0, was.prev, r});
+    (was.prev != kNone ? pool_[was.prev].next : head_) = low;
+    pool_[r].prev = low;
+    IndexFree(low);
+  }
+  if (was_end > end) {
+    const Ref high = NewBlock(Block{end, Bytes(was_end - end), BlockState::kFree, 0, r, was.next});
+    (was.next != kNone ? pool_[was.next].prev : tail_) = high;
+    pool_[r].next = high;
+    IndexFree(high);
+  }
+  return r;
 }
 
-std::optional<Offset> HbmLayout::PlaceBestFitTop(Bytes size, BlockState state, uint64_t owner) {
-  // Keys are (size, ~offset): the first key >= (size, 0) is the smallest block
-  // that fits, and among blocks of that size the one with the highest address.
-  auto best = free_index_.lower_bound(FreeKey{size.value(), 0});
-  if (best == free_index_.end() || size.is_zero()) return std::nullopt;
-  const uint64_t block_start = ~best->second;
-  const uint64_t offset = block_start + best->first - size.value();
-  return Carve(blocks_.find(block_start), offset, size, state, owner);
+std::optional<HbmLayout::Ref> HbmLayout::PlaceBestFitTop(Bytes size, BlockState state, uint64_t owner) {
+  if (size.is_zero()) return std::nullopt;
+  const std::optional<bfc::FreeEntry> best = free_index_->TakeBestFit(size);
+  if (!best) return std::nullopt;
+  const Ref r = static_cast<Ref>(best->handle);
+  free_bytes_ -= pool_[r].size;
+  return Carve(r, pool_[r].offset + pool_[r].size.value() - size.value(), size, state, owner);
 }
 
-std::optional<Offset> HbmLayout::PlaceFirstFitBottom(Bytes size, BlockState state, uint64_t owner) {
+std::optional<HbmLayout::Ref> HbmLayout::PlaceFirstFitBottom(Bytes size, BlockState state, uint64_t owner) {
   if (size.is_zero() || largest_free_block() < size) return std::nullopt;
-  for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
-    if (it->second.state == BlockState::kFree && it->second.size >= size) {
-      return Carve(it, it->first, size, state, owner);
+  for (Ref r = head_; r != kNone; r = pool_[r].next) {
+    if (pool_[r].state == BlockState::kFree && pool_[r].size >= size) {
+      UnindexFree(r);
+      return Carve(r, pool_[r].offset, size, state, owner);
     }
   }
   return std::nullopt;
 }
 
-void HbmLayout::SetState(Offset offset, BlockState state) { blocks_.at(offset.value()).state = state; }
-
-void HbmLayout::Release(Offset offset) {
-  auto it = blocks_.find(offset.value());
-  uint64_t start = it->first;
-  Bytes size = it->second.size;
-  if (it != blocks_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.state == BlockState::kFree) {
-      start = prev->first;
-      size += prev->second.size;
-      RemoveFree(prev->first, prev->second.size);
-      blocks_.erase(prev);
-    }
+void HbmLayout::Release(Ref r) {
+  Ref prev = pool_[r].prev;
+  Ref next = pool_[r].next;
+  uint64_t start = pool_[r].offset;
+  Bytes size = pool_[r].size;
+  if (prev != kNone && pool_[prev].state == BlockState::kFree) {
+    UnindexFree(prev);
+    start = pool_[prev].offset;
+    size += pool_[prev].size;
+    const Ref below = pool_[prev].prev;
+    DeleteBlock(prev);
+    prev = below;
   }
-  auto next = blocks_.find(offset.value() + blocks_.at(offset.value()).size.value());
-  if (next != blocks_.end() && next->second.state == BlockState::kFree) {
-    size += next->second.size;
-    RemoveFree(next->first, next->second.size);
-    blocks_.erase(next);
+  if (next != kNone && pool_[next].state == BlockState::kFree) {
+    UnindexFree(next);
+    size += pool_[next].size;
+    const Ref above = pool_[next].next;
+    DeleteBlock(next);
+    next = above;
   }
-  blocks_.erase(offset.value());
-  AddFree(start, size);
+  pool_[r] = Block{start, size, BlockState::kFree, 0, prev, next};
+  (prev != kNone ? pool_[prev].next : head_) = r;
+  (next != kNone ? pool_[next].prev : tail_) = r;
+  IndexFree(r);
 }
 
 void HbmLayout::Relocate(const std::vector<Move>& moves) {
-  // Moves come highest first, as PlanCompaction emits them.
-  scratch_.clear();
+  // Held blocks from the top down: those that move (in plan order, so their
+  // targets descend) and those that stay (their offsets descend). Merged by
+  // new offset they are the new layout, top down, with no sort.
+  kept_.clear();
   size_t next_move = 0;
-  for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
-    if (it->second.state == BlockState::kFree) continue;
-    uint64_t offset = it->first;
-    if (next_move < moves.size() && moves[next_move].from == offset) offset = moves[next_move++].to;
-    scratch_.emplace_back(offset, it->second);
+  for (Ref r = tail_; r != kNone; r = pool_[r].prev) {
+    if (pool_[r].state == BlockState::kFree) {
+      DeleteBlock(r);  // every free block is rebuilt below
+    } else if (next_move < moves.size() && moves[next_move].block == r) {
+      ++next_move;
+    } else {
+      kept_.push_back({r, pool_[r].offset});
+    }
   }
-  std::sort(scratch_.begin(), scratch_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  blocks_.clear();
-  free_index_.clear();
+  relinked_.resize(moves.size() + kept_.size());
+  std::merge(moves.begin(), moves.end(), kept_.begin(), kept_.end(), relinked_.begin(),
+             [](const Move& a, const Move& b) { return a.to > b.to; });
+  free_index_->Clear();
   free_bytes_ = Bytes(0);
+  head_ = tail_ = kNone;
+  const auto append = [&](Ref r) {
+    pool_[r].prev = tail_;
+    pool_[r].next = kNone;
+    (tail_ != kNone ? pool_[tail_].next : head_) = r;
+    tail_ = r;
+  };
+  const auto append_free = [&](uint64_t from, uint64_t to) {
+    const Ref f = NewBlock(Block{from, Bytes(to - from), BlockState::kFree, 0, kNone, kNone});
+    append(f);
+    IndexFree(f);
+  };
   uint64_t cursor = 0;
-  for (const auto& [offset, block] : scratch_) {
-    if (offset > cursor) AddFree(cursor, Bytes(offset - cursor));
-    blocks_.emplace_hint(blocks_.end(), offset, block);
-    cursor = offset + block.size.value();
+  for (auto it = relinked_.rbegin(); it != relinked_.rend(); ++it) {
+    if (it->to > cursor) append_free(cursor, it->to);
+    pool_[it->block].offset = it->to;
+    append(it->block);
+    cursor = it->to + pool_[it->block].size.value();
   }
-  if (capacity_.value() > cursor) AddFree(cursor, Bytes(capacity_.value() - cursor));
+  if (capacity_.value() > cursor) append_free(cursor, capacity_.value());
 }
 
 absl::Status HbmLayout::Check() const {
@@ -117,10 +181,15 @@ absl::Status HbmLayout::Check() const {
   bool previous_free = false;
   Bytes free_sum;
   size_t free_blocks = 0;
-  for (const auto& [offset, block] : blocks_) {
+  Ref prev = kNone;
+  for (Ref r = head_; r != kNone; prev = r, r = pool_[r].next) {
+    const Block& block = pool_[r];
+    const uint64_t offset = block.offset;
     if (offset != cursor) {
       return absl::InternalError(fmt::format("block at {} does not start at {}", offset, cursor));
     }
+    if (block.prev != prev)
+      return absl::InternalError(fmt::format("block at {} has a stale prev link", offset));
     if (block.size.is_zero()) return absl::InternalError(fmt::format("empty block at {}", offset));
     const bool is_free = block.state == BlockState::kFree;
     if (is_free && previous_free) {
@@ -130,7 +199,9 @@ absl::Status HbmLayout::Check() const {
     if (is_free) {
       ++free_blocks;
       free_sum += block.size;
-      if (!free_index_.contains(KeyOf(offset, block.size))) {
+      const bfc::FreeEntry* e =
+          free_index_->Find(bfc::BinNumForSize(block.size), block.size.value(), IndexPtr(offset));
+      if (e == nullptr || e->handle != r) {
         return absl::InternalError(fmt::format("free block at {} ({} B) missing from the best-fit index",
                                                offset, block.size.value()));
       }
@@ -138,19 +209,20 @@ absl::Status HbmLayout::Check() const {
     previous_free = is_free;
     cursor = offset + block.size.value();
   }
+  if (prev != tail_) return absl::InternalError("the last block is not the layout's top");
   if (cursor != capacity_.value()) {
     return absl::InternalError(
         fmt::format("blocks end at {}, not at the capacity {}", cursor, capacity_.value()));
   }
-  if (free_blocks != free_index_.size()) {
+  if (free_blocks != free_index_->size()) {
     return absl::InternalError(
-        fmt::format("best-fit index holds {} entries for {} free blocks", free_index_.size(), free_blocks));
+        fmt::format("best-fit index holds {} entries for {} free blocks", free_index_->size(), free_blocks));
   }
   if (free_sum != free_bytes_) {
     return absl::InternalError(
         fmt::format("free_bytes is {} but free blocks sum to {}", free_bytes_.value(), free_sum.value()));
   }
-  return absl::OkStatus();
+  return free_index_->CheckInvariants();
 }
 
 }  // namespace hbmsim

@@ -7,127 +7,160 @@
 //   └──────┴──────┴───────────┴────────┴──────────┴───────────┘
 //   first fit from the bottom ──▶        ◀── best fit, top end of the block
 //
+// Blocks live in a pool and are chained in address order (prev/next), so a
+// block is named by its Ref, which stays valid while the block exists,
+// compaction included: the owner of a buffer or program keeps the Ref and
+// never searches by address. The free index is BFC's bin index
+// (allocator/bfc/bins.h) keyed by (size, ~offset): its best fit, the least
+// key >= (size, 0), is the smallest free block that fits and, among blocks of
+// that size, the one with the highest address. (A btree_map of blocks and a
+// btree_set index paid ~6 tree operations per allocation; this pays a bin
+// search and O(1) list updates.)
+//
 // Invariants (HbmLayout::Check):
-//   the blocks tile [0, capacity): next.offset == offset + size, no empty block;
+//   the chain from the lowest block tiles [0, capacity): next.offset ==
+//   offset + size, prev links mirror next links, no empty block;
 //   no two free blocks are adjacent (eager coalescing);
-//   free_index == { (size, offset) : block is free };  free_bytes == Σ free sizes.
+//   free_index == { (size, ~offset) -> Ref : block is free };
+//   free_bytes == Σ free sizes.
 // Memory is O(blocks), never O(capacity / granule).
 #ifndef HBMSIM_ALLOCATOR_TPU_HBM_LAYOUT_H_
 #define HBMSIM_ALLOCATOR_TPU_HBM_LAYOUT_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <utility>
 #include <vector>
 
-#include "absl/container/btree_map.h"
-#include "absl/container/btree_set.h"
 #include "absl/status/status.h"
+#include "allocator/bfc/bins.h"
 #include "allocator/core/memory_map.h"
 #include "allocator/core/units.h"
-#include "allocator/tpu/recycling_allocator.h"
 
 namespace hbmsim {
 
 class HbmLayout {
  public:
+  using Ref = uint32_t;
+  static constexpr Ref kNone = ~Ref{0};
+
   struct Block {
+    uint64_t offset = 0;
     Bytes size;
     BlockState state = BlockState::kFree;
     uint64_t owner = 0;  // buffer handle or program id; 0 when free
+    Ref prev = kNone;    // the block below, kNone at 0
+    Ref next = kNone;    // the block above, kNone at the top
   };
-  using BlockMap = absl::btree_map<uint64_t, Block, std::less<uint64_t>,
-                                   RecyclingAllocator<std::pair<const uint64_t, Block>>>;  // keyed by offset
 
   // What a compaction plan does with a block.
   enum class Role : uint8_t { kFree, kMovable, kFixed };
   struct Move {
-    uint64_t from;
+    Ref block;
     uint64_t to;
   };
 
   explicit HbmLayout(Bytes capacity);
+  // A copy has the same blocks under the same Refs (what-if runs and tests
+  // fork a policy); its free index is rebuilt from them.
+  HbmLayout(const HbmLayout& other);
+  HbmLayout& operator=(const HbmLayout& other);
 
   Bytes capacity() const { return capacity_; }
   Bytes free_bytes() const { return free_bytes_; }
   Bytes largest_free_block() const;
-  const BlockMap& blocks() const { return blocks_; }
-  const Block& at(Offset offset) const { return blocks_.at(offset.value()); }
-  // The free block starting exactly at `offset`, or zero.
-  Bytes FreeBlockAt(Offset offset) const;
+  size_t block_count() const { return pool_.size() - spare_.size(); }
+  const Block& block(Ref r) const { return pool_[r]; }
+  // The size of the free block right above `below` (the block at 0 when
+  // kNone), or zero when that block is held or absent.
+  Bytes FreeBlockAbove(Ref below) const;
+
+  // Calls f(block) for every block from address 0 up.
+  template <typename F>
+  void ForEach(F f) const {
+    for (Ref r = head_; r != kNone; r = pool_[r].next) f(pool_[r]);
+  }
 
   // The smallest free block holding `size` (highest address among equals);
   // the new block takes its top end. nullopt when none is big enough.
-  std::optional<Offset> PlaceBestFitTop(Bytes size, BlockState state, uint64_t owner);
+  std::optional<Ref> PlaceBestFitTop(Bytes size, BlockState state, uint64_t owner);
   // The lowest free block holding `size`; the new block takes its bottom end.
-  std::optional<Offset> PlaceFirstFitBottom(Bytes size, BlockState state, uint64_t owner);
-  void SetState(Offset offset, BlockState state);
-  // The block becomes free and merges with free neighbours.
-  void Release(Offset offset);
+  std::optional<Ref> PlaceFirstFitBottom(Bytes size, BlockState state, uint64_t owner);
+  void SetState(Ref r, BlockState state) { pool_[r].state = state; }
+  // The block becomes free and merges with free neighbours (its Ref may go).
+  void Release(Ref r);
 
   // Plans "slide every movable block toward the top, keeping their order,
   // around the fixed ones"; blocks whose role is kFree count as free space.
-  // Calls on_place(from, to, block) for each movable block, highest first, and
+  // Calls on_place(ref, to, block) for each movable block, highest first, and
   // returns the largest free gap of the planned layout. Movable blocks only
   // ever move up, so a plan always exists.
   template <typename RoleOf, typename OnPlace>
   Bytes PlanCompaction(RoleOf role_of, OnPlace on_place) const;
 
-  // Applies the moves of a plan (from the current layout) and rebuilds the
-  // free blocks around the result.
+  // Applies the moves of a plan (from the current layout, highest first, as
+  // PlanCompaction emits them) and rebuilds the free blocks around the
+  // result. Refs of held blocks stay valid; free blocks are renewed.
   void Relocate(const std::vector<Move>& moves);
 
   absl::Status Check() const;
 
  private:
-  using FreeKey = std::pair<uint64_t, uint64_t>;  // (size, ~offset): best fit, top first
-  static FreeKey KeyOf(uint64_t offset, Bytes size) { return {size.value(), ~offset}; }
-  void AddFree(uint64_t offset, Bytes size);
-  void RemoveFree(uint64_t offset, Bytes size);
-  // Splits free block `it` so that [offset, offset + size) becomes a held block.
-  Offset Carve(BlockMap::iterator it, uint64_t offset, Bytes size, BlockState state, uint64_t owner);
+  static uint64_t IndexPtr(uint64_t offset) { return ~offset; }  // ties go to the highest address
+  Ref NewBlock(const Block& b);
+  void DeleteBlock(Ref r);
+  void IndexFree(Ref r);
+  void UnindexFree(Ref r);
+  // Splits free block `r` so that [offset, offset + size) becomes a held block.
+  Ref Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner);
 
   Bytes capacity_;
   Bytes free_bytes_;
-  BlockMap blocks_;
-  absl::btree_set<FreeKey, std::less<FreeKey>, RecyclingAllocator<FreeKey>> free_index_;
-  std::vector<std::pair<uint64_t, Block>> scratch_;  // reused by Relocate
+  std::vector<Block> pool_;
+  std::vector<Ref> spare_;
+  Ref head_ = kNone;
+  Ref tail_ = kNone;
+  std::unique_ptr<bfc::BinIndex> free_index_;
+  std::vector<Move> kept_;      // reused by Relocate
+  std::vector<Move> relinked_;  // reused by Relocate
 };
 
 template <typename RoleOf, typename OnPlace>
 Bytes HbmLayout::PlanCompaction(RoleOf role_of, OnPlace on_place) const {
-  const auto rend = blocks_.rend();
-  auto fixed = blocks_.rbegin();  // the highest fixed block below the cursor
+  Ref fixed = tail_;  // the highest fixed block below the cursor
   auto skip_to_fixed = [&](uint64_t cursor) {
-    while (fixed != rend && (role_of(fixed->second) != Role::kFixed || fixed->first >= cursor)) ++fixed;
+    while (fixed != kNone && (role_of(pool_[fixed]) != Role::kFixed || pool_[fixed].offset >= cursor)) {
+      fixed = pool_[fixed].prev;
+    }
   };
   uint64_t cursor = capacity_.value();  // everything above is planned
   uint64_t largest = 0;
-  for (auto it = blocks_.rbegin(); it != rend; ++it) {
-    if (role_of(it->second) != Role::kMovable) continue;
-    const uint64_t size = it->second.size.value();
+  for (Ref r = tail_; r != kNone; r = pool_[r].prev) {
+    const Block& b = pool_[r];
+    if (role_of(b) != Role::kMovable) continue;
+    const uint64_t size = b.size.value();
     for (;;) {
       skip_to_fixed(cursor);
       const uint64_t target = cursor - size;  // cursor >= the block's old end
-      const uint64_t fixed_end = fixed == rend ? 0 : fixed->first + fixed->second.size.value();
-      if (fixed != rend && fixed_end > target) {
+      const uint64_t fixed_end = fixed == kNone ? 0 : pool_[fixed].offset + pool_[fixed].size.value();
+      if (fixed != kNone && fixed_end > target) {
         // The fixed block is in the way: the gap above it stays free.
         largest = std::max(largest, cursor - fixed_end);
-        cursor = fixed->first;
-        ++fixed;
+        cursor = pool_[fixed].offset;
+        fixed = pool_[fixed].prev;
         continue;
       }
-      on_place(it->first, target, it->second);
+      on_place(r, target, b);
       cursor = target;
       break;
     }
   }
-  for (skip_to_fixed(cursor); fixed != rend; skip_to_fixed(cursor)) {
-    const uint64_t fixed_end = fixed->first + fixed->second.size.value();
+  for (skip_to_fixed(cursor); fixed != kNone; skip_to_fixed(cursor)) {
+    const uint64_t fixed_end = pool_[fixed].offset + pool_[fixed].size.value();
     largest = std::max(largest, cursor - fixed_end);
-    cursor = fixed->first;
-    ++fixed;
+    cursor = pool_[fixed].offset;
+    fixed = pool_[fixed].prev;
   }
   return Bytes(std::max(largest, cursor));
 }

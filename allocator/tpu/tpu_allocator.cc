@@ -31,7 +31,7 @@ AllocResult TpuAllocator::Allocate(const AllocRequest& req) {
   }
   const uint64_t handle = next_handle_;
   // The ladder: each rung runs only when every earlier one left the request unplaced.
-  std::optional<Offset> at = TryPlace(size, handle);
+  std::optional<HbmLayout::Ref> at = TryPlace(size, handle);
   if (!at && options_.queued_free_retry && CompleteQueuedFrees()) at = TryPlace(size, handle);
   if (!at && options_.defragment && CompactIfItMayHelp(size)) at = TryPlace(size, handle);
   if (!at && options_.evict_programs) at = EvictProgramsUntilFits(size, handle);
@@ -39,7 +39,7 @@ AllocResult TpuAllocator::Allocate(const AllocRequest& req) {
   return Succeed(req, handle, *at, size);
 }
 
-std::optional<Offset> TpuAllocator::TryPlace(Bytes size, uint64_t handle) {
+std::optional<HbmLayout::Ref> TpuAllocator::TryPlace(Bytes size, uint64_t handle) {
   return layout_.PlaceBestFitTop(size, BlockState::kInUse, handle);
 }
 
@@ -70,10 +70,9 @@ int64_t TpuAllocator::Defragment() {
   };
   moves_.clear();
   Bytes moved_bytes;
-  layout_.PlanCompaction(role_of, [&](uint64_t from, uint64_t to, const HbmLayout::Block& b) {
-    if (from == to) return;
-    moves_.push_back({from, to});
-    buffers_.at(b.owner).offset = Offset(to);
+  layout_.PlanCompaction(role_of, [&](HbmLayout::Ref r, uint64_t to, const HbmLayout::Block& b) {
+    if (b.offset == to) return;
+    moves_.push_back({r, to});  // the buffer keeps its Ref: nothing to update there
     moved_bytes += b.size;
   });
   if (moves_.empty()) return 0;
@@ -87,10 +86,10 @@ int64_t TpuAllocator::Defragment() {
 }
 
 // Rung 3: buffers have priority over loaded programs.
-std::optional<Offset> TpuAllocator::EvictProgramsUntilFits(Bytes size, uint64_t handle) {
+std::optional<HbmLayout::Ref> TpuAllocator::EvictProgramsUntilFits(Bytes size, uint64_t handle) {
   while (std::optional<ProgramId> victim = NextEvictionVictim(std::nullopt)) {
     Evict(*victim);
-    if (std::optional<Offset> at = TryPlace(size, handle)) return at;
+    if (std::optional<HbmLayout::Ref> at = TryPlace(size, handle)) return at;
     const Reach compact_only{.complete_queued_frees = false, .evict_programs = false, .compact = true};
     if (options_.defragment && LargestReachable(compact_only) >= size) {
       Defragment();
@@ -100,15 +99,12 @@ std::optional<Offset> TpuAllocator::EvictProgramsUntilFits(Bytes size, uint64_t 
   return std::nullopt;
 }
 
-AllocResult TpuAllocator::Succeed(const AllocRequest& req, uint64_t handle, Offset offset, Bytes size) {
+AllocResult TpuAllocator::Succeed(const AllocRequest& req, uint64_t handle, HbmLayout::Ref block,
+                                  Bytes size) {
   ++next_handle_;
-  Buffer& b = buffers_[handle];
-  b.id = req.id;
-  b.stream = req.stream;
-  b.offset = offset;
-  b.size = size;
-  b.requested = req.bytes;
-  if (req.shape != nullptr) b.shape = *req.shape;
+  buffers_.emplace(handle, Buffer{req.id, req.stream, block, size, req.bytes, false});
+  if (req.shape != nullptr) shapes_.emplace(handle, *req.shape);
+  const Offset offset(layout_.block(block).offset);
   const Bytes padding = size.SaturatingSub(req.bytes);
   padding_in_use_ += padding;
   counters_.padding_bytes += static_cast<int64_t>(padding.value());
@@ -135,10 +131,13 @@ AllocResult TpuAllocator::Fail(const AllocRequest& req, Bytes size) {
   return r;
 }
 
-void TpuAllocator::ReleaseBuffer(uint64_t handle) {
-  auto it = buffers_.find(handle);
+void TpuAllocator::ReleaseBuffer(uint64_t handle) { ReleaseBuffer(buffers_.find(handle)); }
+
+void TpuAllocator::ReleaseBuffer(absl::flat_hash_map<uint64_t, Buffer>::iterator it) {
+  const uint64_t handle = it->first;
   const Buffer& b = it->second;
-  layout_.Release(b.offset);
+  layout_.Release(b.block);
+  if (!shapes_.empty()) shapes_.erase(handle);
   in_use_ -= b.size;
   padding_in_use_ -= b.size.SaturatingSub(b.requested);
   if (b.queued_free) {
@@ -149,14 +148,15 @@ void TpuAllocator::ReleaseBuffer(uint64_t handle) {
 }
 
 void TpuAllocator::Free(Handle h) {
-  if (buffers_.contains(h.value())) ReleaseBuffer(h.value());
+  auto it = buffers_.find(h.value());
+  if (it != buffers_.end()) ReleaseBuffer(it);
 }
 
 void TpuAllocator::RequestFree(Handle h) {
   auto it = buffers_.find(h.value());
   if (it == buffers_.end() || it->second.queued_free) return;
   it->second.queued_free = true;
-  layout_.SetState(it->second.offset, BlockState::kPendingFree);
+  layout_.SetState(it->second.block, BlockState::kPendingFree);
   queued_.insert(h.value());
   queued_bytes_ += it->second.size;
 }

@@ -68,6 +68,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "allocator/core/allocator.h"
 #include "allocator/tpu/hbm_layout.h"
+#include "allocator/tpu/recycling_allocator.h"
 #include "allocator/tpu/tpu_options.h"
 #include "allocator/tpu/tpu_snapshot.h"
 
@@ -122,19 +123,20 @@ class TpuAllocator final : public Allocator {
   std::vector<TpuOomSnapshot> TakeOomSnapshots();
 
  private:
+  // A live buffer; its address is its block's (compaction moves blocks, not Refs).
   struct Buffer {
     BufferId id;
     StreamId stream;
-    Offset offset;
+    HbmLayout::Ref block = HbmLayout::kNone;
     Bytes size;
     Bytes requested;
     bool queued_free = false;
-    std::optional<TensorShape> shape;
   };
   struct Program {
     Bytes size;
     bool resident = false;
-    Offset offset;
+    Offset offset;  // programs are fixed: compaction never moves them
+    HbmLayout::Ref block = HbmLayout::kNone;
     uint64_t last_use = 0;  // logical clock of the last load or run
   };
   // A hypothetical state the ladder could reach (for largest-request numbers).
@@ -145,13 +147,14 @@ class TpuAllocator final : public Allocator {
   };
 
   // The allocation ladder (tpu_allocator.cc).
-  std::optional<Offset> TryPlace(Bytes size, uint64_t handle);
+  std::optional<HbmLayout::Ref> TryPlace(Bytes size, uint64_t handle);
   bool CompleteQueuedFrees();
   bool CompactIfItMayHelp(Bytes size);
-  std::optional<Offset> EvictProgramsUntilFits(Bytes size, uint64_t handle);
-  AllocResult Succeed(const AllocRequest& req, uint64_t handle, Offset offset, Bytes size);
+  std::optional<HbmLayout::Ref> EvictProgramsUntilFits(Bytes size, uint64_t handle);
+  AllocResult Succeed(const AllocRequest& req, uint64_t handle, HbmLayout::Ref block, Bytes size);
   AllocResult Fail(const AllocRequest& req, Bytes size);
   void ReleaseBuffer(uint64_t handle);
+  void ReleaseBuffer(absl::flat_hash_map<uint64_t, Buffer>::iterator it);
 
   // Programs (tpu_programs.cc).
   ProgramResult PlaceProgram(ProgramId pid, Program& p, EventIndex event, bool reload);
@@ -159,6 +162,13 @@ class TpuAllocator final : public Allocator {
   void Evict(ProgramId pid);
   bool IsEvictable(ProgramId pid) const;
   ProgramResult ProgramFailure(ProgramId pid, const Program& p, EventIndex event);
+
+  // What CheckInvariants recounts from the blocks (tpu_invariants.cc).
+  struct Recount {
+    Bytes held, queued, reserved, padding;
+    size_t buffer_blocks = 0, queued_blocks = 0, program_blocks = 0;
+  };
+  absl::Status CheckHeldBlock(const HbmLayout::Block& block, Recount& n) const;
 
   // Layout questions (tpu_inspect.cc).
   Bytes FreeAfterLadder() const;
@@ -170,6 +180,8 @@ class TpuAllocator final : public Allocator {
   TpuOptions options_;
   HbmLayout layout_;
   absl::flat_hash_map<uint64_t, Buffer> buffers_;  // by handle; lookups only
+  // The shapes of live buffers allocated with one (most traces carry none), by handle.
+  absl::flat_hash_map<uint64_t, TensorShape> shapes_;
   // Handles with a queued deallocation.
   absl::btree_set<uint64_t, std::less<uint64_t>, RecyclingAllocator<uint64_t>> queued_;
   absl::btree_map<ProgramId, Program> programs_;   // loaded (resident or evicted)

@@ -13,12 +13,9 @@ Bytes TpuAllocator::FreeAfterLadder() const {
 }
 
 Bytes TpuAllocator::ReservableLimit() const {
-  Offset above_programs(0);
-  if (!resident_.empty()) {
-    const Program& top = programs_.at(resident_.rbegin()->second);
-    above_programs = top.offset + top.size;
-  }
-  return reserved_ + layout_.FreeBlockAt(above_programs);
+  HbmLayout::Ref top = HbmLayout::kNone;  // the block at 0 when no program is resident
+  if (!resident_.empty()) top = programs_.at(resident_.rbegin()->second).block;
+  return reserved_ + layout_.FreeBlockAbove(top);
 }
 
 // The ladder passes through these layouts (q = queued frees completed, when
@@ -70,10 +67,10 @@ Bytes TpuAllocator::LargestReachable(const Reach& reach) const {
                                             [&](const auto& entry) { return !stays(entry.second); });
     if (!frees_queued && !evicts) return layout_.largest_free_block();
     uint64_t run = 0, largest = 0;
-    for (const auto& [offset, block] : layout_.blocks()) {
+    layout_.ForEach([&](const HbmLayout::Block& block) {
       run = role_of(block) == HbmLayout::Role::kFree ? run + block.size.value() : 0;
       largest = std::max(largest, run);
-    }
+    });
     return Bytes(largest);
   }
   // Compaction with only programs fixed, all buffers above the top one.
@@ -88,7 +85,7 @@ Bytes TpuAllocator::LargestReachable(const Reach& reach) const {
     const Bytes above = options_.hbm_bytes - Bytes(cursor);
     if (buffers <= above) return std::max(Bytes(largest), above - buffers);
   }
-  return layout_.PlanCompaction(role_of, [](uint64_t, uint64_t, const HbmLayout::Block&) {});
+  return layout_.PlanCompaction(role_of, [](HbmLayout::Ref, uint64_t, const HbmLayout::Block&) {});
 }
 
 AllocatorStats TpuAllocator::GetStats() const {
@@ -125,9 +122,9 @@ void TpuAllocator::AppendCounters(Counters& out) const {
 
 void TpuAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   v.OnRegion(RegionInfo{Offset(0), options_.hbm_bytes, 0});
-  for (const auto& [offset, block] : layout_.blocks()) {
+  layout_.ForEach([&](const HbmLayout::Block& block) {
     BlockInfo info;
-    info.offset = Offset(offset);
+    info.offset = Offset(block.offset);
     info.size = block.size;
     info.state = block.state;
     if (block.state == BlockState::kInUse || block.state == BlockState::kPendingFree) {
@@ -141,14 +138,17 @@ void TpuAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
       info.id = block.owner;
     }
     v.OnBlock(info);
-  }
+  });
 }
 
 std::vector<TpuBufferInfo> TpuAllocator::LiveBuffers() const {
   std::vector<TpuBufferInfo> out;
   out.reserve(buffers_.size());
   for (const auto& [handle, b] : buffers_) {
-    out.push_back({b.id, b.stream, b.offset, b.size, b.requested, b.queued_free, b.shape});
+    std::optional<TensorShape> shape;
+    if (auto it = shapes_.find(handle); it != shapes_.end()) shape = it->second;
+    out.push_back(
+        {b.id, b.stream, Offset(layout_.block(b.block).offset), b.size, b.requested, b.queued_free, shape});
   }
   // Hash order is arbitrary; offsets are unique, so this order is total.
   std::sort(out.begin(), out.end(), [](const TpuBufferInfo& a, const TpuBufferInfo& b) {

@@ -12,43 +12,51 @@ absl::Status Broken(std::string what) { return absl::InternalError(std::move(wha
 
 }  // namespace
 
+// One buffer or program block against the record that owns it; adds it to the recounts.
+absl::Status TpuAllocator::CheckHeldBlock(const HbmLayout::Block& block, Recount& n) const {
+  const uint64_t granule = options_.granule.value();
+  const uint64_t offset = block.offset;
+  if (offset % granule != 0 || block.size.value() % granule != 0) {
+    return Broken(fmt::format("block at {} of {} B is not granule-aligned", offset, block.size.value()));
+  }
+  if (block.state == BlockState::kProgram) {
+    auto it = programs_.find(ProgramId(block.owner));
+    if (it == programs_.end() || !it->second.resident || it->second.offset.value() != offset ||
+        &layout_.block(it->second.block) != &block || it->second.size != block.size) {
+      return Broken(fmt::format("program block at {} does not match program {}", offset, block.owner));
+    }
+    if (!resident_.contains(offset))
+      return Broken(fmt::format("program at {} missing from the index", offset));
+    ++n.program_blocks;
+    n.reserved += block.size;
+    return absl::OkStatus();
+  }
+  auto it = buffers_.find(block.owner);
+  const bool queued_block = block.state == BlockState::kPendingFree;
+  if (it == buffers_.end() || &layout_.block(it->second.block) != &block || it->second.size != block.size ||
+      it->second.queued_free != queued_block) {
+    return Broken(fmt::format("buffer block at {} does not match handle {}", offset, block.owner));
+  }
+  ++n.buffer_blocks;
+  n.held += block.size;
+  n.padding += block.size.SaturatingSub(it->second.requested);
+  if (queued_block) {
+    ++n.queued_blocks;
+    n.queued += block.size;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status TpuAllocator::CheckInvariants() const {
   if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
   if (absl::Status s = layout_.Check(); !s.ok()) return s;
-  const uint64_t granule = options_.granule.value();
-  Bytes held, queued, reserved, padding;
-  size_t buffer_blocks = 0, queued_blocks = 0, program_blocks = 0;
-  for (const auto& [offset, block] : layout_.blocks()) {
-    if (block.state == BlockState::kFree) continue;
-    if (offset % granule != 0 || block.size.value() % granule != 0) {
-      return Broken(fmt::format("block at {} of {} B is not granule-aligned", offset, block.size.value()));
-    }
-    if (block.state == BlockState::kProgram) {
-      auto it = programs_.find(ProgramId(block.owner));
-      if (it == programs_.end() || !it->second.resident || it->second.offset.value() != offset ||
-          it->second.size != block.size) {
-        return Broken(fmt::format("program block at {} does not match program {}", offset, block.owner));
-      }
-      if (!resident_.contains(offset))
-        return Broken(fmt::format("program at {} missing from the index", offset));
-      ++program_blocks;
-      reserved += block.size;
-      continue;
-    }
-    auto it = buffers_.find(block.owner);
-    const bool queued_block = block.state == BlockState::kPendingFree;
-    if (it == buffers_.end() || it->second.offset.value() != offset || it->second.size != block.size ||
-        it->second.queued_free != queued_block) {
-      return Broken(fmt::format("buffer block at {} does not match handle {}", offset, block.owner));
-    }
-    ++buffer_blocks;
-    held += block.size;
-    padding += block.size.SaturatingSub(it->second.requested);
-    if (queued_block) {
-      ++queued_blocks;
-      queued += block.size;
-    }
-  }
+  Recount n;
+  absl::Status broken;  // the first block that does not match, if any
+  layout_.ForEach([&](const HbmLayout::Block& block) {
+    if (broken.ok() && block.state != BlockState::kFree) broken = CheckHeldBlock(block, n);
+  });
+  if (!broken.ok()) return broken;
+  const auto& [held, queued, reserved, padding, buffer_blocks, queued_blocks, program_blocks] = n;
   if (buffer_blocks != buffers_.size() || held != in_use_) {
     return Broken(fmt::format("{} buffer blocks hold {} B; the policy counts {} buffers, {} B", buffer_blocks,
                               held.value(), buffers_.size(), in_use_.value()));

@@ -44,7 +44,7 @@ void TpuAllocator::UnloadProgram(ProgramId pid) {
   auto it = programs_.find(pid);
   if (it == programs_.end()) return;
   if (it->second.resident) {
-    layout_.Release(it->second.offset);
+    layout_.Release(it->second.block);
     resident_.erase(it->second.offset.value());
     reserved_ -= it->second.size;
   }
@@ -53,7 +53,7 @@ void TpuAllocator::UnloadProgram(ProgramId pid) {
 }
 
 ProgramResult TpuAllocator::PlaceProgram(ProgramId pid, Program& p, EventIndex event, bool reload) {
-  std::optional<Offset> at = layout_.PlaceFirstFitBottom(p.size, BlockState::kProgram, pid.value());
+  std::optional<HbmLayout::Ref> at = layout_.PlaceFirstFitBottom(p.size, BlockState::kProgram, pid.value());
   // Programs may evict other programs, never buffers (buffers are privileged).
   while (!at && options_.evict_programs) {
     const std::optional<ProgramId> victim = NextEvictionVictim(pid);
@@ -63,8 +63,9 @@ ProgramResult TpuAllocator::PlaceProgram(ProgramId pid, Program& p, EventIndex e
   }
   if (!at) return ProgramFailure(pid, p, event);
   p.resident = true;
-  p.offset = *at;
-  resident_[at->value()] = pid;
+  p.block = *at;
+  p.offset = Offset(layout_.block(*at).offset);
+  resident_[p.offset.value()] = pid;
   reserved_ += p.size;
   peak_reserved_ = std::max(peak_reserved_, reserved_);
   if (reload) {
@@ -112,7 +113,7 @@ std::optional<ProgramId> TpuAllocator::NextEvictionVictim(std::optional<ProgramI
 
 void TpuAllocator::Evict(ProgramId pid) {
   Program& p = programs_.at(pid);
-  layout_.Release(p.offset);
+  layout_.Release(p.block);
   resident_.erase(p.offset.value());
   reserved_ -= p.size;
   p.resident = false;

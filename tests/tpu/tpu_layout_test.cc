@@ -123,19 +123,19 @@ TEST(TpuLayoutTest, ValidationNamesTheOption) {
 
 TEST(HbmLayoutTest, ReleaseCoalescesBothWaysAndCheckCatchesNothingWrong) {
   HbmLayout layout(Bytes(4096));
-  const Offset a = *layout.PlaceBestFitTop(Bytes(1024), BlockState::kInUse, 1);        // [3072,4096)
-  const Offset b = *layout.PlaceBestFitTop(Bytes(1024), BlockState::kInUse, 2);        // [2048,3072)
-  const Offset c = *layout.PlaceFirstFitBottom(Bytes(1024), BlockState::kProgram, 3);  // [0,1024)
-  EXPECT_EQ(a.value(), 3072u);
-  EXPECT_EQ(b.value(), 2048u);
-  EXPECT_EQ(c.value(), 0u);
+  const HbmLayout::Ref a = *layout.PlaceBestFitTop(Bytes(1024), BlockState::kInUse, 1);        // [3072,4096)
+  const HbmLayout::Ref b = *layout.PlaceBestFitTop(Bytes(1024), BlockState::kInUse, 2);        // [2048,3072)
+  const HbmLayout::Ref c = *layout.PlaceFirstFitBottom(Bytes(1024), BlockState::kProgram, 3);  // [0,1024)
+  EXPECT_EQ(layout.block(a).offset, 3072u);
+  EXPECT_EQ(layout.block(b).offset, 2048u);
+  EXPECT_EQ(layout.block(c).offset, 0u);
   EXPECT_EQ(layout.free_bytes().value(), 1024u);
   EXPECT_FALSE(layout.PlaceBestFitTop(Bytes(2048), BlockState::kInUse, 4).has_value());
   layout.Release(b);  // merges with [1024,2048)
   EXPECT_EQ(layout.largest_free_block().value(), 2048u);
   layout.Release(c);  // merges with [1024,3072)
   EXPECT_EQ(layout.largest_free_block().value(), 3072u);
-  EXPECT_EQ(layout.blocks().size(), 2u);
+  EXPECT_EQ(layout.block_count(), 2u);
   EXPECT_TRUE(layout.Check().ok());
 }
 
