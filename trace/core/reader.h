@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "trace/core/context_table.h"
 #include "trace/core/event.h"
 
 namespace hbmsim {
@@ -37,6 +38,10 @@ class EventReader {
   virtual const TraceMetadata& metadata() const = 0;
   // Where the last event came from ("trace.txt:12"), for messages.
   virtual std::string Location() const = 0;
+  // Stack frames and labels the recording kept (context_table.h): the
+  // table, or nullptr for formats without them, and the last event's ids.
+  virtual const ContextTable* context_table() const { return nullptr; }
+  virtual EventContext context() const { return {}; }
 };
 
 }  // namespace hbmsim
