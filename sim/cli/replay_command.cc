@@ -15,8 +15,8 @@
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
-#include "sim/viz/viz_outputs.h"
 #include "sim/torch_replay/snapshot_replay.h"
+#include "sim/viz/viz_outputs.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -92,6 +92,10 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_option("--perfetto", viz_.perfetto, "write a Chrome trace-event JSON for ui.perfetto.dev");
   app.add_option("--memory-viz", viz_.memory_viz,
                  "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz (.pickle, or .json)");
+  app.add_option("--memory-viz-addresses", viz_.memory_viz_addresses,
+                 "recorded|simulated: the addresses --memory-viz shows (default: the recorded ones when the "
+                 "replay reproduced them all)")
+      ->check(CLI::IsMember({"recorded", "simulated"}));
 }
 
 std::optional<Failure> ReplayCommand::LoadConfig(AllocatorConfig& config) const {
