@@ -24,6 +24,11 @@ struct RegionInfo {
   Offset base;
   Bytes size;
   uint64_t index = 0;  // the region's position in address order
+  // A range whose pages are mapped on demand (PyTorch's expandable segments):
+  // its kUnmapped blocks hold no memory, and each run of mapped blocks is
+  // what PyTorch reports as one segment.
+  bool expandable = false;
+  bool small_pool = false;  // a caching allocator's pool of small blocks
 };
 
 inline constexpr uint64_t kNoHandle = ~uint64_t{0};

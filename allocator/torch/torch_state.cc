@@ -117,7 +117,7 @@ void TorchAllocator::AppendCounters(Counters& out) const { AppendTorchCounters(s
 void TorchAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   uint64_t index = 0;
   for (const auto& [base, seg] : segments_) {
-    v.OnRegion(RegionInfo{seg.base, seg.size, index++});
+    v.OnRegion(RegionInfo{seg.base, seg.size, index++, seg.expandable, seg.small});
     for (BlockIndex b = seg.head; b != kNil; b = blocks_[b].next) {
       const Block& blk = blocks_[b];
       BlockInfo info;

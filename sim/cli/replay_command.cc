@@ -95,6 +95,10 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_option("--perfetto", viz_.perfetto, "write a Chrome trace-event JSON for ui.perfetto.dev");
   app.add_option("--memory-viz", viz_.memory_viz,
                  "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz (.pickle, or .json)");
+  app.add_option("--memory-viz-addresses", viz_.memory_viz_addresses,
+                 "recorded|simulated: the addresses --memory-viz shows (default: the recorded ones when the "
+                 "replay reproduced them all)")
+      ->check(CLI::IsMember({"recorded", "simulated"}));
 }
 
 std::optional<Failure> ReplayCommand::LoadConfig(const Scenario& scenario, AllocatorConfig& config,

@@ -18,6 +18,11 @@ th { background: #f0f0f0; } td.l, th.l { text-align: left; }
 </style>
 )";
 
+// A replay with no memory limit runs with Bytes::Max(): say so, never "-1B".
+std::string LimitText(Bytes limit) {
+  return limit == Bytes::Max() ? "unlimited" : BytesText(static_cast<int64_t>(limit.value()));
+}
+
 std::string Row(std::string_view name, const std::string& value) {
   return fmt::format("<tr><th class=\"l\">{}</th><td>{}</td></tr>\n", name, Escape(value));
 }
@@ -97,10 +102,9 @@ std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& in) {
   out += kStyle;
   out += "</head>\n<body>\n";
   out += fmt::format("<h1>hbmsim replay of {}</h1>\n", Escape(in.trace));
-  out +=
-      fmt::format("<p>allocator <b>{}</b> ({}), limit {} from {}.</p>\n", Escape(in.allocator->name()),
-                  Escape(in.config != nullptr ? EffectiveOptionsText(*in.config) : ""),
-                  Escape(BytesText(static_cast<int64_t>(in.bytes_limit.value()))), Escape(in.limit_source));
+  out += fmt::format("<p>allocator <b>{}</b> ({}), limit {} from {}.</p>\n", Escape(in.allocator->name()),
+                     Escape(in.config != nullptr ? EffectiveOptionsText(*in.config) : ""),
+                     Escape(LimitText(in.bytes_limit)), Escape(in.limit_source));
   out += "<h2>Timeline</h2>\n" + TimelineSvg(viz.timeline());
   out += "<p>Vertical lines: red failures, blue dashed defragmentations, orange dashed evictions.</p>\n";
   if (viz.first_failure_map().taken || viz.peak_map().taken) out += MapKey();

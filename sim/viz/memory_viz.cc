@@ -1,11 +1,13 @@
 #include "sim/viz/memory_viz.h"
 
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "fmt/format.h"
 #include "sim/dumps/memory_snapshot.h"
-#include "trace/pickle/pickle_writer.h"
 
 namespace hbmsim::viz {
-
-using Json = nlohmann::ordered_json;
 
 class MemoryVizRecorder::TapReader : public EventReader {
  public:
@@ -17,6 +19,8 @@ class MemoryVizRecorder::TapReader : public EventReader {
   }
   const TraceMetadata& metadata() const override { return inner_.metadata(); }
   std::string Location() const override { return inner_.Location(); }
+  const ContextTable* context_table() const override { return inner_.context_table(); }
+  EventContext context() const override { return inner_.context(); }
 
  private:
   MemoryVizRecorder& owner_;
@@ -31,165 +35,182 @@ MemoryVizRecorder::~MemoryVizRecorder() = default;
 
 EventReader& MemoryVizRecorder::Tap(EventReader& inner) {
   tap_ = std::make_unique<TapReader>(*this, inner);
+  recorded_ = inner.context_table();
   return *tap_;
 }
 
-void MemoryVizRecorder::Push(Entry e) {
-  if (max_entries_ == 0) return;
+void MemoryVizRecorder::Push(Action action, uint64_t addr, uint64_t size, uint64_t stream, const Context& c) {
+  if (max_entries_ == 0 || in_start_state_) return;
   if (trace_.size() == max_entries_) {
     trace_.pop_front();
     ++dropped_;
   }
-  trace_.push_back(e);
+  trace_.push_back(Entry{action, addr, size, stream, now_us_, c});
 }
 
-// Frees reach us before the engine applies them; only buffers we saw placed
-// count (the engine ignores frees of failed allocs, and so do we).
+// Called as the engine reads each event, before it replays it: what the
+// policy does next (allocs, segment events, failures) belongs to this event.
 void MemoryVizRecorder::Track(const Event& e) {
   if (!device_) device_ = e.device;
   if (e.device != *device_) return;
+  if (sync_pending_) Sync();
+  if (IsProgramEvent(e.kind)) sync_pending_ = true;
+  if (in_start_state_) {
+    const bool start_alloc = e.kind == EventKind::kAlloc && e.tag == kStartStateTag;
+    const bool start_pending = e.kind == EventKind::kFreeRequested && live_.contains(e.id);
+    in_start_state_ = start_alloc || start_pending;
+  }
+  const EventContext c = tap_->context();
+  const bool recorded_category = c.has_category && recorded_ != nullptr;
+  const std::string_view category =
+      recorded_category ? std::string_view(recorded_->string(c.category)) : e.tag;
+  now_us_ = e.time_us;
+  now_stream_ = e.stream.value();
+  now_.frames = recorded_ != nullptr ? c.frames : 0;
+  now_.category = e.kind == EventKind::kAlloc ? labels_.AddString(category) : 0;
+  now_.user_metadata = recorded_ != nullptr ? labels_.AddString(recorded_->string(c.user_metadata)) : 0;
+  now_.compile_context = recorded_ != nullptr ? labels_.AddString(recorded_->string(c.compile_context)) : 0;
+  if (!in_start_state_ && now_.category != 0) any_category_ = true;
+  TrackFree(e);
+}
+
+// Frees reach us before the engine applies them; only buffers we saw placed
+// count (the engine ignores frees of failed allocs, and so do we). A free
+// carries the frames of the alloc it ends, as PyTorch records it, unless the
+// recording gave it its own.
+void MemoryVizRecorder::TrackFree(const Event& e) {
   if (e.kind != EventKind::kFree && e.kind != EventKind::kFreeRequested &&
       e.kind != EventKind::kFreeCompleted)
     return;
   auto it = live_.find(e.id);
   if (it == live_.end()) return;
   const Placed p = it->second;
-  if (e.kind != EventKind::kFreeCompleted) Push({Action::kFreeRequested, p.addr, p.requested, p.stream});
+  Context c = p.context;
+  if (now_.frames != 0) c.frames = now_.frames;
+  if (e.kind != EventKind::kFreeCompleted) Push(Action::kFreeRequested, p.addr, p.requested, p.stream, c);
   if (e.kind != EventKind::kFreeRequested) {
-    Push({Action::kFreeCompleted, p.addr, p.requested, p.stream});
+    Push(Action::kFreeCompleted, p.addr, p.requested, p.stream, c);
+    extents_.erase(p.addr);
     live_.erase(it);
   }
 }
 
 void MemoryVizRecorder::OnAlloc(EventIndex, const Event& e, const AllocResult& r) {
   if (!r.ok() || !r.has_offset) return;
-  live_[e.id] = {r.offset.value(), e.bytes.value(), e.stream.value()};
-  Push({Action::kAlloc, r.offset.value(), e.bytes.value(), e.stream.value()});
+  if (e.addr) {
+    ++recorded_allocs_;
+    if (*e.addr == r.offset.value()) ++matched_allocs_;
+  }
+  if (sync_pending_) Sync();  // a defragmentation before this placement comes first
+  const uint64_t begin = r.offset.value(), end = begin + std::max<uint64_t>(e.bytes.value(), 1);
+  auto next = extents_.lower_bound(begin);
+  const bool overlaps = (next != extents_.end() && next->first < end) ||
+                        (next != extents_.begin() && std::prev(next)->second > begin);
+  if (overlaps && overlap_.empty())
+    overlap_ = fmt::format("alloc id {} at {:#x} overlaps a live buffer", e.id, begin);
+  extents_[begin] = end;
+  live_[e.id] = {r.offset.value(), e.bytes.value(), e.stream.value(), now_};
+  Push(Action::kAlloc, r.offset.value(), e.bytes.value(), e.stream.value(), now_);
 }
 
 void MemoryVizRecorder::OnFailure(const FailureRecord& f) {
-  Push({Action::kOom, f.free_bytes.value(), f.rounded.value(), 0});
+  if (sync_pending_) Sync();
+  Push(Action::kOom, f.free_bytes.value(), f.rounded.value(), now_stream_, now_);
 }
 
 void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
+  Context c = now_;
+  c.category = 0;
   switch (e.kind) {
+    case PolicyEventKind::kDefragmentation:
+    case PolicyEventKind::kProgramEvicted:
+    case PolicyEventKind::kProgramReloaded:
+      sync_pending_ = true;
+      return;
     case PolicyEventKind::kRegionAdded:
-      return Push({Action::kSegmentAlloc, e.offset.value(), e.bytes.value(), 0});
+      return Push(Action::kSegmentAlloc, e.offset.value(), e.bytes.value(), now_stream_, c);
     case PolicyEventKind::kRegionExtended:
-      return Push({Action::kSegmentMap, e.offset.value(), e.bytes.value(), 0});
+      return Push(Action::kSegmentMap, e.offset.value(), e.bytes.value(), now_stream_, c);
     case PolicyEventKind::kRegionReleased:
       // Expandable segments unmap pages without freeing the segment.
-      return Push({e.detail == kRegionPagesUnmapped ? Action::kSegmentUnmap : Action::kSegmentFree,
-                   e.offset.value(), e.bytes.value(), 0});
+      return Push(e.detail == kRegionPagesUnmapped ? Action::kSegmentUnmap : Action::kSegmentFree,
+                  e.offset.value(), e.bytes.value(), now_stream_, c);
     default:
       return;
   }
 }
 
-namespace {
-
-std::string_view ActionName(int a) {
-  static constexpr std::string_view kNames[] = {
-      "alloc",        "free_requested", "free_completed", "segment_alloc",
-      "segment_free", "segment_map",    "segment_unmap",  "oom"};
-  return kNames[a];
+void MemoryVizRecorder::Finish() {
+  if (sync_pending_) Sync();
 }
 
-Json Segment(const RegionSnapshot& r) {
-  Json blocks = Json::array();
-  uint64_t allocated = 0, requested = 0;
-  for (const BlockInfo& b : r.blocks) {
-    const bool active = b.state == BlockState::kInUse || b.state == BlockState::kPendingFree ||
-                        b.state == BlockState::kProgram;
-    const uint64_t req = !active ? 0 : b.state == BlockState::kProgram ? b.size.value() : b.requested.value();
-    if (active) allocated += b.size.value();
-    requested += req;
-    blocks.push_back({{"address", b.offset.value()},
-                      {"size", b.size.value()},
-                      {"requested_size", req},
-                      {"state", TorchBlockStateName(b.state)},
-                      {"frames", Json::array()}});
+void MemoryVizRecorder::Move(Action action, uint64_t addr, uint64_t size, const Context& c) {
+  if (action == Action::kAlloc) return Push(Action::kAlloc, addr, size, 0, c);
+  Push(Action::kFreeRequested, addr, size, 0, c);
+  Push(Action::kFreeCompleted, addr, size, 0, c);
+}
+
+void MemoryVizRecorder::Sync() {
+  sync_pending_ = false;
+  struct Change {
+    uint64_t old_addr, new_addr, size;
+    bool program, gone;
+    uint64_t id;
+  };
+  absl::flat_hash_map<uint64_t, uint64_t> buffer_at;
+  absl::flat_hash_map<uint64_t, std::pair<uint64_t, uint64_t>> program_at;
+  for (const RegionSnapshot& r : TakeMemorySnapshot(allocator_)) {
+    for (const BlockInfo& b : r.blocks) {
+      if (b.state == BlockState::kInUse || b.state == BlockState::kPendingFree)
+        buffer_at[b.id] = b.offset.value();
+      if (b.state == BlockState::kProgram) program_at[b.id] = {b.offset.value(), b.size.value()};
+    }
   }
-  return {{"device", 0},
-          {"address", r.region.base.value()},
-          {"total_size", r.region.size.value()},
-          {"allocated_size", allocated},
-          {"active_size", allocated},
-          {"requested_size", requested},
-          {"stream", 0},
-          {"segment_type", "large"},
-          {"segment_pool_id", Json::array({0, 0})},
-          {"is_expandable", false},
-          {"frames", Json::array()},
-          {"blocks", std::move(blocks)}};
-}
-
-}  // namespace
-
-Json MemoryVizRecorder::Snapshot(const Json& settings) const {
-  Json segments = Json::array();
-  for (const RegionSnapshot& r : TakeMemorySnapshot(allocator_)) segments.push_back(Segment(r));
-  Json trace = Json::array();
-  for (const Entry& e : trace_) {
-    Json entry = {{"action", ActionName(static_cast<int>(e.action))}};
-    entry[e.action == Action::kOom ? "device_free" : "addr"] = e.addr;
-    entry["size"] = e.size;
-    entry["stream"] = e.stream;
-    entry["frames"] = Json::array();
-    trace.push_back(std::move(entry));
+  std::vector<Change> changes;
+  for (const auto& [id, p] : live_) {
+    const auto it = buffer_at.find(id);
+    if (it == buffer_at.end() || it->second != p.addr) {
+      changes.push_back(
+          {p.addr, it == buffer_at.end() ? 0 : it->second, p.requested, false, it == buffer_at.end(), id});
+    }
   }
-  Json s = settings;
-  s["trace_alloc_max_entries"] = max_entries_;
-  s["trace_alloc_overflowed"] = dropped_ > 0;
-  return {{"segments", std::move(segments)},
-          {"device_traces", Json::array({std::move(trace)})},
-          {"allocator_settings", std::move(s)}};
-}
-
-namespace {
-
-void Write(const Json& v, PickleWriter& w, bool as_tuple = false) {
-  switch (v.type()) {
-    case Json::value_t::null:
-      return w.None();
-    case Json::value_t::boolean:
-      return w.Bool(v.get<bool>());
-    case Json::value_t::number_integer:
-      return w.Int(v.get<int64_t>());
-    case Json::value_t::number_unsigned:
-      return w.UInt(v.get<uint64_t>());
-    case Json::value_t::number_float:
-      return w.Float(v.get<double>());
-    case Json::value_t::string:
-      return w.String(v.get_ref<const std::string&>());
-    case Json::value_t::array:
-      if (as_tuple && v.size() == 2) {
-        w.BeginTuple2();
-        Write(v[0], w);
-        Write(v[1], w);
-        return w.EndTuple2();
-      }
-      w.BeginList();
-      for (const Json& x : v) Write(x, w);
-      return w.EndList();
-    case Json::value_t::object:
-      w.BeginDict();
-      for (const auto& [k, x] : v.items()) {
-        w.String(k);
-        Write(x, w, k == "segment_pool_id");
-      }
-      return w.EndDict();
-    default:
-      return w.None();
+  for (const auto& [id, p] : programs_) {
+    const auto it = program_at.find(id);
+    if (it == program_at.end() || it->second.first != p.addr)
+      changes.push_back({p.addr, 0, p.requested, true, true, id});
   }
-}
-
-}  // namespace
-
-std::string SnapshotPickle(const Json& snapshot) {
-  PickleWriter w;
-  Write(snapshot, w);
-  return w.Finish();
+  for (const auto& [id, at] : program_at) {
+    const auto it = programs_.find(id);
+    if (it == programs_.end() || it->second.addr != at.first)
+      changes.push_back({~uint64_t{0}, at.first, at.second, true, false, id});
+  }
+  // Frees before allocs, each in address order (hash order decides nothing).
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return std::tie(a.old_addr, a.new_addr, a.id) < std::tie(b.old_addr, b.new_addr, b.id);
+  });
+  const Context program{0, labels_.AddString("program"), 0, 0};
+  for (const Change& c : changes) {
+    if (c.old_addr == ~uint64_t{0}) continue;
+    Move(Action::kFreeCompleted, c.old_addr, c.size, c.program ? program : live_[c.id].context);
+    if (c.program) programs_.erase(c.id);
+    if (!c.program) extents_.erase(c.old_addr);
+    if (!c.program && c.gone) live_.erase(c.id);
+  }
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return std::tie(a.new_addr, a.id) < std::tie(b.new_addr, b.id);
+  });
+  for (const Change& c : changes) {
+    if (c.gone) continue;
+    if (c.program) {
+      programs_[c.id] = Placed{c.new_addr, c.size, 0, program};
+      any_category_ = true;
+      Move(Action::kAlloc, c.new_addr, c.size, program);
+    } else {
+      live_[c.id].addr = c.new_addr;
+      extents_[c.new_addr] = c.new_addr + std::max<uint64_t>(c.size, 1);
+      Move(Action::kAlloc, c.new_addr, c.size, live_[c.id].context);
+    }
+  }
 }
 
 }  // namespace hbmsim::viz

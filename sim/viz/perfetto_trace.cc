@@ -44,7 +44,7 @@ void AddCounters(const Timeline& t, Json& events) {
 void AddInstants(const std::vector<Instant>& list, std::string_view category, Json& events) {
   for (const Instant& i : list) {
     events.push_back({{"ph", "i"},
-                      {"s", "p"},
+                      {"s", "t"},  // on the thread track named for them
                       {"pid", kPid},
                       {"tid", kEventsTid},
                       {"cat", category},

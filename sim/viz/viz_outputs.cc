@@ -37,12 +37,37 @@ EventReader& VizOutputs::Attach(const Allocator& allocator, const ReplayOptions&
   return recorder_->Tap(*input);
 }
 
+// Which addresses the export shows: the simulated ones are the recorded ones
+// exactly when the replay placed every recorded alloc at its address (new
+// memory starts at the recorded bases only under --check-recorded).
+absl::StatusOr<std::string> VizOutputs::AddressesShown() const {
+  const MemoryVizRecorder& m = *memory_viz_;
+  const std::string counts = fmt::format("{} of {} recorded allocs were placed at their recorded address",
+                                         m.matched_allocs(), m.recorded_allocs());
+  const std::string& mode = flags_.memory_viz_addresses;
+  if (mode == "simulated") return std::string("simulated");
+  if (m.addresses_reproduced()) return std::string("recorded");
+  if (mode == "recorded") {
+    return absl::InvalidArgumentError(
+        fmt::format("--memory-viz-addresses recorded: {}{}; show the simulated ones (--memory-viz-addresses "
+                    "simulated){}",
+                    counts, m.recorded_allocs() == 0 ? " (the trace records no addr=)" : "",
+                    m.recorded_allocs() == 0 ? "" : " or replay with --check-recorded"));
+  }
+  return fmt::format("simulated ({})", counts);
+}
+
 absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report) const {
   if (memory_viz_ == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::string> addresses = AddressesShown();
+  if (!addresses.ok()) return addresses.status();
   nlohmann::ordered_json settings = {
       {"PYTORCH_CUDA_ALLOC_CONF", ""},
       {"hbmsim_allocator", std::string(report.allocator->name())},
-      {"hbmsim_options", report.config != nullptr ? EffectiveOptionsText(*report.config) : ""}};
+      {"hbmsim_options", report.config != nullptr ? EffectiveOptionsText(*report.config) : ""},
+      {"hbmsim_addresses", *addresses}};
+  memory_viz_->Finish();
+  if (absl::Status s = memory_viz_->CheckPlacements(); !s.ok()) return s;
   const nlohmann::ordered_json snapshot = memory_viz_->Snapshot(settings);
   const std::string& path = flags_.memory_viz;
   const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/replay_report.h"
 #include "sim/viz/memory_viz.h"
@@ -21,6 +22,9 @@ struct VizFlags {
   std::string html;        // --html FILE
   std::string perfetto;    // --perfetto FILE
   std::string memory_viz;  // --memory-viz FILE.pickle|FILE.json
+  // --memory-viz-addresses recorded|simulated; empty: recorded when the
+  // replay reproduced every recorded address, else simulated.
+  std::string memory_viz_addresses;
 };
 
 class VizOutputs {
@@ -35,6 +39,7 @@ class VizOutputs {
 
  private:
   absl::Status WriteMemoryViz(const ReplayReportInput& report) const;
+  absl::StatusOr<std::string> AddressesShown() const;
 
   VizFlags flags_;
   std::unique_ptr<Progress> progress_;

@@ -16,6 +16,8 @@ class VizRecorder::TapReader : public EventReader {
   }
   const TraceMetadata& metadata() const override { return inner_.metadata(); }
   std::string Location() const override { return inner_.Location(); }
+  const ContextTable* context_table() const override { return inner_.context_table(); }
+  EventContext context() const override { return inner_.context(); }
 
  private:
   VizRecorder& owner_;
@@ -33,8 +35,11 @@ EventReader& VizRecorder::Tap(EventReader& inner) {
   return *tap_;
 }
 
+// Events that only set up the recording's start state (kStartStateTag) are
+// not sampled: the timeline starts with the whole start state in place, as
+// a policy seeded with it holds it from the first event on.
 void VizRecorder::BeforeRead() {
-  if (read_ > 0 && record_) Sample(read_ - 1);
+  if (read_ > 0 && record_ && !in_start_state_) Sample(read_ - 1);
   if (progress_ != nullptr) progress_->Tick();
 }
 
@@ -48,6 +53,13 @@ void VizRecorder::Track(const Event& e) {
   ++read_;
   if (!device_) device_ = e.device;
   if (e.device != *device_) return;
+  if (in_start_state_) {
+    in_start_state_ = (e.kind == EventKind::kAlloc && e.tag == kStartStateTag) ||
+                      (e.kind == EventKind::kFreeRequested && live_buffers_.contains(e.id));
+    // The first sample: the whole start state in place, before this event.
+    if (!in_start_state_ && read_ >= 2 && record_) Sample(read_ - 2);
+  }
+  mark_restates_allocator_ = e.kind == EventKind::kMark && tap_->context().allocator_action;
   auto add = [&](absl::flat_hash_map<uint64_t, uint64_t>& m) {
     if (m.emplace(e.id, e.bytes.value()).second) live_requested_ += e.bytes.value();
   };
@@ -135,7 +147,10 @@ void VizRecorder::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
         fmt::format("{} at {:#x}, detail {}", HumanReadableNumBytes(e.bytes), e.offset.value(), e.detail)});
 }
 
+// A mark that only restates the recorded allocator's own action (a snapshot's
+// segment_alloc, ...) is not a phase of the program: no slice for it.
 void VizRecorder::OnMark(EventIndex index, std::string_view label) {
+  if (mark_restates_allocator_) return;
   Keep(marks_, {index.value(), std::string(label), ""});
 }
 

@@ -92,6 +92,8 @@ class VizRecorder : public ReplayObserver {
   static constexpr uint64_t kMapWorkPerEvent = 16, kMapWorkAllowance = 1000000;
   uint64_t map_work_ = 0;  // blocks walked for peak maps so far
   bool peak_map_stale_ = false;
+  bool in_start_state_ = true;            // reading the recording's start state (kStartStateTag)
+  bool mark_restates_allocator_ = false;  // the last event: EventContext::allocator_action
 };
 
 }  // namespace hbmsim::viz

@@ -1,30 +1,16 @@
 // `hbmsim replay --memory-viz`: the export reads back through our unpickler
-// and through python3's pickle.load, blocks tile every segment and every
-// trace address lies in a known segment (what memory_viz's state view needs).
+// and through python3's pickle.load, and passes the viewer's backward walk
+// (memory_viz_check.py).
 #include <cstdio>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "tests/cli/cli_test_util.h"
+#include "tests/viz/memory_viz_test_util.h"
 #include "trace/pickle/unpickler.h"
 
 namespace hbmsim::testing {
 namespace {
-
-// Runs memory_viz_check.py on `path`; its one-line summary, or "" on failure.
-std::string PythonCheck(const std::string& path) {
-  const std::string cmd =
-      std::string("python3 ") + HBMSIM_SOURCE_DIR + "/tests/viz/memory_viz_check.py " + path + " 2>&1";
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
-    if (pclose(p) != 0) return "FAILED: " + out;
-  }
-  return out;
-}
-
-bool HavePython() { return std::system("python3 -c 'import pickle' >/dev/null 2>&1") == 0; }
 
 std::string Export(const std::string& allocator, const std::string& name, int exit_code = 1) {
   const std::string out = TempPath(name);
@@ -64,16 +50,23 @@ TEST(MemoryVizCli, BfcPickleReadsBackThroughOurUnpickler) {
 
 TEST(MemoryVizCli, PickleAndJsonPassPythonsChecks) {
   if (!HavePython()) GTEST_SKIP() << "python3 missing: pickle.load check skipped";
-  // segments, blocks, trace actions, allocator: bfc holds one 256 MiB region
-  // and fails alloc 5; torch frees cached segments to retry and fits; tpu
-  // defragments and fits.
-  const std::string bfc = "1 1 alloc=5 free_completed=5 free_requested=5 oom=1 segment_alloc=1 bfc\n";
-  EXPECT_EQ(PythonCheck(Export("bfc", "bfc.pickle")), bfc);
-  EXPECT_EQ(PythonCheck(Export("bfc", "bfc.json")), bfc);
-  EXPECT_EQ(PythonCheck(Export("torch", "torch.pickle", 0)),
-            "3 3 alloc=6 free_completed=6 free_requested=6 segment_alloc=5 segment_free=2 torch\n");
-  EXPECT_EQ(PythonCheck(Export("tpu", "tpu.pickle", 0)),
-            "1 1 alloc=6 free_completed=6 free_requested=6 tpu\n");
+  // segments, live blocks, entries, and the viewer's reserved/allocated at
+  // the first event and at the end: bfc holds one 256 MiB region and fails
+  // alloc 5; torch frees cached segments to retry and fits; tpu defragments
+  // (act_l2 moves: one more free and alloc) and fits. The tags are
+  // categories, so a closing `snapshot` entry brings `unknown` where no
+  // segment entry has it.
+  const std::string bfc =
+      "device 0: 1 segments, 0 blocks, 17 entries (alloc=5 free_completed=5 free_requested=5 oom=1 "
+      "segment_alloc=1), start 268435456/0, end 268435456/0\n";
+  EXPECT_EQ(MemoryVizCheck(Export("bfc", "bfc.pickle")), bfc);
+  EXPECT_EQ(MemoryVizCheck(Export("bfc", "bfc.json")), bfc);
+  EXPECT_EQ(MemoryVizCheck(Export("torch", "torch.pickle", 0)),
+            "device 0: 3 segments, 0 blocks, 25 entries (alloc=6 free_completed=6 free_requested=6 "
+            "segment_alloc=5 segment_free=2), start 67108864/0, end 234881024/0\n");
+  EXPECT_EQ(MemoryVizCheck(Export("tpu", "tpu.pickle", 0)),
+            "device 0: 1 segments, 0 blocks, 22 entries (alloc=7 free_completed=7 free_requested=7 "
+            "snapshot=1), start 268435456/67108864, end 268435456/0\n");
 }
 
 }  // namespace

@@ -29,6 +29,25 @@ TEST(PickleWriter, SmallDictIsCPythonsBytes) {
   EXPECT_EQ(Hex(w.Finish()), "80047d288c016b4b01752e");
 }
 
+// A shared list is memoized once and then fetched: [[1], <the same list>].
+TEST(PickleWriter, SharedListIsMemoizedAndFetched) {
+  PickleWriter w;
+  w.BeginList();
+  w.BeginList();
+  w.Int(1);
+  EXPECT_EQ(w.EndListShared(), 0u);
+  w.Get(0);
+  w.EndList();
+  const std::string bytes = w.Finish();
+  // EMPTY_LIST MARK EMPTY_LIST MARK BININT1 1 APPENDS MEMOIZE BINGET 0 APPENDS STOP
+  EXPECT_EQ(Hex(bytes), "80045d285d284b0165946800652e");
+  absl::StatusOr<PickleTree> tree = Unpickle(bytes, "shared.pickle");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->root().size(), 2u);
+  EXPECT_EQ(tree->root().at(1).at(0).AsInt64(), 1);
+  EXPECT_EQ(tree->root().at(0).id(), tree->root().at(1).id());  // one node, referenced twice
+}
+
 TEST(PickleWriter, IntegersUseTheShortestOpcode) {
   auto bytes = [](int64_t v) {
     PickleWriter w;

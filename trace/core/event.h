@@ -53,6 +53,11 @@ struct Event {
   ProgramId program() const { return ProgramId(id); }
 };
 
+// The `tag=` of an alloc that stands for memory already held when the
+// recording began (a snapshot's blocks live at the start of its trace), not
+// an allocation the recording saw: reports show it as start state.
+inline constexpr std::string_view kStartStateTag = "preexisting";
+
 // An Event whose strings it owns (for tests, and for the rare command that
 // keeps events, e.g. to write them back out later).
 struct OwnedEvent {

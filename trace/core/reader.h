@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "trace/core/context_table.h"
 #include "trace/core/event.h"
 #include "trace/core/recorded.h"
 
@@ -46,6 +47,10 @@ class EventReader {
   // The last event's index in its device's recorded trace, for messages
   // ("device_traces[1][421]"); nullopt when the format has no such index.
   virtual std::optional<size_t> current_entry_index() const { return std::nullopt; }
+  // Stack frames and labels the recording kept (context_table.h): the
+  // table, or nullptr for formats without them, and the last event's ids.
+  virtual const ContextTable* context_table() const { return nullptr; }
+  virtual EventContext context() const { return {}; }
 };
 
 }  // namespace hbmsim

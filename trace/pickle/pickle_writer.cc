@@ -12,6 +12,7 @@ constexpr uint8_t kBinInt1 = 'K', kBinInt2 = 'M', kBinInt = 'J', kLong1 = 0x8a, 
 constexpr uint8_t kShortBinUnicode = 0x8c, kBinUnicode = 'X';
 constexpr uint8_t kEmptyList = ']', kAppends = 'e', kEmptyDict = '}', kSetItems = 'u', kMark = '(';
 constexpr uint8_t kTuple2 = 0x86;
+constexpr uint8_t kMemoize = 0x94, kBinGet = 'h', kLongBinGet = 'j';
 
 }  // namespace
 
@@ -112,6 +113,27 @@ void PickleWriter::EndList() {
   Done();
 }
 
+// MEMOIZE must see the list on top of the stack, so it comes before Done()
+// (which may close the parent's batch and pop the list into it).
+uint32_t PickleWriter::EndListShared() {
+  Op(kAppends);
+  open_.pop_back();
+  Op(kMemoize);
+  Done();
+  return memo_++;
+}
+
+void PickleWriter::Get(uint32_t index) {
+  if (index < 256) {
+    Op(kBinGet);
+    Raw(index, 1);
+  } else {
+    Op(kLongBinGet);
+    Raw(index, 4);
+  }
+  Done();
+}
+
 void PickleWriter::BeginDict() {
   Op(kEmptyDict);
   Op(kMark);
@@ -137,6 +159,7 @@ std::string PickleWriter::Finish() {
   std::string out = std::move(out_);
   out_.clear();
   open_.clear();
+  memo_ = 0;
   return out;
 }
 

@@ -3,7 +3,9 @@
 // str, list, dict and 2-tuples, using only EMPTY_DICT/MARK/SETITEMS,
 // EMPTY_LIST/APPENDS, TUPLE2, SHORT_BINUNICODE/BINUNICODE, BININT1/BININT2/
 // BININT/LONG1, BINFLOAT, NEWTRUE/NEWFALSE, NONE and STOP — nothing that
-// names or calls code, and no memo (each value is written once).
+// names or calls code — plus MEMOIZE and BINGET/LONG_BINGET for a list the
+// caller shares (EndListShared, then Get): PyTorch's own snapshots share
+// every frame list this way, and MemoryViz's unpickler reads it.
 //
 // Containers are written as CPython writes them: the empty container first,
 // then its items in batches of at most 1000 between MARK and APPENDS/SETITEMS,
@@ -33,6 +35,10 @@ class PickleWriter {
 
   void BeginList();
   void EndList();
+  // Ends the list and keeps it in the memo; returns its memo index.
+  uint32_t EndListShared();
+  // The memo's value `index` (written earlier by EndListShared), again.
+  void Get(uint32_t index);
   // Keys and values alternate; the caller writes an even number of values.
   void BeginDict();
   void EndDict();
@@ -59,6 +65,7 @@ class PickleWriter {
 
   std::string out_;
   std::vector<Frame> open_;
+  uint32_t memo_ = 0;  // memo entries written
 };
 
 }  // namespace hbmsim

@@ -41,6 +41,7 @@ struct Live {
   bool size_known = true;
   bool pending = false;
   bool freed_in_trace = false;
+  uint32_t frames = 0;
 };
 
 class BackwardWalk {
@@ -65,8 +66,9 @@ class BackwardWalk {
       segs_[s.address.value()] = Seg{s.total_size.value(), s.stream, s.type, s.is_expandable, true};
       for (const SnapshotBlock& b : s.blocks) {
         if (b.state == BlockState::kFree) continue;
-        live_[b.address.value()] = Live{b.size.value(), b.requested_size.value(), true,
-                                        b.state == BlockState::kPendingFree, false};
+        live_[b.address.value()] = Live{b.size.value(), b.requested_size.value(),
+                                        true,           b.state == BlockState::kPendingFree,
+                                        false,          b.frames};
       }
     }
   }
@@ -131,7 +133,9 @@ class BackwardWalk {
     const uint64_t addr = e.addr.value();
     if (SegmentContaining(addr) == segs_.end()) Issue(i, e, "outside every segment");
     if (live_.contains(addr)) return Issue(i, e, "a block is already live there");
-    live_[addr] = Live{RoundedRequest(e.size.value()), e.size.value(), false, pending, true};
+    // PyTorch records a free with the stack of the allocation it ends.
+    live_[addr] =
+        Live{RoundedRequest(e.size.value()), e.size.value(), false, pending, true, e.context.frames};
   }
 
   void UndoFreeRequested(size_t i, const TraceEntry& e) {
@@ -207,7 +211,7 @@ class BackwardWalk {
         if (block->first < cursor || block->first + b.size > end) OverlappingBlock(block->first);
         if (block->first > cursor) out.blocks.push_back(FreeBlock(cursor, block->first));
         out.blocks.push_back(InitialBlock{Offset(block->first), Bytes(b.size), true, b.size_known, b.pending,
-                                          Bytes(b.requested)});
+                                          Bytes(b.requested), b.frames});
         cursor = std::max(cursor, block->first + b.size);
         ++state_.live_blocks;
         if (b.freed_in_trace) ++state_.live_blocks_freed_in_trace;

@@ -43,6 +43,7 @@ struct InitialBlock {
   bool size_known = true;     // false: `size` is the request rounded up (see above)
   bool pending_free = false;  // live but awaiting free (active_pending_free)
   Bytes requested_size;       // live blocks: the request; 0 for free space
+  uint32_t frames = 0;        // live blocks: the allocation's stack (Snapshot::context), 0 if unknown
 };
 
 struct InitialSegment {

@@ -15,8 +15,11 @@
 //
 // What is kept: segments and their blocks (block addresses computed from the
 // segment address and the sizes before them when the file has none), trace
-// entries per device, and allocator_settings. Stack frames are never read;
-// they are most of a snapshot's bytes and no simulation needs them.
+// entries per device, and allocator_settings. Stack frames (`frames`, gen1's
+// `history[0].frames`), `category`, `user_metadata` and `compile_context` go
+// into one ContextTable (trace/core/context_table.h), each distinct frame
+// list once, so exports can hand them back to the viewers; no simulation
+// reads them. `external_annotations` are kept as they are.
 #ifndef HBMSIM_TRACE_TORCH_SNAPSHOT_H_
 #define HBMSIM_TRACE_TORCH_SNAPSHOT_H_
 
@@ -30,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/block_state.h"
 #include "allocator/core/units.h"
+#include "trace/core/context_table.h"
 #include "trace/pickle/pickle_tree.h"
 
 namespace hbmsim {
@@ -53,6 +57,7 @@ struct SnapshotBlock {
   // of a live block is the block itself; a free block keeps those of the
   // blocks merged into it).
   std::vector<HistoryAlloc> history;
+  uint32_t frames = 0;  // a list of Snapshot::context
 };
 
 enum class SegmentType : uint8_t { kSmall, kLarge };
@@ -68,6 +73,7 @@ struct SnapshotSegment {
   SegmentType type = SegmentType::kLarge;
   std::pair<int64_t, int64_t> pool_id{0, 0};  // (0, 0) = the default pool
   bool is_expandable = false;
+  uint32_t frames = 0;                // a list of Snapshot::context
   std::vector<SnapshotBlock> blocks;  // tile the segment in address order
 };
 
@@ -93,7 +99,8 @@ struct TraceEntry {
   Bytes size;
   StreamId stream;
   std::optional<uint64_t> time_us;
-  Bytes device_free;  // oom only
+  Bytes device_free;     // oom only
+  EventContext context;  // frames and labels, ids into Snapshot::context
 };
 
 struct DeviceTrace {
@@ -123,6 +130,9 @@ struct Snapshot {
   std::vector<DeviceTrace> device_traces;  // index = device ordinal; may be empty
   std::optional<AllocatorSettings> allocator_settings;
   size_t external_annotations = 0;
+  // Frames and labels of blocks and entries; its `annotations` are the
+  // well-formed external_annotations.
+  ContextTable context;
   std::vector<std::string> other_action_names;  // names behind TraceAction::kOther
 };
 

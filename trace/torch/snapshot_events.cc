@@ -152,11 +152,12 @@ bool SnapshotEventReader::NextPreexisting(Event& e) {
     ++cursor_;
     return true;
   }
+  context_ = EventContext{b.frames, true, 0, 0, 0};
   e.kind = EventKind::kAlloc;
   // gen1 blocks may lack a requested size: the block size is what it held.
   e.bytes = b.requested_size.is_zero() ? b.size : b.requested_size;
   e.addr = b.address.value();
-  e.tag = "preexisting";
+  e.tag = kStartStateTag;
   if (b.pending_free) {
     phase_ = Phase::kPendingOfPreexisting;
   } else {
@@ -168,6 +169,7 @@ bool SnapshotEventReader::NextPreexisting(Event& e) {
 void SnapshotEventReader::FromEntry(size_t index, Event& e) {
   const TraceEntry& t = (*EntriesOf(*snap_, devices_[device_]->device))[index];
   e.stream = t.stream;
+  context_ = t.context;
   // Devices are read one after another, each with its own clock readings, but
   // t= may never go back (trace/core/validator.h): an earlier stamp is raised
   // to the latest one, as the RMM reader does, so a converted multi-device
@@ -224,6 +226,7 @@ void SnapshotEventReader::FreeEvent(size_t index, Event& e) {
 void SnapshotEventReader::MarkEvent(size_t index, std::string_view prefix, Event& e) {
   const TraceEntry& t = (*EntriesOf(*snap_, devices_[device_]->device))[index];
   e.kind = EventKind::kMark;
+  context_.allocator_action = true;
   const std::string_view name =
       t.action == TraceAction::kOther && t.other_action < snap_->other_action_names.size()
           ? std::string_view(snap_->other_action_names[t.other_action])
@@ -231,6 +234,8 @@ void SnapshotEventReader::MarkEvent(size_t index, std::string_view prefix, Event
   label_ = fmt::format("{}{}:addr={:#x},size={}", prefix, name, t.addr.value(), t.size.value());
   e.label = label_;
 }
+
+const ContextTable* SnapshotEventReader::context_table() const { return &snap_->context; }
 
 std::string SnapshotEventReader::Location() const {
   if (device_ >= devices_.size()) return fmt::format("{}: end", snap_->file_name);

@@ -71,6 +71,10 @@ class SnapshotEventReader : public EventReader {
   const TraceMetadata& metadata() const override { return metadata_; }
   // "f.pickle: device_traces[1][421]" or "f.pickle: device 1 preexisting block 3".
   std::string Location() const override;
+  // The recorded entry's frames and labels; a preexisting block's are those
+  // of its block in the final segments or of the entry that frees it.
+  const ContextTable* context_table() const override;
+  EventContext context() const override { return context_; }
 
   const std::string& file_name() const;
   int generation() const;
@@ -110,10 +114,11 @@ class SnapshotEventReader : public EventReader {
   TraceMetadata metadata_;
   size_t device_ = 0;  // index into devices_
   Phase phase_ = Phase::kPreexisting;
-  size_t cursor_ = 0;               // preexisting block or trace entry of the current device
-  std::optional<size_t> entry_;     // the entry behind the last event
-  std::optional<uint64_t> oom_id_;  // an oom's `free` is still to come
+  size_t cursor_ = 0;                     // preexisting block or trace entry of the current device
+  std::optional<size_t> entry_;           // the entry behind the last event
+  std::optional<uint64_t> oom_id_;        // an oom's `free` is still to come
   std::optional<uint64_t> last_time_us_;  // the latest t= handed out
+  EventContext context_;                  // of the last event
   uint64_t next_id_ = 1;
   absl::flat_hash_map<uint64_t, LiveBlock> live_;  // address → live block (lookup only)
   std::string label_;                              // storage of the last mark's label

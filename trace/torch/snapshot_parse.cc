@@ -7,6 +7,7 @@
 #include "trace/torch/fields.h"
 #include "trace/torch/settings_parse.h"
 #include "trace/torch/snapshot.h"
+#include "trace/torch/snapshot_context.h"
 
 namespace hbmsim {
 namespace {
@@ -50,8 +51,16 @@ bool ParseHistory(FieldReader& r, PickleValue block, const ValuePath& at, uint64
   return true;
 }
 
-bool ParseBlock(FieldReader& r, PickleValue b, const ValuePath& at, Offset next_address, SnapshotBlock& out,
-                GenerationClues& clues) {
+// The stack of the allocation: `frames`, or gen1's history[0].frames.
+bool BlockFrames(ContextReader& c, PickleValue b, const ValuePath& at, uint32_t& out) {
+  if (b.Find("frames")) return c.Frames(b, "frames", at, out);
+  const std::optional<PickleValue> history = b.Find("history");
+  if (!history || !history->is_sequence() || history->size() == 0 || !history->at(0).is_dict()) return true;
+  return c.Frames(history->at(0), "frames", at.Key("history").Index(0), out);
+}
+
+bool ParseBlock(FieldReader& r, ContextReader& c, PickleValue b, const ValuePath& at, Offset next_address,
+                SnapshotBlock& out, GenerationClues& clues) {
   if (!r.Spend(1, at) || !r.ExpectKind(b, PickleKind::kDict, at)) return false;
   uint64_t size = 0, address = next_address.value(), requested = 0;
   std::string_view state;
@@ -71,7 +80,7 @@ bool ParseBlock(FieldReader& r, PickleValue b, const ValuePath& at, Offset next_
   const std::optional<BlockState> s = ParseBlockState(state);
   if (!s) return r.Fail(at.Key("state"), fmt::format("unknown block state '{}'", state));
   out = SnapshotBlock{Offset(address), Bytes(size), Bytes(requested), *s, std::move(history)};
-  return true;
+  return BlockFrames(c, b, at, out.frames);
 }
 
 bool ParsePoolId(FieldReader& r, PickleValue seg, const ValuePath& at, std::pair<int64_t, int64_t>& out) {
@@ -125,10 +134,10 @@ bool ParseSegmentScalars(FieldReader& r, PickleValue seg, const ValuePath& at, S
   return true;
 }
 
-bool ParseSegment(FieldReader& r, PickleValue seg, const ValuePath& at, SnapshotSegment& s,
+bool ParseSegment(FieldReader& r, ContextReader& c, PickleValue seg, const ValuePath& at, SnapshotSegment& s,
                   GenerationClues& clues) {
   if (!r.Spend(1, at) || !r.ExpectKind(seg, PickleKind::kDict, at)) return false;
-  if (!ParseSegmentScalars(r, seg, at, s)) return false;
+  if (!ParseSegmentScalars(r, seg, at, s) || !c.Frames(seg, "frames", at, s.frames)) return false;
   if (seg.Find("is_expandable")) clues.segment_expandable = true;
   const std::optional<PickleValue> blocks = r.Get(seg, "blocks", at, true);
   const ValuePath bpath = at.Key("blocks");
@@ -136,19 +145,19 @@ bool ParseSegment(FieldReader& r, PickleValue seg, const ValuePath& at, Snapshot
   s.blocks.resize(blocks->size());
   Offset next = s.address;
   for (size_t i = 0; i < blocks->size(); ++i) {
-    if (!ParseBlock(r, blocks->at(i), bpath.Index(i), next, s.blocks[i], clues)) return false;
+    if (!ParseBlock(r, c, blocks->at(i), bpath.Index(i), next, s.blocks[i], clues)) return false;
     next = s.blocks[i].address + s.blocks[i].size;
   }
   FillMissingSegmentSizes(seg, s);
   return true;
 }
 
-bool ParseSegments(FieldReader& r, PickleValue list, const ValuePath& at, Snapshot& snap,
+bool ParseSegments(FieldReader& r, ContextReader& c, PickleValue list, const ValuePath& at, Snapshot& snap,
                    GenerationClues& clues) {
   if (!r.ExpectSequence(list, at)) return false;
   snap.segments.resize(list.size());
   for (size_t i = 0; i < list.size(); ++i) {
-    if (!ParseSegment(r, list.at(i), at.Index(i), snap.segments[i], clues)) return false;
+    if (!ParseSegment(r, c, list.at(i), at.Index(i), snap.segments[i], clues)) return false;
   }
   return true;
 }
@@ -184,8 +193,8 @@ void ClassifyAction(std::string_view name, Snapshot& snap, TraceEntry& e) {
   if (it == names.end()) names.emplace_back(name);
 }
 
-bool ParseTraceEntry(FieldReader& r, PickleValue d, const ValuePath& at, Snapshot& snap, TraceEntry& e,
-                     GenerationClues& clues) {
+bool ParseTraceEntry(FieldReader& r, ContextReader& c, PickleValue d, const ValuePath& at, Snapshot& snap,
+                     TraceEntry& e, GenerationClues& clues) {
   if (!r.Spend(1, at) || !r.ExpectKind(d, PickleKind::kDict, at)) return false;
   std::string_view action;
   if (!r.Str(d, "action", at, true, action)) return false;
@@ -206,6 +215,7 @@ bool ParseTraceEntry(FieldReader& r, PickleValue d, const ValuePath& at, Snapsho
     clues.time_us = true;
   }
   if (d.Find("user_metadata")) clues.user_metadata = true;
+  if (!c.Entry(d, at, e.context)) return false;
   e.addr = Offset(addr);
   e.size = Bytes(size);
   e.stream = StreamId(stream);
@@ -213,8 +223,8 @@ bool ParseTraceEntry(FieldReader& r, PickleValue d, const ValuePath& at, Snapsho
   return true;
 }
 
-bool ParseDeviceTraces(FieldReader& r, PickleValue list, const ValuePath& at, Snapshot& snap,
-                       GenerationClues& clues) {
+bool ParseDeviceTraces(FieldReader& r, ContextReader& c, PickleValue list, const ValuePath& at,
+                       Snapshot& snap, GenerationClues& clues) {
   if (!r.ExpectSequence(list, at)) return false;
   snap.device_traces.resize(list.size());
   for (size_t dev = 0; dev < list.size(); ++dev) {
@@ -225,7 +235,7 @@ bool ParseDeviceTraces(FieldReader& r, PickleValue list, const ValuePath& at, Sn
     trace.device = DeviceId(dev);
     trace.entries.resize(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
-      if (!ParseTraceEntry(r, entries.at(i), dpath.Index(i), snap, trace.entries[i], clues)) return false;
+      if (!ParseTraceEntry(r, c, entries.at(i), dpath.Index(i), snap, trace.entries[i], clues)) return false;
     }
   }
   return true;
@@ -241,20 +251,37 @@ int InferGeneration(const Snapshot& snap, const GenerationClues& clues) {
   return clues.time_us ? 3 : 2;
 }
 
-bool ParseTopLevel(FieldReader& r, PickleValue root, Snapshot& snap, GenerationClues& clues) {
+// record_function boundaries; an item that is not {stage, name, device,
+// time_us} is counted but not kept (MemoryViz ignores what it cannot read).
+void ParseAnnotations(PickleValue list, Snapshot& snap) {
+  snap.external_annotations = list.size();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const PickleValue a = list.at(i);
+    if (!a.is_dict()) continue;
+    const std::optional<PickleValue> stage = a.Find("stage"), name = a.Find("name");
+    if (!stage || !stage->is_string() || !name || !name->is_string()) continue;
+    RangeAnnotation out{std::string(stage->AsString()), std::string(name->AsString()), 0, std::nullopt};
+    if (const std::optional<PickleValue> d = a.Find("device")) out.device = d->AsInt64().value_or(0);
+    if (const std::optional<PickleValue> t = a.Find("time_us")) out.time_us = t->AsUInt64();
+    snap.context.annotations.push_back(std::move(out));
+  }
+}
+
+bool ParseTopLevel(FieldReader& r, ContextReader& c, PickleValue root, Snapshot& snap,
+                   GenerationClues& clues) {
   const ValuePath top;
   if (root.is_sequence()) {
     snap.bare_list = true;
-    return ParseSegments(r, root, top, snap, clues);
+    return ParseSegments(r, c, root, top, snap, clues);
   }
   if (!root.is_dict()) {
     return r.Fail(
         top, fmt::format("expected a dict with 'segments' or a list of segments, found {}", root.KindName()));
   }
   const std::optional<PickleValue> segments = r.Get(root, "segments", top, true);
-  if (!segments || !ParseSegments(r, *segments, top.Key("segments"), snap, clues)) return false;
+  if (!segments || !ParseSegments(r, c, *segments, top.Key("segments"), snap, clues)) return false;
   if (const std::optional<PickleValue> traces = root.Find("device_traces")) {
-    if (!ParseDeviceTraces(r, *traces, top.Key("device_traces"), snap, clues)) return false;
+    if (!ParseDeviceTraces(r, c, *traces, top.Key("device_traces"), snap, clues)) return false;
   }
   if (const std::optional<PickleValue> settings = root.Find("allocator_settings")) {
     snap.allocator_settings.emplace();
@@ -264,7 +291,7 @@ bool ParseTopLevel(FieldReader& r, PickleValue root, Snapshot& snap, GenerationC
   }
   if (const std::optional<PickleValue> ann = root.Find("external_annotations")) {
     if (!r.ExpectSequence(*ann, top.Key("external_annotations"))) return false;
-    snap.external_annotations = ann->size();
+    ParseAnnotations(*ann, snap);
   }
   return true;
 }
@@ -276,7 +303,8 @@ absl::StatusOr<Snapshot> ParseSnapshot(const PickleTree& tree) {
   snap.file_name = std::string(tree.file_name());
   FieldReader reader(tree.file_name(), tree.NodeCount());
   GenerationClues clues;
-  if (!ParseTopLevel(reader, tree.root(), snap, clues)) return reader.status();
+  ContextReader context(reader, snap.context);
+  if (!ParseTopLevel(reader, context, tree.root(), snap, clues)) return reader.status();
   snap.generation = InferGeneration(snap, clues);
   return snap;
 }
