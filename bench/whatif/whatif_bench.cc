@@ -5,8 +5,8 @@
 //
 // BM_FullReplay   hbmsim replay's path: OpenTrace + ReplayEngine + bfc, the
 //                 text parsed as it streams.
-// BM_Size         hbmsim size's path: read once into a CompactTrace, then the
-//                 search (every probe a trial, --jobs = all cores).
+// BM_Size         hbmsim size's path: a survey pass, then the search (every
+//                 probe a trial that reads the trace again, --jobs = all cores).
 // The ratio is the two wall times divided (`size_over_replay` counter of
 // BM_SizeOverReplay, which times both back to back).
 #include <chrono>
@@ -22,7 +22,7 @@
 #include "sim/config/allocator_config.h"
 #include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/whatif/compact_trace.h"
+#include "sim/scenario/scenario.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 
@@ -77,9 +77,9 @@ double FullReplaySeconds(Bytes limit) {
 
 double SizeSeconds(uint64_t* min_limit, uint64_t* probes) {
   const auto start = std::chrono::steady_clock::now();
-  const CompactTrace trace = *LoadCompactTrace(TracePath(), std::nullopt);
-  const SizeResult r =
-      *FindMinLimit(trace, MakeAllocatorMaker(Bfc(), trace), SizeOptions{256, DefaultJobs()});
+  const Scenario scenario = *OpenScenario(TracePath(), ScenarioRequest{});
+  const TrialTarget target = *MakeTrialTarget(scenario, Bfc(), *SurveyScenario(scenario));
+  const SizeResult r = *FindMinLimit(target, SizeOptions{256, DefaultJobs()});
   *min_limit = r.min_bytes_limit.value();
   *probes = r.probes.size();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

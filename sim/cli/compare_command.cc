@@ -1,5 +1,7 @@
-// `hbmsim compare TRACE --allocators bfc,tpu,first_fit,... [--bytes-limit L]`:
-// one row per allocator (sim/whatif/comparison.h lists the measures).
+// `hbmsim compare TRACE --allocators bfc,tpu,first_fit,... [--bytes-limit L|auto]
+// [--device N] [--start-state seed|place]`: one row per allocator
+// (sim/whatif/comparison.h lists the measures), each the replay `hbmsim
+// replay` runs on the same scenario.
 // `hbmsim compare --baseline A --candidate B --allocator X [--bytes-limit L]`:
 // the side-by-side table a performance PR needs, each line with its delta.
 #include <cstdio>
@@ -10,7 +12,8 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
-#include "sim/whatif/compact_trace.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
@@ -40,7 +43,15 @@ class CompareCommand : public Command {
     app.add_option("--candidate", candidate_, "candidate trace, compared with --baseline");
     app.add_option("--allocator", allocator_, "the allocator for --baseline/--candidate");
     app.add_option("--set", sets_, "KEY=VALUE for --allocator (repeatable)")->allow_extra_args(false);
-    app.add_option("--bytes-limit", bytes_limit_, "the limit L for failures and peaks (units allowed)");
+    app.add_option("--bytes-limit", bytes_limit_,
+                   "the limit L for failures and peaks (units allowed; auto: the capacity a recorded OOM implies)");
+    app.add_option("--device", device_,
+                   "compare on this device (default: the one with the recorded OOM, else the one with the most "
+                   "events; for formats that do not list their devices, the first event's)");
+    app.add_option("--start-state", start_state_,
+                   "a recording that starts mid-run: seed (default) installs its segments as recorded; place "
+                   "allocates its live blocks through each policy")
+        ->check(CLI::IsMember({"seed", "place"}));
     app.add_option("--resolution", resolution_, "the size search's step in bytes (default 256)");
     app.add_option("--jobs", jobs_,
                    "trials run in parallel (default: all cores); the output never depends on it");
@@ -55,29 +66,26 @@ class CompareCommand : public Command {
 
  private:
   std::optional<Failure> Compare();
-  std::optional<Failure> ParseCommon(std::optional<Bytes>& limit, SizeOptions& options) const;
-  absl::StatusOr<CompactTrace> Load(const std::string& path) const;
+  std::optional<Failure> ParseCommon(SizeOptions& options, ScenarioRequest& request) const;
+  // The limit L for `scenario`: --bytes-limit (a size, or auto), else none.
+  absl::StatusOr<std::optional<Bytes>> Limit(const Scenario& scenario) const;
+  absl::StatusOr<Scenario> Load(const std::string& path, const ScenarioRequest& request,
+                                ScenarioSurvey& survey) const;
   std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json) const;
-  std::optional<Failure> Multi(const std::optional<Bytes>& limit, const SizeOptions& options);
-  std::optional<Failure> Pair(const std::optional<Bytes>& limit, const SizeOptions& options);
+  std::optional<Failure> Multi(const SizeOptions& options, const ScenarioRequest& request);
+  std::optional<Failure> Pair(const SizeOptions& options, const ScenarioRequest& request);
 
   std::string trace_, allocators_, baseline_, candidate_, allocator_;
   std::vector<std::string> sets_;
   std::string bytes_limit_;
+  std::string device_;
+  std::string start_state_ = "seed";
   std::string resolution_ = "256";
   int jobs_ = DefaultJobs();
   std::string json_;
 };
 
-std::optional<Failure> CompareCommand::ParseCommon(std::optional<Bytes>& limit, SizeOptions& options) const {
-  if (!bytes_limit_.empty()) {
-    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-    if (!b.ok()) {
-      return Failure{kExitBadInput,
-                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
-    }
-    limit = *b;
-  }
+std::optional<Failure> CompareCommand::ParseCommon(SizeOptions& options, ScenarioRequest& request) const {
   absl::StatusOr<Bytes> r = ParseBytes(resolution_, /*allow_more_units=*/true);
   if (!r.ok()) {
     return Failure{kExitBadInput,
@@ -86,17 +94,41 @@ std::optional<Failure> CompareCommand::ParseCommon(std::optional<Bytes>& limit, 
   if (r->is_zero()) return Failure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
   if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   options = SizeOptions{r->value(), jobs_};
+  if (!device_.empty()) {
+    absl::StatusOr<uint64_t> d = ParseU64(device_);
+    if (!d.ok()) {
+      return Failure{kExitBadInput, fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
+    }
+    request.device = DeviceId(*d);
+  }
+  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state_);
+  if (!mode.ok()) return Failure{kExitBadInput, std::string(mode.status().message())};
+  request.start_state = *mode;
   return std::nullopt;
 }
 
-absl::StatusOr<CompactTrace> CompareCommand::Load(const std::string& path) const {
-  absl::StatusOr<CompactTrace> t = LoadCompactTrace(path, std::nullopt);
-  if (t.ok()) {
-    fmt::print(stderr,
-               "hbmsim compare: read {} once into memory: {} events in {} bytes (tags and marks dropped)\n",
-               path, t->events.size(), t->MemoryBytes());
-  }
-  return t;
+absl::StatusOr<std::optional<Bytes>> CompareCommand::Limit(const Scenario& scenario) const {
+  absl::StatusOr<std::optional<LimitChoice>> limit = LimitFromFlag(scenario, bytes_limit_);
+  if (!limit.ok()) return limit.status();
+  if (!*limit) return std::optional<Bytes>();
+  return std::optional<Bytes>((*limit)->limit);
+}
+
+absl::StatusOr<Scenario> CompareCommand::Load(const std::string& path, const ScenarioRequest& request,
+                                              ScenarioSurvey& survey) const {
+  absl::StatusOr<Scenario> scenario = OpenScenario(path, request);
+  if (!scenario.ok()) return scenario.status();
+  absl::StatusOr<ScenarioSurvey> s = SurveyScenario(*scenario);
+  if (!s.ok()) return s.status();
+  survey = *s;
+  return scenario;
+}
+
+// One stderr line per recording, once the arguments are known to be good.
+void Announce(const std::string& path, const ScenarioSurvey& survey) {
+  fmt::print(stderr, "hbmsim compare: {}: {} events of device {}, peak live {} B; every trial replays it afresh\n",
+             path, survey.events_replayed, survey.device ? fmt::format("{}", survey.device->value()) : "-",
+             survey.peak_live_bytes.value());
 }
 
 std::optional<Failure> CompareCommand::Emit(const std::string& text,
@@ -110,52 +142,62 @@ std::optional<Failure> CompareCommand::Emit(const std::string& text,
   return std::nullopt;
 }
 
-std::optional<Failure> CompareCommand::Multi(const std::optional<Bytes>& limit, const SizeOptions& options) {
+std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const ScenarioRequest& request) {
   if (allocators_.empty()) return Failure{kExitBadInput, "pass --allocators NAME,NAME,... with TRACE"};
-  absl::StatusOr<std::vector<AllocatorConfig>> configs = ParseAllocatorList(allocators_);
+  ScenarioSurvey survey;
+  absl::StatusOr<Scenario> scenario = Load(trace_, request, survey);
+  if (!scenario.ok()) return FromStatus(scenario.status());
+  absl::StatusOr<std::optional<Bytes>> limit = Limit(*scenario);
+  if (!limit.ok()) return FromStatus(limit.status());
+  absl::StatusOr<std::vector<AllocatorConfig>> configs = ParseAllocatorList(allocators_, *scenario);
   if (!configs.ok()) return Failure{kExitBadInput, std::string(configs.status().message())};
-  absl::StatusOr<CompactTrace> trace = Load(trace_);
-  if (!trace.ok()) return FromStatus(trace.status());
+  Announce(trace_, survey);
   for (const AllocatorConfig& c : *configs) {
-    if (c.policy->name == "offline") {
-      fmt::print(
-          stderr,
-          "hbmsim compare: offline makes two passes over the trace: it plans every buffer, then replays\n");
+    if (c.policy->plan) {
+      fmt::print(stderr, "hbmsim compare: {} plans from one more pass over the trace, then replays\n",
+                 c.policy->name);
     }
   }
-  absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*trace, *configs, limit, options);
+  absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*scenario, survey, *configs, *limit, options);
   if (!rows.ok()) return FromStatus(rows.status());
-  return Emit(CompareText(trace_, *trace, limit, *rows), CompareJson(trace_, *trace, limit, *rows));
+  return Emit(CompareText(*scenario, survey, *limit, *rows), CompareJson(*scenario, survey, *limit, *rows));
 }
 
-std::optional<Failure> CompareCommand::Pair(const std::optional<Bytes>& limit, const SizeOptions& options) {
+std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const ScenarioRequest& request) {
   if (baseline_.empty() || candidate_.empty() || allocator_.empty()) {
     return Failure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
   }
-  absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_);
-  if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  absl::StatusOr<CompactTrace> a = Load(baseline_);
+  ScenarioSurvey sa, sb;
+  absl::StatusOr<Scenario> a = Load(baseline_, request, sa);
   if (!a.ok()) return FromStatus(a.status());
-  absl::StatusOr<CompactTrace> b = Load(candidate_);
+  absl::StatusOr<Scenario> b = Load(candidate_, request, sb);
   if (!b.ok()) return FromStatus(b.status());
-  absl::StatusOr<std::vector<CompareRow>> ra = CompareAllocators(*a, {*config}, limit, options);
+  absl::StatusOr<std::optional<Bytes>> limit = Limit(*a);
+  if (!limit.ok()) return FromStatus(limit.status());
+  absl::StatusOr<AllocatorConfig> ca = ResolveWithSets(allocator_, sets_, *a);
+  if (!ca.ok()) return Failure{kExitBadInput, std::string(ca.status().message())};
+  absl::StatusOr<AllocatorConfig> cb = ResolveWithSets(allocator_, sets_, *b);
+  if (!cb.ok()) return Failure{kExitBadInput, std::string(cb.status().message())};
+  Announce(baseline_, sa);
+  Announce(candidate_, sb);
+  absl::StatusOr<std::vector<CompareRow>> ra = CompareAllocators(*a, sa, {*ca}, *limit, options);
   if (!ra.ok()) return FromStatus(ra.status());
-  absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, {*config}, limit, options);
+  absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, sb, {*cb}, *limit, options);
   if (!rb.ok()) return FromStatus(rb.status());
-  return Emit(BaselineCandidateText(baseline_, candidate_, *a, *b, limit, ra->front(), rb->front()),
-              BaselineCandidateJson(*a, *b, limit, ra->front(), rb->front()));
+  return Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()),
+              BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front()));
 }
 
 std::optional<Failure> CompareCommand::Compare() {
-  std::optional<Bytes> limit;
   SizeOptions options;
-  if (auto f = ParseCommon(limit, options)) return f;
+  ScenarioRequest request;
+  if (auto f = ParseCommon(options, request)) return f;
   const bool pair = !baseline_.empty() || !candidate_.empty();
   if (pair && !trace_.empty())
     return Failure{kExitBadInput, "give either TRACE or --baseline/--candidate, not both"};
   if (!pair && trace_.empty())
     return Failure{kExitBadInput, "give TRACE --allocators ..., or --baseline/--candidate"};
-  return pair ? Pair(limit, options) : Multi(limit, options);
+  return pair ? Pair(options, request) : Multi(options, request);
 }
 
 const CommandRegistration kCompare(

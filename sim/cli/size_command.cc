@@ -1,6 +1,9 @@
-// `hbmsim size TRACE --allocator A [--set K=V] [--resolution 256] [--jobs N]
-// [--json OUT]`: the smallest bytes_limit at which the trace replays with no
-// failed allocation (sim/whatif/size_search.h says how it is searched).
+// `hbmsim size TRACE --allocator A [--set K=V] [--device N] [--start-state
+// seed|place] [--resolution 256] [--jobs N] [--json OUT]`: the smallest
+// bytes_limit at which the trace replays with no failed allocation
+// (sim/whatif/size_search.h says how it is searched). Every trial is the
+// replay `hbmsim replay` runs on the same scenario (device, start state,
+// recorded settings), so `replay` at the answer fits.
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -8,9 +11,10 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "sim/cli/command.h"
 #include "sim/report/replay_report.h"
-#include "sim/whatif/compact_trace.h"
+#include "sim/scenario/scenario.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
@@ -32,6 +36,13 @@ class SizeCommand : public Command {
     app.add_option("--allocator", allocator_, "a built-in policy or a YAML config")->required();
     app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
         ->allow_extra_args(false);
+    app.add_option("--device", device_,
+                   "size this device (default: the one with the recorded OOM, else the one with the most "
+                   "events; for formats that do not list their devices, the first event's)");
+    app.add_option("--start-state", start_state_,
+                   "a recording that starts mid-run: seed (default) installs its segments as recorded, so a "
+                   "limit below their reserved bytes fails; place allocates its live blocks through the policy")
+        ->check(CLI::IsMember({"seed", "place"}));
     app.add_option("--resolution", resolution_, "the search's step in bytes (default 256; units allowed)");
     app.add_option("--jobs", jobs_,
                    "trials run in parallel (default: all cores); the output never depends on it");
@@ -41,12 +52,16 @@ class SizeCommand : public Command {
 
  private:
   std::optional<Failure> Size();
-  std::string Text(const AllocatorConfig& config, const CompactTrace& trace, const SizeResult& r) const;
+  std::string Text(const TrialTarget& target, const SizeResult& r) const;
   nlohmann::ordered_json Json(const AllocatorConfig& config, const SizeResult& r, uint64_t resolution) const;
 
   std::string trace_;
   std::string allocator_;
   std::vector<std::string> sets_;
+  std::string device_;
+  std::string start_state_ = "seed";
+  std::vector<std::string> applied_;  // settings taken from the recording
+  std::optional<DeviceId> device_used_;
   std::string resolution_ = "256";
   int jobs_ = DefaultJobs();
   std::string json_;
@@ -54,12 +69,23 @@ class SizeCommand : public Command {
 
 std::string Human(Bytes b) { return HumanReadableNumBytes(b); }
 
-std::string SizeCommand::Text(const AllocatorConfig& config, const CompactTrace& trace,
-                              const SizeResult& r) const {
+std::string SizeCommand::Text(const TrialTarget& target, const SizeResult& r) const {
+  const AllocatorConfig& config = target.config;
+  const Scenario& scenario = *target.scenario;
   std::string out = "hbmsim size\n";
   out += fmt::format("  trace:            {}\n", trace_);
   out += fmt::format("  allocator:        {} ({})\n", config.policy->name, config.source);
   out += fmt::format("  options:          {}\n", EffectiveOptionsText(config));
+  if (!applied_.empty()) out += fmt::format("  settings:         {} (from the recording)\n", fmt::join(applied_, " "));
+  out += fmt::format("  device:           {}\n", DeviceLine(scenario, target.survey));
+  if (scenario.start_summary && scenario.start_summary->segments > 0) {
+    out += fmt::format("  start state:      {} segments, {} B reserved, {} live blocks ({}: {})\n",
+                       scenario.start_summary->segments, scenario.start_summary->reserved.value(),
+                       scenario.start_summary->live_blocks, StartStateModeName(scenario.start_mode),
+                       scenario.start_mode == StartStateMode::kSeed && config.policy->recording.seed
+                           ? "installed as recorded; a limit below its reserved bytes fails"
+                           : "its live blocks allocated through the policy");
+  }
   out += fmt::format("  peak live bytes:  {} ({})\n", r.peak_live_bytes.value(), Human(r.peak_live_bytes));
   out += fmt::format("  resolution:       {}\n", resolution_);
   out += fmt::format("  trials:           {} limits tried, plus one verifying replay\n", r.probes.size());
@@ -70,7 +96,7 @@ std::string SizeCommand::Text(const AllocatorConfig& config, const CompactTrace&
   out += fmt::format("  min bytes_limit:  {} ({})\n", r.min_bytes_limit.value(), Human(r.min_bytes_limit));
   out += fmt::format("  overhead:         {:.4f} ({:.2f}% over peak live)\n", r.overhead, 100 * r.overhead);
   out += fmt::format("  verified:         a full replay at {} fits all {} events\n",
-                     r.min_bytes_limit.value(), trace.events.size());
+                     r.min_bytes_limit.value(), r.verified.summary.events_replayed);
   if (r.non_monotonic) {
     out += fmt::format(
         "  WARNING: not monotonic: {} fits but the larger limit {} failed; {} allocator is not monotonic in "
@@ -88,6 +114,7 @@ nlohmann::ordered_json SizeCommand::Json(const AllocatorConfig& config, const Si
   nlohmann::ordered_json j;
   j["trace"] = trace_;
   j["allocator"] = AllocatorJson(config);
+  j["device"] = device_used_ ? nlohmann::ordered_json(device_used_->value()) : nlohmann::ordered_json();
   j["min_bytes_limit"] =
       r.found ? nlohmann::ordered_json(r.min_bytes_limit.value()) : nlohmann::ordered_json();
   j["peak_live_bytes"] = r.peak_live_bytes.value();
@@ -109,26 +136,40 @@ std::optional<Failure> SizeCommand::Size() {
   }
   if (resolution->is_zero()) return Failure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
   if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
-  absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_);
-  if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  absl::StatusOr<CompactTrace> trace = LoadCompactTrace(trace_, std::nullopt);
-  if (!trace.ok()) return Failure{kExitBadInput, std::string(trace.status().message())};
-  fmt::print(stderr,
-             "hbmsim size: read {} once into memory: {} events in {} bytes (tags and marks dropped)\n",
-             trace_, trace->events.size(), trace->MemoryBytes());
-  if (config->policy->name == "offline") {
-    fmt::print(stderr,
-               "hbmsim size: offline makes two passes over the trace: it plans every buffer, then replays\n");
+  ScenarioRequest request;
+  if (!device_.empty()) {
+    absl::StatusOr<uint64_t> d = ParseU64(device_);
+    if (!d.ok()) {
+      return Failure{kExitBadInput, fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
+    }
+    request.device = DeviceId(*d);
   }
-  AllocatorMaker maker = MakeAllocatorMaker(*config, *trace);
-  absl::StatusOr<SizeResult> r = FindMinLimit(*trace, maker, SizeOptions{resolution->value(), jobs_});
+  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state_);
+  if (!mode.ok()) return Failure{kExitBadInput, std::string(mode.status().message())};
+  request.start_state = *mode;
+  absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
+  if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
+  absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
+  if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
+  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
+  if (!survey.ok()) return Failure{kExitBadInput, std::string(survey.status().message())};
+  fmt::print(stderr,
+             "hbmsim size: {}: {} events of device {}, peak live {} B; every trial replays the recording "
+             "afresh{}\n",
+             trace_, survey->events_replayed, survey->device ? fmt::format("{}", survey->device->value()) : "-",
+             survey->peak_live_bytes.value(),
+             config->policy->plan ? " (offline plans from one more pass first)" : "");
+  device_used_ = survey->device;
+  absl::StatusOr<TrialTarget> target = MakeTrialTarget(*scenario, *config, *survey);
+  if (!target.ok()) return Failure{kExitBadInput, std::string(target.status().message())};
+  absl::StatusOr<SizeResult> r = FindMinLimit(*target, SizeOptions{resolution->value(), jobs_});
   if (!r.ok()) {
     const bool internal = r.status().code() == absl::StatusCode::kInternal;
     return Failure{
         internal ? kExitInternal : kExitBadInput,
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(r.status().message()))};
   }
-  const std::string text = Text(*config, *trace, *r);
+  const std::string text = Text(*target, *r);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!json_.empty()) {
     std::ofstream out(json_, std::ios::binary | std::ios::trunc);

@@ -19,37 +19,6 @@ std::optional<double> FragmentationOf(const AllocatorStats& s, Bytes limit) {
   return Fragmentation(free, static_cast<uint64_t>(std::max<int64_t>(0, s.largest_free_block_bytes)));
 }
 
-// The full replay at L, then a short one up to the peak-in-use event.
-absl::StatusOr<AtLimit> MeasureAtLimit(const CompactTrace& trace, const AllocatorMaker& maker, Bytes limit) {
-  absl::StatusOr<TrialResult> full =
-      RunTrial(trace, maker, limit, TrialOptions{false, trace.peak_live_position, std::nullopt});
-  if (!full.ok()) return full.status();
-  absl::StatusOr<TrialResult> at_peak =
-      RunTrial(trace, maker, limit, TrialOptions{false, std::nullopt, full->peak_in_use_position});
-  if (!at_peak.ok()) return at_peak.status();
-  AtLimit m;
-  m.failures = full->failures;
-  m.oom = full->oom;
-  m.fragmentation = full->fragmentation;
-  m.peak_bytes_in_use = full->final_stats.peak_bytes_in_use;
-  m.peak_pool_bytes = full->final_stats.peak_pool_bytes;
-  if (full->first_failure) {
-    m.frag_at_first_failure = Fragmentation(full->first_failure->free_bytes.value(),
-                                            full->first_failure->largest_free_block.value());
-  }
-  m.frag_at_peak = FragmentationOf(at_peak->final_stats, limit);
-  if (m.peak_pool_bytes && *m.peak_pool_bytes > 0) {
-    m.utilization = static_cast<double>(m.peak_bytes_in_use) / static_cast<double>(*m.peak_pool_bytes);
-  }
-  if (full->probe_stats && !trace.peak_live_bytes.is_zero()) {
-    const AllocatorStats& s = *full->probe_stats;
-    const int64_t pool = s.pool_bytes.value_or(s.bytes_in_use + s.bytes_reserved);
-    const double live = static_cast<double>(trace.peak_live_bytes.value());
-    m.jw_at_peak_live = (static_cast<double>(pool) - live) / live;
-  }
-  return m;
-}
-
 std::string Num(const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
 nlohmann::ordered_json Json(const std::optional<double>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
@@ -89,19 +58,53 @@ nlohmann::ordered_json RowJson(const CompareRow& r) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const CompactTrace& trace,
+// The full replay at L (what `hbmsim replay` reports), then a second one that
+// takes the state at the peak live bytes and at the peak bytes in use.
+absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit) {
+  absl::StatusOr<TrialResult> full = RunTrial(target, limit, TrialOptions{false, {}, {}});
+  if (!full.ok()) return full.status();
+  AtLimit m;
+  m.failures = full->failures;
+  m.oom = full->oom;
+  m.fragmentation = full->fragmentation;
+  m.peak_bytes_in_use = full->final_stats.peak_bytes_in_use;
+  m.peak_pool_bytes = full->final_stats.peak_pool_bytes;
+  if (full->first_failure) {
+    m.frag_at_first_failure = Fragmentation(full->first_failure->free_bytes.value(),
+                                            full->first_failure->largest_free_block.value());
+  }
+  if (m.peak_pool_bytes && *m.peak_pool_bytes > 0) {
+    m.utilization = static_cast<double>(m.peak_bytes_in_use) / static_cast<double>(*m.peak_pool_bytes);
+  }
+  if (full->summary.start_state_refused) return m;  // nothing was replayed: no states to probe
+  absl::StatusOr<TrialResult> probes =
+      RunTrial(target, limit, TrialOptions{false, full->summary.peak_live_event, m.peak_bytes_in_use});
+  if (!probes.ok()) return probes.status();
+  m.frag_at_peak = FragmentationOf(probes->in_use_target_stats.value_or(probes->final_stats), limit);
+  const Bytes peak_live = full->summary.peak_live_bytes;
+  if (probes->probe_stats && !peak_live.is_zero()) {
+    const AllocatorStats& s = *probes->probe_stats;
+    const int64_t pool = s.pool_bytes.value_or(s.bytes_in_use + s.bytes_reserved);
+    const double live = static_cast<double>(peak_live.value());
+    m.jw_at_peak_live = (static_cast<double>(pool) - live) / live;
+  }
+  return m;
+}
+
+absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenario, const ScenarioSurvey& survey,
                                                           const std::vector<AllocatorConfig>& configs,
                                                           std::optional<Bytes> limit,
                                                           const SizeOptions& options) {
   std::vector<CompareRow> rows;
   for (const AllocatorConfig& config : configs) {
     CompareRow row{config, {}, std::nullopt};
-    const AllocatorMaker maker = MakeAllocatorMaker(config, trace);
-    absl::StatusOr<SizeResult> size = FindMinLimit(trace, maker, options);
+    absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, survey);
+    if (!target.ok()) return target.status();
+    absl::StatusOr<SizeResult> size = FindMinLimit(*target, options);
     if (!size.ok()) return size.status();
     row.size = *std::move(size);
     if (limit) {
-      absl::StatusOr<AtLimit> m = MeasureAtLimit(trace, maker, *limit);
+      absl::StatusOr<AtLimit> m = MeasureAtLimit(*target, *limit);
       if (!m.ok()) return m.status();
       row.at_limit = *m;
     }
@@ -110,11 +113,12 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const CompactTrace& tr
   return rows;
 }
 
-std::string CompareText(const std::string& trace_path, const CompactTrace& trace, std::optional<Bytes> limit,
+std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
                         const std::vector<CompareRow>& rows) {
   std::string out = "hbmsim compare\n";
-  out += fmt::format("  trace:           {} ({} events)\n", trace_path, trace.events.size());
-  out += fmt::format("  peak live bytes: {}\n", trace.peak_live_bytes.value());
+  out += fmt::format("  trace:           {} ({} events)\n", scenario.path(), survey.events_replayed);
+  out += fmt::format("  device:          {}\n", DeviceLine(scenario, survey));
+  out += fmt::format("  peak live bytes: {}\n", survey.peak_live_bytes.value());
   out += fmt::format("  limit L:         {}\n\n",
                      limit ? fmt::format("{}", limit->value()) : "- (no --bytes-limit)");
   out += fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
@@ -154,11 +158,12 @@ std::string CompareText(const std::string& trace_path, const CompactTrace& trace
   return out;
 }
 
-nlohmann::ordered_json CompareJson(const std::string& trace_path, const CompactTrace& trace,
+nlohmann::ordered_json CompareJson(const Scenario& scenario, const ScenarioSurvey& survey,
                                    std::optional<Bytes> limit, const std::vector<CompareRow>& rows) {
   nlohmann::ordered_json j;
-  j["trace"] = trace_path;
-  j["peak_live_bytes"] = trace.peak_live_bytes.value();
+  j["trace"] = scenario.path();
+  j["device"] = survey.device ? nlohmann::ordered_json(survey.device->value()) : nlohmann::ordered_json();
+  j["peak_live_bytes"] = survey.peak_live_bytes.value();
   j["bytes_limit"] = limit ? nlohmann::ordered_json(limit->value()) : nlohmann::ordered_json();
   j["rows"] = nlohmann::ordered_json::array();
   for (const CompareRow& r : rows) j["rows"].push_back(RowJson(r));
@@ -172,7 +177,7 @@ struct Line {
   std::optional<int64_t> a, b;
 };
 
-std::vector<Line> Lines(const CompactTrace& a, const CompactTrace& b, const CompareRow& ra,
+std::vector<Line> Lines(const ScenarioSurvey& a, const ScenarioSurvey& b, const CompareRow& ra,
                         const CompareRow& rb) {
   auto min = [](const CompareRow& r) {
     return r.size.found ? std::optional<int64_t>(static_cast<int64_t>(r.size.min_bytes_limit.value()))
@@ -195,7 +200,7 @@ std::string Cell(const std::optional<int64_t>& v) { return v ? fmt::format("{}",
 }  // namespace
 
 std::string BaselineCandidateText(const std::string& baseline, const std::string& candidate,
-                                  const CompactTrace& a, const CompactTrace& b, std::optional<Bytes> limit,
+                                  const ScenarioSurvey& a, const ScenarioSurvey& b, std::optional<Bytes> limit,
                                   const CompareRow& ra, const CompareRow& rb) {
   std::string out = "hbmsim compare (baseline vs candidate)\n";
   out += fmt::format("  baseline:  {}\n  candidate: {}\n  allocator: {}\n  limit L:   {}\n\n", baseline,
@@ -214,7 +219,7 @@ std::string BaselineCandidateText(const std::string& baseline, const std::string
   return out;
 }
 
-nlohmann::ordered_json BaselineCandidateJson(const CompactTrace& a, const CompactTrace& b,
+nlohmann::ordered_json BaselineCandidateJson(const ScenarioSurvey& a, const ScenarioSurvey& b,
                                              std::optional<Bytes> limit, const CompareRow& ra,
                                              const CompareRow& rb) {
   nlohmann::ordered_json j;

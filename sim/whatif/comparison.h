@@ -1,4 +1,6 @@
-// `hbmsim compare`: one row per allocator over the same in-memory trace.
+// `hbmsim compare`: one row per allocator over the same scenario. Every
+// number comes from trials (sim/whatif/trial.h), the replay `hbmsim replay`
+// runs, so a row at L equals `hbmsim replay --allocator A --bytes-limit L`.
 //
 // Measures (shared/reference/tpu-and-xla.md §4), at the limit L:
 //   failures                  oom and fragmentation, replaying on after each
@@ -6,7 +8,7 @@
 //   peak_pool_bytes           what it held from the device at most
 //   frag_at_first_failure     BFC's (free − largest free) / free with the two
 //                             numbers of the first failed request
-//   frag_at_peak              the same, right after the event that first reached
+//   frag_at_peak              the same, right after the alloc that first reached
 //                             peak bytes in use (free = limit − in use − reserved;
 //                             largest free = the largest request that would fit)
 //   utilization               peak_bytes_in_use / peak_pool_bytes
@@ -44,21 +46,24 @@ struct CompareRow {
 };
 
 // Sizes every configuration and, with a limit, replays it there in full.
-absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const CompactTrace& trace,
+// `configs` already carry the recording's settings and the user's edits.
+absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenario, const ScenarioSurvey& survey,
                                                           const std::vector<AllocatorConfig>& configs,
                                                           std::optional<Bytes> limit,
                                                           const SizeOptions& options);
+// The measures of one configuration at `limit`.
+absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit);
 
-std::string CompareText(const std::string& trace_path, const CompactTrace& trace, std::optional<Bytes> limit,
+std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
                         const std::vector<CompareRow>& rows);
-nlohmann::ordered_json CompareJson(const std::string& trace_path, const CompactTrace& trace,
+nlohmann::ordered_json CompareJson(const Scenario& scenario, const ScenarioSurvey& survey,
                                    std::optional<Bytes> limit, const std::vector<CompareRow>& rows);
 
-// Baseline versus candidate: the same allocator over two traces.
+// Baseline versus candidate: the same allocator over two recordings.
 std::string BaselineCandidateText(const std::string& baseline, const std::string& candidate,
-                                  const CompactTrace& a, const CompactTrace& b, std::optional<Bytes> limit,
+                                  const ScenarioSurvey& a, const ScenarioSurvey& b, std::optional<Bytes> limit,
                                   const CompareRow& ra, const CompareRow& rb);
-nlohmann::ordered_json BaselineCandidateJson(const CompactTrace& a, const CompactTrace& b,
+nlohmann::ordered_json BaselineCandidateJson(const ScenarioSurvey& a, const ScenarioSurvey& b,
                                              std::optional<Bytes> limit, const CompareRow& ra,
                                              const CompareRow& rb);
 

@@ -13,12 +13,12 @@ constexpr uint64_t kCap = uint64_t{1} << 62;
 
 class Search {
  public:
-  Search(const CompactTrace& trace, const AllocatorMaker& maker, const SizeOptions& options)
-      : trace_(trace), maker_(maker), options_(options), base_(trace.peak_live_bytes.value()) {}
+  Search(const TrialTarget& target, const SizeOptions& options)
+      : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()) {}
 
   absl::StatusOr<SizeResult> Run() {
     SizeResult out;
-    out.peak_live_bytes = trace_.peak_live_bytes;
+    out.peak_live_bytes = target_.survey.peak_live_bytes;
     std::optional<uint64_t> pass;
     for (int round = 0; !pass; ++round) {
       const std::vector<uint64_t> ks = BracketRound(round);
@@ -28,18 +28,33 @@ class Search {
     }
     if (!pass) return Finish(out);
     while (true) {
+      if (absl::Status s = Narrow(); !s.ok()) return s;
+      // The two grid points below the answer, where not tried yet: a policy
+      // that is not monotonic may pass there although the one above failed.
       const uint64_t hi = *SmallestPass();
-      const std::optional<uint64_t> lo = LargestFailBelow(hi);
-      const uint64_t from = lo ? *lo + 1 : 0;
-      if (from >= hi) break;
-      std::vector<uint64_t> ks;
-      for (int q = 1; q <= 3; ++q) ks.push_back(from + (hi - from) * q / 4);
-      if (absl::Status s = Probe(ks); !s.ok()) return s;
+      std::vector<uint64_t> below;
+      for (uint64_t k = hi >= 2 ? hi - 2 : 0; k < hi; ++k) {
+        if (!tried_.contains(k)) below.push_back(k);
+      }
+      if (below.empty()) break;
+      if (absl::Status s = Probe(below); !s.ok()) return s;
     }
     return Verify(out);
   }
 
  private:
+  absl::Status Narrow() {
+    while (true) {
+      const uint64_t hi = *SmallestPass();
+      const std::optional<uint64_t> lo = LargestFailBelow(hi);
+      const uint64_t from = lo ? *lo + 1 : 0;
+      if (from >= hi) return absl::OkStatus();
+      std::vector<uint64_t> ks;
+      for (int q = 1; q <= 3; ++q) ks.push_back(from + (hi - from) * q / 4);
+      if (absl::Status s = Probe(ks); !s.ok()) return s;
+    }
+  }
+
   uint64_t LimitOf(uint64_t k) const { return base_ + k * options_.resolution; }
 
   // Grid indices of round `round` of the bracket phase, strictly increasing.
@@ -64,7 +79,7 @@ class Search {
   absl::Status Probe(const std::vector<uint64_t>& ks) {
     std::vector<absl::StatusOr<TrialResult>> results(ks.size(), absl::UnknownError("not run"));
     ParallelFor(ks.size(), options_.jobs, [&](size_t i) {
-      results[i] = RunTrial(trace_, maker_, Bytes(LimitOf(ks[i])), TrialOptions{});
+      results[i] = RunTrial(target_, Bytes(LimitOf(ks[i])), TrialOptions{});
     });
     for (size_t i = 0; i < ks.size(); ++i) {
       if (!results[i].ok()) return results[i].status();
@@ -97,9 +112,9 @@ class Search {
     std::vector<absl::StatusOr<TrialResult>> results(window.size(), absl::UnknownError("not run"));
     ParallelFor(window.size() + 1, options_.jobs, [&](size_t i) {
       if (i == 0) {
-        full = RunTrial(trace_, maker_, Bytes(LimitOf(answer)), TrialOptions{false, {}, {}});
+        full = RunTrial(target_, Bytes(LimitOf(answer)), TrialOptions{false, {}, {}});
       } else {
-        results[i - 1] = RunTrial(trace_, maker_, Bytes(LimitOf(window[i - 1])), TrialOptions{});
+        results[i - 1] = RunTrial(target_, Bytes(LimitOf(window[i - 1])), TrialOptions{});
       }
     });
     if (!full.ok()) return full.status();
@@ -128,8 +143,7 @@ class Search {
     return out;
   }
 
-  const CompactTrace& trace_;
-  const AllocatorMaker& maker_;
+  const TrialTarget& target_;
   const SizeOptions options_;
   const uint64_t base_;
   uint64_t next_k_ = 0;
@@ -138,9 +152,8 @@ class Search {
 
 }  // namespace
 
-absl::StatusOr<SizeResult> FindMinLimit(const CompactTrace& trace, const AllocatorMaker& maker,
-                                        const SizeOptions& options) {
-  return Search(trace, maker, options).Run();
+absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options) {
+  return Search(target, options).Run();
 }
 
 }  // namespace hbmsim

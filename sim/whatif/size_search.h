@@ -10,8 +10,11 @@
 //   narrow   rounds of 3 probes splitting (largest failing, smallest passing)
 //            into quarters, down to one grid step;
 //   verify   a full replay at the answer (it must pass) plus the next 3 grid
-//            points, to catch a larger limit that fails.
-// Every probe is a trial that stops at its first failure. The probes of a
+//            points, to catch a larger limit that fails, and the 2 grid points
+//            below it that were not tried: if one of them passes, the answer
+//            moves down to it and the narrowing goes on from there.
+// Every probe is a trial (sim/whatif/trial.h: the replay `hbmsim replay`
+// runs) that stops at its first failure. The probes of a
 // round run in parallel; which probes are made never depends on --jobs, so
 // the result is the same for every --jobs. `non_monotonic` is the smallest
 // limit above the answer that was tried and failed.
@@ -47,8 +50,7 @@ struct SizeResult {
   TrialResult verified;           // the full replay at the answer
 };
 
-absl::StatusOr<SizeResult> FindMinLimit(const CompactTrace& trace, const AllocatorMaker& maker,
-                                        const SizeOptions& options);
+absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options);
 
 }  // namespace hbmsim
 

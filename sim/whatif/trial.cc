@@ -1,140 +1,75 @@
 #include "sim/whatif/trial.h"
 
-#include <algorithm>
-#include <vector>
-
-#include "allocator/baselines/offline_allocator.h"
+#include "allocator/baselines/ideal_allocator.h"
+#include "sim/scenario/scenario_run.h"
 
 namespace hbmsim {
 namespace {
 
-struct LiveSlot {
-  Handle handle = kNullHandle;
-  uint64_t size = 0;
-  bool placed = false;
-};
-
-class Trial {
+// Counts failures by verdict and takes the probes of TrialOptions.
+class TrialObserver : public ReplayObserver {
  public:
-  Trial(const CompactTrace& trace, Allocator& a, const TrialOptions& o)
-      : trace_(trace), a_(a), options_(o), buffers_(trace.buffer_slots), programs_(trace.program_slots) {}
+  TrialObserver(const Allocator& policy, const TrialOptions& options, TrialResult& out)
+      : policy_(policy), options_(options), out_(out) {}
 
-  TrialResult Run() {
-    const bool programs = a_.SupportsPrograms();
-    for (uint64_t pos = 0; pos < trace_.events.size(); ++pos) {
-      const PackedEvent& p = trace_.events[pos];
-      bool failed;
-      if (!IsProgramEvent(p.kind)) {
-        failed = ApplyBuffer(p, buffers_, pos);
-      } else if (programs) {
-        failed = ApplyProgram(p);
-      } else {
-        failed = p.kind != EventKind::kProgramRun && ApplyBuffer(p, programs_, pos);
-      }
-      if (options_.probe_position == pos) result_.probe_stats = a_.GetStats();
-      if (failed && options_.stop_at_first_failure) break;
-      if (options_.end_position == pos) break;
+  void OnAlloc(EventIndex index, const Event&, const AllocResult& r) override {
+    if (options_.probe_event == index) out_.probe_stats = policy_.GetStats();
+    if (options_.in_use_target && !out_.in_use_target_stats && r.ok()) {
+      const AllocatorStats s = policy_.GetStats();
+      if (s.bytes_in_use >= *options_.in_use_target) out_.in_use_target_stats = s;
     }
-    result_.final_stats = a_.GetStats();
-    return result_;
+  }
+  void OnFailure(const FailureRecord& f) override {
+    ++out_.failures;
+    (f.kind == AllocStatus::kOom ? out_.oom : out_.fragmentation)++;
+    if (!out_.first_failure) {
+      out_.first_failure = TrialFailure{f.event.value(), f.rounded, f.kind, f.free_bytes, f.largest_free_block_bytes};
+    }
   }
 
  private:
-  bool ApplyBuffer(const PackedEvent& p, std::vector<LiveSlot>& slots, uint64_t pos) {
-    LiveSlot& live = slots[p.slot];
-    if (p.kind == EventKind::kAlloc || p.kind == EventKind::kProgramLoad) {
-      AllocRequest req;
-      req.id = BufferId(p.id);
-      req.bytes = Bytes(p.bytes);
-      req.stream = StreamId(p.stream);
-      req.shape = p.shape == kNoShape ? nullptr : &trace_.shapes[p.shape];
-      req.event = EventIndex(p.index);
-      const AllocResult r = a_.Allocate(req);
-      live = {r.ok() ? r.handle : kNullHandle, r.ok() ? r.size.value() : 0, r.ok()};
-      if (!r.ok()) return Fail({p.index, r.rounded, r.status, r.free_bytes, r.largest_free_block});
-      in_use_ += live.size;
-      if (in_use_ > peak_in_use_) {
-        peak_in_use_ = in_use_;
-        result_.peak_in_use_position = pos;
-      }
-      return false;
-    }
-    if (!live.placed) return false;  // its alloc failed: the engine ignores the free
-    if (p.kind == EventKind::kFreeRequested) {
-      a_.RequestFree(live.handle);
-      return false;
-    }
-    if (p.kind == EventKind::kFreeCompleted) {
-      a_.CompleteFree(live.handle);
-    } else {
-      a_.Free(live.handle);
-    }
-    in_use_ -= live.size;
-    live = {};
-    return false;
-  }
-
-  bool ApplyProgram(const PackedEvent& p) {
-    LiveSlot& live = programs_[p.slot];
-    const Bytes bytes(p.bytes);
-    if (p.kind == EventKind::kProgramLoad) {
-      const ProgramResult r = a_.LoadProgram(ProgramId(p.id), bytes, EventIndex(p.index));
-      live = {kNullHandle, p.bytes, r.ok};
-      if (r.ok) return false;
-      return Fail({p.index, bytes, ClassifyFailure(bytes, r.free_bytes), r.free_bytes, r.reservable_bytes});
-    }
-    if (!live.placed) return false;
-    if (p.kind == EventKind::kProgramUnload) {
-      a_.UnloadProgram(ProgramId(p.id));
-      live = {};
-      return false;
-    }
-    const ProgramResult r = a_.RunProgram(ProgramId(p.id), EventIndex(p.index));
-    if (r.ok) return false;
-    const Bytes loaded(live.size);
-    return Fail({p.index, loaded, ClassifyFailure(loaded, r.free_bytes), r.free_bytes, r.reservable_bytes});
-  }
-
-  bool Fail(const TrialFailure& f) {
-    ++result_.failures;
-    (f.kind == AllocStatus::kOom ? result_.oom : result_.fragmentation)++;
-    if (!result_.first_failure) result_.first_failure = f;
-    return true;
-  }
-
-  const CompactTrace& trace_;
-  Allocator& a_;
+  const Allocator& policy_;
   const TrialOptions& options_;
-  std::vector<LiveSlot> buffers_, programs_;
-  uint64_t in_use_ = 0;
-  uint64_t peak_in_use_ = 0;
-  TrialResult result_;
+  TrialResult& out_;
 };
 
 }  // namespace
 
-AllocatorMaker MakeAllocatorMaker(const AllocatorConfig& config, const CompactTrace& trace) {
-  if (config.policy->name == "offline") {
-    const absl::StatusOr<Bytes> alignment = config.options.Get<Bytes>("alignment");
-    if (!alignment.ok()) {
-      return [status = alignment.status()](Bytes) -> absl::StatusOr<std::unique_ptr<Allocator>> {
-        return status;
-      };
-    }
-    auto plan =
-        std::make_shared<const OfflinePlan>(PlanOffline(CompactBufferIntervals(trace), alignment->value()));
-    return [plan](Bytes limit) -> absl::StatusOr<std::unique_ptr<Allocator>> {
-      return std::make_unique<OfflineAllocator>(plan, limit);
-    };
-  }
-  return [config](Bytes limit) { return BuildAllocator(config, limit); };
+absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario) {
+  absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
+  if (!reader.ok()) return reader.status();
+  // Nothing fails under the ideal policy at no limit: the engine's own peak
+  // live bytes, over exactly the events every trial replays.
+  IdealAllocator ideal(Bytes::Max());
+  ReplayOptions options;
+  options.device = scenario.device;
+  ReplayEngine engine(ideal, options);
+  absl::StatusOr<ReplaySummary> s = engine.Run(**reader);
+  if (!s.ok()) return s.status();
+  return ScenarioSurvey{s->peak_live_bytes, s->peak_live_event, s->events_read, s->events_replayed, s->device};
 }
 
-absl::StatusOr<TrialResult> RunTrial(const CompactTrace& trace, const AllocatorMaker& maker, Bytes limit,
-                                     const TrialOptions& options) {
-  absl::StatusOr<std::unique_ptr<Allocator>> a = maker(limit);
-  if (!a.ok()) return a.status();
-  return Trial(trace, **a, options).Run();
+absl::StatusOr<TrialTarget> MakeTrialTarget(const Scenario& scenario, const AllocatorConfig& config,
+                                            const ScenarioSurvey& survey) {
+  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
+  if (!maker.ok()) return maker.status();
+  return TrialTarget{&scenario, config, *std::move(maker), survey};
+}
+
+absl::StatusOr<TrialResult> RunTrial(const TrialTarget& target, Bytes limit, const TrialOptions& options) {
+  ReplayOptions replay;
+  replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
+  absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
+      ScenarioRun::Prepare(*target.scenario, target.config, target.maker, limit, replay);
+  if (!run.ok()) return run.status();
+  TrialResult out;
+  TrialObserver observer((*run)->policy(), options, out);
+  (*run)->engine().AddObserver(&observer);
+  absl::StatusOr<ReplaySummary> summary = (*run)->Run();
+  if (!summary.ok()) return summary.status();
+  out.summary = *summary;
+  out.final_stats = (*run)->policy().GetStats();
+  return out;
 }
 
 }  // namespace hbmsim

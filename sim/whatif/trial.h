@@ -1,27 +1,50 @@
-// One trial replay of a CompactTrace through one allocator, with the replay
-// engine's rules (sim/engine/replay_engine.h): a failed alloc's later frees
-// are ignored; a policy without a program model sees program_load/unload as
-// an alloc/free of its own id space. Live handles sit in vectors indexed by
-// the trace's dense slots, so a trial allocates nothing per event.
+// One trial of `size` or `compare`: the very replay `hbmsim replay` runs
+// (ScenarioRun: the same start state, recorded settings, device and
+// empty_cache calls) at one limit, with an observer keeping what the search
+// and the table need. A trial reads the recording afresh (Scenario::Events),
+// so memory stays what one replay needs, however long the trace.
 #ifndef HBMSIM_SIM_WHATIF_TRIAL_H_
 #define HBMSIM_SIM_WHATIF_TRIAL_H_
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "allocator/core/allocator.h"
 #include "sim/config/allocator_config.h"
-#include "sim/whatif/compact_trace.h"
+#include "sim/engine/replay_engine.h"
+#include "sim/scenario/scenario.h"
 
 namespace hbmsim {
 
+// What one pass over the scenario with no limit says: the peak live bytes
+// (the lower bound every search starts from) and the events replayed.
+struct ScenarioSurvey {
+  Bytes peak_live_bytes;
+  std::optional<EventIndex> peak_live_event;
+  uint64_t events_read = 0;
+  uint64_t events_replayed = 0;
+  std::optional<DeviceId> device;
+};
+absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario);
+
+// What every trial of one (scenario, allocator) shares.
+struct TrialTarget {
+  const Scenario* scenario = nullptr;
+  AllocatorConfig config;  // the recording's settings and the user's edits applied
+  LimitedFactory maker;    // a planning policy's plan, made once
+  ScenarioSurvey survey;
+};
+// Errors: the maker's (bad options, an unreadable recording).
+absl::StatusOr<TrialTarget> MakeTrialTarget(const Scenario& scenario, const AllocatorConfig& config,
+                                            const ScenarioSurvey& survey);
+
 struct TrialOptions {
-  bool stop_at_first_failure = true;       // `--on-oom stop`: enough to know pass/fail
-  std::optional<uint64_t> probe_position;  // take GetStats() right after this event
-  std::optional<uint64_t> end_position;    // stop right after this event
+  bool stop_at_first_failure = true;  // `--on-oom stop`: enough to know pass/fail
+  // GetStats() right after this event (compare: at the peak live bytes).
+  std::optional<EventIndex> probe_event;
+  // GetStats() right after the first alloc that brings bytes in use to this
+  // (compare: the state at the peak bytes in use).
+  std::optional<int64_t> in_use_target;
 };
 
 struct TrialFailure {
@@ -39,22 +62,14 @@ struct TrialResult {
   std::optional<TrialFailure> first_failure;
   AllocatorStats final_stats;
   std::optional<AllocatorStats> probe_stats;
-  uint64_t peak_in_use_position = 0;  // the event that first reached the peak bytes in use
+  std::optional<AllocatorStats> in_use_target_stats;
+  ReplaySummary summary;
 
   bool ok() const { return failures == 0; }
 };
 
-// Builds a fresh allocator for one limit; trials never share one.
-using AllocatorMaker = std::function<absl::StatusOr<std::unique_ptr<Allocator>>(Bytes limit)>;
-
-// The maker for `config`: BuildAllocator, except `offline`, whose plan is
-// made once from the trace's intervals and shared by every trial.
-AllocatorMaker MakeAllocatorMaker(const AllocatorConfig& config, const CompactTrace& trace);
-
-// Runs one trial. Errors: the maker's (bad options) or a broken invariant
-// under paranoid checking (InternalError).
-absl::StatusOr<TrialResult> RunTrial(const CompactTrace& trace, const AllocatorMaker& maker, Bytes limit,
-                                     const TrialOptions& options);
+// Errors: the maker's, the recording's, or a broken invariant (InternalError).
+absl::StatusOr<TrialResult> RunTrial(const TrialTarget& target, Bytes limit, const TrialOptions& options);
 
 }  // namespace hbmsim
 

@@ -3,20 +3,23 @@
 #include <variant>
 
 #include "fmt/format.h"
+#include "sim/scenario/scenario_config.h"
 
 namespace hbmsim {
 
-absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator,
-                                                const std::vector<std::string>& sets) {
+absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator, const std::vector<std::string>& sets,
+                                                const Scenario& scenario, std::vector<std::string>* applied) {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator);
   if (!c.ok()) return c.status();
+  std::vector<std::string> taken = ApplyRecordedSettings(scenario, *c);
+  if (applied != nullptr) *applied = std::move(taken);
   for (const std::string& kv : sets) {
     if (absl::Status s = ApplySetOption(*c, kv); !s.ok()) return s;
   }
   return c;
 }
 
-absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view list) {
+absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view list, const Scenario& scenario) {
   std::vector<AllocatorConfig> out;
   size_t start = 0;
   while (start <= list.size()) {
@@ -32,12 +35,20 @@ absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view
     if (parts[0].empty())
       return absl::InvalidArgumentError(fmt::format("--allocators {}: empty entry", list));
     absl::StatusOr<AllocatorConfig> c =
-        ResolveWithSets(parts[0], std::vector<std::string>(parts.begin() + 1, parts.end()));
+        ResolveWithSets(parts[0], std::vector<std::string>(parts.begin() + 1, parts.end()), scenario);
     if (!c.ok()) return c.status();
     out.push_back(*std::move(c));
     start = comma + 1;
   }
   return out;
+}
+
+std::string DeviceLine(const Scenario& scenario, const ScenarioSurvey& survey) {
+  if (scenario.device) return scenario.DeviceText();
+  if (!survey.device) return "none (no events)";
+  const uint64_t others = survey.events_read - survey.events_replayed;
+  return fmt::format("{} (the first event's; {} events on other devices skipped)", survey.device->value(),
+                     others);
 }
 
 nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config) {

@@ -1,5 +1,6 @@
-// Pieces the `size` and `compare` commands share: reading a trace once into
-// its compact form, and resolving an allocator argument with its options.
+// Pieces the `size` and `compare` commands share: resolving an allocator
+// argument with the recording's settings and the user's options, and the
+// device line of their reports.
 #ifndef HBMSIM_SIM_WHATIF_WHATIF_COMMON_H_
 #define HBMSIM_SIM_WHATIF_WHATIF_COMMON_H_
 
@@ -10,15 +11,24 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/allocator_config.h"
+#include "sim/scenario/scenario.h"
+#include "sim/whatif/trial.h"
 
 namespace hbmsim {
 
-// `NAME|FILE.yaml` plus `KEY=VALUE` edits; errors name the allocator argument.
-absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator,
-                                                const std::vector<std::string>& sets);
+// `NAME|FILE.yaml`, then the recording's settings (as `replay` takes them),
+// then the `KEY=VALUE` edits; errors name the allocator argument. `applied`,
+// if given, receives the settings taken from the recording.
+absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator, const std::vector<std::string>& sets,
+                                                const Scenario& scenario,
+                                                std::vector<std::string>* applied = nullptr);
 
-// `bfc,tpu,paged:page_size=64KiB`: comma-separated NAME[:KEY=VALUE...].
-absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view list);
+// `bfc,tpu,paged:page_size=64KiB`: comma-separated NAME[:KEY=VALUE...], each
+// resolved as ResolveWithSets does.
+absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view list, const Scenario& scenario);
+
+// "1 (it holds the recorded OOM); others: ..." or "0 (the first event's)".
+std::string DeviceLine(const Scenario& scenario, const ScenarioSurvey& survey);
 
 // {"name": ..., "options": {...}} in spec order.
 nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config);

@@ -36,6 +36,7 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "sim/config/allocator_config.h"
+#include "sim/scenario/scenario_run.h"
 #include "tests/common/random_ops.h"
 
 namespace hbmsim::testing {
@@ -64,7 +65,7 @@ class InUseCollector : public MemoryMapVisitor {
 };
 
 // Writes `ops` as a text trace, one event line per op, so a policy that plans
-// from the whole trace (offline's `trace` option) sees the op index as the
+// from the whole trace (offline, PolicySpec::plan) sees the op index as the
 // event index the requests carry.
 inline std::string WriteProgramTrace(const std::vector<Op>& ops, const std::string& path) {
   std::string text;
@@ -77,12 +78,16 @@ inline std::string WriteProgramTrace(const std::vector<Op>& ops, const std::stri
 inline std::vector<PolicyRun> BuildEveryPolicy(Bytes limit, const std::string& trace_path) {
   std::vector<PolicyRun> runs;
   for (const PolicySpec& spec : BuiltinPolicies().policies()) {
-    AllocatorConfig config = DefaultConfig(spec);
-    if (spec.FindOption("trace") != nullptr) {
-      const absl::Status s = ApplySetOption(config, "trace=" + trace_path);
-      if (!s.ok()) ADD_FAILURE() << spec.name << ": " << s.message();
+    const AllocatorConfig config = DefaultConfig(spec);
+    absl::StatusOr<std::unique_ptr<Allocator>> a = absl::InternalError("not built");
+    if (spec.plan) {  // planned from the trace's own events, as every command does it
+      absl::StatusOr<Scenario> scenario = OpenScenario(trace_path, ScenarioRequest{});
+      absl::StatusOr<LimitedFactory> maker =
+          scenario.ok() ? MakeAllocatorMaker(*scenario, config) : absl::StatusOr<LimitedFactory>(scenario.status());
+      a = maker.ok() ? (*maker)(limit) : absl::StatusOr<std::unique_ptr<Allocator>>(maker.status());
+    } else {
+      a = BuildAllocator(config, limit);
     }
-    absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(config, limit);
     if (!a.ok()) {
       ADD_FAILURE() << spec.name << ": " << a.status().message();
       continue;

@@ -54,6 +54,22 @@ TEST(ScenarioCliTest, BytesLimitAutoOnADeviceWithoutOomNamesTheOneWithIt) {
                        "pass --device 1); pass a size\n");
 }
 
+// `size --device 1` sizes the job as it ran: expandable segments on.
+TEST(ScenarioCliTest, SizeDevice1UsesTheRecordedExpandableSegments) {
+  const std::string json = TempPath("size.json");
+  const CliRun r = RunHbmsim("size " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch "
+                             "--device 1 --jobs 2 --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["device"], 1);
+  EXPECT_EQ(j["allocator"]["options"]["expandable_segments"], true);
+  EXPECT_EQ(j["allocator"]["options"]["device_index"], 1);
+  EXPECT_NE(r.out.find("  settings:         device_index=1 expandable_segments=true (from the recording)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  device:           1 (--device); others: device 0"), std::string::npos) << r.out;
+}
+
 // A mid-run snapshot whose start state holds more than the limit never
 // "fits": the run fails at event 0 with the start state's reserved bytes.
 void ExpectRefused(const std::string& file, uint64_t limit, uint64_t reserved, uint64_t segments) {

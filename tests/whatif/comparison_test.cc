@@ -11,9 +11,10 @@ constexpr char kTwoHoles[] =
     "alloc 1 2048\nalloc 2 1024\nalloc 3 1024\nalloc 4 1024\nfree 1\nfree 3\nalloc 5 1024\nalloc 6 2048\n";
 
 TEST(ComparisonTest, FirstFitAt6KFailsOnFragmentationWithEveryMeasureExact) {
-  const CompactTrace t = testing::TraceFromText(kTwoHoles);
-  absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(
-      t, {testing::Config("first_fit"), testing::Config("best_fit")}, Bytes(6144), SizeOptions{});
+  const testing::TestTrace t = testing::TraceFromText(kTwoHoles);
+  absl::StatusOr<std::vector<CompareRow>> rows =
+      CompareAllocators(*t.scenario, t.survey, {testing::Config("first_fit"), testing::Config("best_fit")},
+                        Bytes(6144), SizeOptions{});
   ASSERT_TRUE(rows.ok());
   const CompareRow& ff = (*rows)[0];
   EXPECT_EQ(ff.size.min_bytes_limit.value(), 7168u);
@@ -32,7 +33,7 @@ TEST(ComparisonTest, FirstFitAt6KFailsOnFragmentationWithEveryMeasureExact) {
   const AtLimit& bf = *(*rows)[1].at_limit;
   EXPECT_EQ(bf.failures, 0u);
   EXPECT_FALSE(bf.frag_at_first_failure.has_value());
-  const nlohmann::ordered_json j = CompareJson("t", t, Bytes(6144), *rows);
+  const nlohmann::ordered_json j = CompareJson(*t.scenario, t.survey, Bytes(6144), *rows);
   EXPECT_EQ(j["rows"][0]["heap_minus_lower_bound"], 2048);
   EXPECT_EQ(j["rows"][1]["at_limit"]["fragmentation_at_first_failure"], nullptr);
 }

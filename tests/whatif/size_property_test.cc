@@ -36,9 +36,9 @@ TEST(SizePropertyTest, AgreesWithABruteForceScanOnSmallRandomTraces) {
   for (const std::string policy : {"bfc", "best_fit"}) {
     int checked_equal = 0;
     for (uint64_t seed = 1; seed <= 40; ++seed) {
-      const CompactTrace t = testing::TraceFromText(RandomTrace(seed));
+      const testing::TestTrace t = testing::TraceFromText(RandomTrace(seed));
       const AllocatorConfig c = testing::Config(policy);
-      const uint64_t base = t.peak_live_bytes.value();
+      const uint64_t base = t.peak_live_bytes().value();
       // The scan: every step up to 4x peak live (each trace fits far below).
       std::vector<bool> fits;
       for (uint64_t limit = base; limit <= 4 * base + 4096; limit += 256)

@@ -11,8 +11,8 @@ using testing::TraceFromText;
 TEST(SizeSearchTest, IdealNeedsExactlyThePeakLiveBytes) {
   // Live bytes: 1000, 1777, 777 (free 1), 1677 (alloc 900 + 777): peak 1777,
   // not a multiple of 256, and ideal needs exactly that.
-  const CompactTrace t = TraceFromText("alloc 1 1000\nalloc 2 777\nfree 1\nalloc 3 900\n");
-  EXPECT_EQ(t.peak_live_bytes.value(), 1777u);
+  const testing::TestTrace t = TraceFromText("alloc 1 1000\nalloc 2 777\nfree 1\nalloc 3 900\n");
+  EXPECT_EQ(t.peak_live_bytes().value(), 1777u);
   const SizeResult r = Size(t, Config("ideal"));
   EXPECT_EQ(r.min_bytes_limit.value(), 1777u);
   EXPECT_EQ(r.overhead, 0.0);
@@ -27,8 +27,8 @@ constexpr char kTwoHoles[] =
     "alloc 1 2048\nalloc 2 1024\nalloc 3 1024\nalloc 4 1024\nfree 1\nfree 3\nalloc 5 1024\nalloc 6 2048\n";
 
 TEST(SizeSearchTest, FirstFitAndBestFitNeedDifferentLimits) {
-  const CompactTrace t = TraceFromText(kTwoHoles);
-  EXPECT_EQ(t.peak_live_bytes.value(), 5120u);
+  const testing::TestTrace t = TraceFromText(kTwoHoles);
+  EXPECT_EQ(t.peak_live_bytes().value(), 5120u);
   EXPECT_EQ(Size(t, Config("first_fit")).min_bytes_limit.value(), 7168u);
   EXPECT_EQ(Size(t, Config("best_fit")).min_bytes_limit.value(), 5120u);
   const SizeResult ff = Size(t, Config("first_fit"));
@@ -43,7 +43,7 @@ TEST(SizeSearchTest, FirstFitAndBestFitNeedDifferentLimits) {
 constexpr char kFuture[] = "alloc 1 1048576\nalloc 2 1048576\nfree 1\nalloc 3 2097152\n";
 
 TEST(SizeSearchTest, OfflineBeatsEveryOnlinePolicyByOneMiB) {
-  const CompactTrace t = TraceFromText(kFuture);
+  const testing::TestTrace t = TraceFromText(kFuture);
   EXPECT_EQ(Size(t, Config("offline")).min_bytes_limit.value(), 3u << 20);
   for (const char* online : {"bfc", "first_fit", "best_fit", "paged"}) {
     EXPECT_EQ(Size(t, Config(online)).min_bytes_limit.value(), 4u << 20) << online;
@@ -68,7 +68,7 @@ constexpr char kBfcNonMonotonic[] =
     "alloc 1 256\nalloc 2 2048\nalloc 3 1024\nfree 2\nalloc 4 1536\nalloc 5 1280\nfree 4\nalloc 6 2048\n";
 
 TEST(SizeSearchTest, BfcIsNotMonotonicAndTheSearchSaysSo) {
-  const CompactTrace t = TraceFromText(kBfcNonMonotonic);
+  const testing::TestTrace t = TraceFromText(kBfcNonMonotonic);
   const AllocatorConfig bfc = Config("bfc");
   EXPECT_TRUE(testing::Fits(t, bfc, 4608));
   EXPECT_FALSE(testing::Fits(t, bfc, 4864));
@@ -81,7 +81,7 @@ TEST(SizeSearchTest, BfcIsNotMonotonicAndTheSearchSaysSo) {
 }
 
 TEST(SizeSearchTest, ResultsDoNotDependOnJobs) {
-  const CompactTrace t = TraceFromText(kTwoHoles);
+  const testing::TestTrace t = TraceFromText(kTwoHoles);
   for (const char* p : {"bfc", "first_fit", "offline"}) {
     const SizeResult one = Size(t, Config(p), 256, 1);
     const SizeResult four = Size(t, Config(p), 256, 4);
@@ -92,7 +92,7 @@ TEST(SizeSearchTest, ResultsDoNotDependOnJobs) {
 }
 
 TEST(SizeSearchTest, AnImpossibleRequestIsNotFound) {
-  const CompactTrace t = TraceFromText("alloc 1 18446744073709551615\n");
+  const testing::TestTrace t = TraceFromText("alloc 1 18446744073709551615\n");
   const SizeResult r = Size(t, Config("bfc"));
   EXPECT_FALSE(r.found);
 }

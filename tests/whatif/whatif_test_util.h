@@ -1,25 +1,38 @@
-// Helpers for what-if tests: a CompactTrace from trace text, and a brute-force
+// Helpers for what-if tests: a scenario from trace text, and a brute-force
 // scan of pass/fail over a grid of limits (the oracle for the size search).
 #ifndef HBMSIM_TESTS_WHATIF_WHATIF_TEST_UTIL_H_
 #define HBMSIM_TESTS_WHATIF_WHATIF_TEST_UTIL_H_
 
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "sim/config/allocator_config.h"
-#include "sim/whatif/compact_trace.h"
+#include "sim/scenario/scenario.h"
 #include "sim/whatif/size_search.h"
 
 namespace hbmsim::testing {
 
-inline CompactTrace TraceFromText(const std::string& text) {
+// A scenario and its survey, as `size` and `compare` make them.
+struct TestTrace {
+  std::shared_ptr<Scenario> scenario;
+  ScenarioSurvey survey;
+  Bytes peak_live_bytes() const { return survey.peak_live_bytes; }
+};
+
+inline TestTrace TraceFromText(const std::string& text) {
   const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string path = ::testing::TempDir() + "/hbmsim_whatif_" + (t ? t->name() : "x") + ".trace";
   std::ofstream(path, std::ios::binary) << "# hbmsim-trace v1\n" << text;
-  absl::StatusOr<CompactTrace> c = LoadCompactTrace(path, std::nullopt);
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? *std::move(c) : CompactTrace{};
+  absl::StatusOr<Scenario> s = OpenScenario(path, ScenarioRequest{});
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok()) return {};
+  TestTrace out{std::make_shared<Scenario>(*std::move(s)), {}};
+  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*out.scenario);
+  EXPECT_TRUE(survey.ok()) << survey.status().message();
+  if (survey.ok()) out.survey = *survey;
+  return out;
 }
 
 inline AllocatorConfig Config(const std::string& name, const std::vector<std::string>& sets = {}) {
@@ -29,15 +42,20 @@ inline AllocatorConfig Config(const std::string& name, const std::vector<std::st
   return *c;
 }
 
-inline SizeResult Size(const CompactTrace& t, const AllocatorConfig& c, uint64_t resolution = 256,
-                       int jobs = 1) {
-  absl::StatusOr<SizeResult> r = FindMinLimit(t, MakeAllocatorMaker(c, t), SizeOptions{resolution, jobs});
+inline TrialTarget Target(const TestTrace& t, const AllocatorConfig& c) {
+  absl::StatusOr<TrialTarget> target = MakeTrialTarget(*t.scenario, c, t.survey);
+  EXPECT_TRUE(target.ok()) << target.status().message();
+  return target.ok() ? *std::move(target) : TrialTarget{};
+}
+
+inline SizeResult Size(const TestTrace& t, const AllocatorConfig& c, uint64_t resolution = 256, int jobs = 1) {
+  absl::StatusOr<SizeResult> r = FindMinLimit(Target(t, c), SizeOptions{resolution, jobs});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? *r : SizeResult{};
 }
 
-inline bool Fits(const CompactTrace& t, const AllocatorConfig& c, uint64_t limit) {
-  absl::StatusOr<TrialResult> r = RunTrial(t, MakeAllocatorMaker(c, t), Bytes(limit), TrialOptions{});
+inline bool Fits(const TestTrace& t, const AllocatorConfig& c, uint64_t limit) {
+  absl::StatusOr<TrialResult> r = RunTrial(Target(t, c), Bytes(limit), TrialOptions{});
   return r.ok() && r->ok();
 }
 
