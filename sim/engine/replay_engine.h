@@ -28,6 +28,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -70,6 +73,11 @@ struct ReplaySummary {
   std::optional<DeviceId> device;             // unset only for an empty trace
   bool stopped_at_failure = false;            // OnOom::kStop ended the replay early
   RecordedCheck recorded;
+  // Events carrying attributes the format does not define (Event::attrs):
+  // accepted and not used by the replay, so the report names them once.
+  uint64_t events_with_other_attributes = 0;
+  std::vector<std::string> other_attribute_keys;  // distinct, first seen first, at most kMaxOtherKeys
+  static constexpr size_t kMaxOtherKeys = 16;
 };
 
 class ReplayEngine : private PolicyObserver {
@@ -112,6 +120,7 @@ class ReplayEngine : private PolicyObserver {
   absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
   bool SelectDevice(const Event& e);
+  [[gnu::noinline]] void NoteOtherAttributes(std::string_view attrs);
   void AddLive(Bytes b, EventIndex index);
   void RemoveLive(Bytes b) { live_bytes_ = live_bytes_.SaturatingSub(b); }
   void ReportFailure(const FailureRecord& f);

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "sim/report/replay_report.h"
 #include "sim/report/stats_text.h"
 #include "trace/core/human_bytes.h"
@@ -35,6 +36,11 @@ void WriteHeader(Out out, const ReplayReportInput& in) {
                    s.events_other_device);
   fmt::format_to(out, "\n  on-oom:     {}{}\n", in.options.on_oom == OnOom::kStop ? "stop" : "continue",
                  s.stopped_at_failure ? " (stopped at the first failure)" : "");
+  if (s.events_with_other_attributes > 0) {
+    fmt::format_to(out, "  attributes: {} events carry attributes the replay does not use: {}{}\n",
+                   s.events_with_other_attributes, fmt::join(s.other_attribute_keys, ", "),
+                   s.other_attribute_keys.size() == ReplaySummary::kMaxOtherKeys ? ", ..." : "");
+  }
   const ReplayRecorder& r = *in.recorder;
   fmt::format_to(out, "  outcome:    {} of {} allocations failed ({} oom, {} fragmentation)\n", s.failures,
                  s.allocs, r.oom_failures(), r.fragmentation_failures());
