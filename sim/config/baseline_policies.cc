@@ -38,7 +38,9 @@ struct OfflineRowOptions {
 
 // Plans once from the whole trace's intervals; every allocator shares the plan.
 absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::vector<BufferInterval> intervals) {
-  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(intervals, o.GetBytes("alignment").value()));
+  absl::StatusOr<Bytes> alignment = o.Get<Bytes>("alignment");
+  if (!alignment.ok()) return alignment.status();
+  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(intervals, alignment->value()));
   return LimitedFactory([plan](Bytes limit) -> absl::StatusOr<std::unique_ptr<Allocator>> {
     return std::make_unique<OfflineAllocator>(plan, limit);
   });

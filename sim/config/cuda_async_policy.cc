@@ -1,6 +1,7 @@
 // The `cuda_async` policy's entry in the registry (model:
 // allocator/cuda_async/cuda_async_allocator.h, docs/cuda-async-model.md).
-// Defaults are what TF_GPU_ALLOCATOR=cuda_malloc_async runs with.
+// Defaults are what TF_GPU_ALLOCATOR=cuda_malloc_async runs with; each option
+// is declared once, on the CudaAsyncOptions member it sets.
 #include <string>
 #include <variant>
 
@@ -15,16 +16,7 @@ std::string AtLeastOneByte(const OptionValue& v) {
   return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
 }
 
-absl::StatusOr<std::unique_ptr<Allocator>> MakeCudaAsync(Bytes bytes_limit, const OptionValues& o) {
-  CudaAsyncOptions options;
-  options.memory_limit = bytes_limit;
-  options.granule = o.GetBytes("granule").value();
-  options.alignment = o.GetBytes("alignment").value();
-  options.va_range = o.GetBytes("va_range").value();
-  options.release_threshold = o.GetBytes("release_threshold").value();
-  options.opportunistic = o.GetBool("opportunistic");
-  options.internal_dependencies = o.GetBool("internal_dependencies");
-  options.preallocate = o.GetBool("preallocate");
+absl::StatusOr<std::unique_ptr<Allocator>> MakeCudaAsync(const CudaAsyncOptions& options) {
   if (options.granule % options.alignment != 0) {
     return absl::InvalidArgumentError(fmt::format("cuda_async: granule={} must be a multiple of alignment={}",
                                                   options.granule, options.alignment));
@@ -35,59 +27,28 @@ absl::StatusOr<std::unique_ptr<Allocator>> MakeCudaAsync(Bytes bytes_limit, cons
 }  // namespace
 
 void RegisterCudaAsyncPolicy(PolicyRegistry& registry) {
-  PolicySpec spec;
-  spec.name = "cuda_async";
-  spec.summary =
-      "CUDA's stream-ordered pool (cudaMallocAsync), as TF_GPU_ALLOCATOR=cuda_malloc_async uses it";
-  spec.options = {
-      {"granule",
-       OptionType::kBytes,
-       "2MiB",
-       "physical memory is mapped in granules of this size (a multiple of alignment)",
-       {},
-       AtLeastOneByte},
-      {"alignment",
-       OptionType::kBytes,
-       "256",
-       "requests are rounded up to a multiple of this",
-       {},
-       AtLeastOneByte},
-      {"va_range",
-       OptionType::kBytes,
-       "2GiB",
-       "virtual address range the pool reserves at a time (larger requests get their own)",
-       {},
-       AtLeastOneByte},
-      {"release_threshold",
-       OptionType::kBytes,
-       "18446744073709551615",
-       "cudaMemPoolAttrReleaseThreshold: mapped bytes kept at a completed free (TF: the pool size, i.e. "
-       "never release; CUDA's own default: 0)",
-       {},
-       {}},
-      {"opportunistic",
-       OptionType::kBool,
-       "true",
-       "cudaMemPoolReuseAllowOpportunistic: a completed queued free is reusable by every stream "
-       "(TF_DETERMINISTIC_ALLOCATOR=1: false)",
-       {},
-       {}},
-      {"internal_dependencies",
-       OptionType::kBool,
-       "true",
-       "cudaMemPoolReuseAllowInternalDependencies: at the limit, reuse memory still queued for freeing on "
-       "another stream (TF_DETERMINISTIC_ALLOCATOR=1: false)",
-       {},
-       {}},
-      {"preallocate",
-       OptionType::kBool,
-       "false",
-       "map the whole limit at start (TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC=-1)",
-       {},
-       {}},
-  };
-  spec.factory = MakeCudaAsync;
-  (void)registry.Register(std::move(spec));
+  OptionTable<CudaAsyncOptions> t;
+  t.Limit(&CudaAsyncOptions::memory_limit);
+  t.Add("granule", &CudaAsyncOptions::granule,
+        "physical memory is mapped in granules of this size (a multiple of alignment)", AtLeastOneByte);
+  t.Add("alignment", &CudaAsyncOptions::alignment, "requests are rounded up to a multiple of this",
+        AtLeastOneByte);
+  t.Add("va_range", &CudaAsyncOptions::va_range,
+        "virtual address range the pool reserves at a time (larger requests get their own)", AtLeastOneByte);
+  t.Add("release_threshold", &CudaAsyncOptions::release_threshold,
+        "cudaMemPoolAttrReleaseThreshold: mapped bytes kept at a completed free (TF: the pool size, i.e. "
+        "never release; CUDA's own default: 0)");
+  t.Add("opportunistic", &CudaAsyncOptions::opportunistic,
+        "cudaMemPoolReuseAllowOpportunistic: a completed queued free is reusable by every stream "
+        "(TF_DETERMINISTIC_ALLOCATOR=1: false)");
+  t.Add("internal_dependencies", &CudaAsyncOptions::internal_dependencies,
+        "cudaMemPoolReuseAllowInternalDependencies: at the limit, reuse memory still queued for freeing on "
+        "another stream (TF_DETERMINISTIC_ALLOCATOR=1: false)");
+  t.Add("preallocate", &CudaAsyncOptions::preallocate,
+        "map the whole limit at start (TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC=-1)");
+  (void)registry.Register(MakePolicySpec<CudaAsyncOptions>(
+      "cuda_async", "CUDA's stream-ordered pool (cudaMallocAsync), as TF_GPU_ALLOCATOR=cuda_malloc_async uses it",
+      std::move(t), MakeCudaAsync));
 }
 
 }  // namespace hbmsim

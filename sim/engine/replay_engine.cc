@@ -1,5 +1,6 @@
 #include "sim/engine/replay_engine.h"
 
+#include <algorithm>
 #include <string>
 
 #include "fmt/format.h"
@@ -29,6 +30,8 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
     if (!more.ok()) return more.status();
     if (!*more) break;
     const EventIndex index(summary_.events_read++);
+    if (!e.attrs.empty()) [[unlikely]]
+      NoteOtherAttributes(e.attrs);
     if (!SelectDevice(e)) continue;
     ++summary_.events_replayed;
     current_ = index;
@@ -56,6 +59,18 @@ ReplaySummary ReplayEngine::RefuseStart(const FailureRecord& f) {
   summary_.stopped_at_failure = true;
   ReportFailure(f);
   return summary_;
+}
+
+void ReplayEngine::NoteOtherAttributes(std::string_view attrs) {
+  ++summary_.events_with_other_attributes;
+  std::vector<std::string>& keys = summary_.other_attribute_keys;
+  for (size_t start = 0; start < attrs.size() && keys.size() < ReplaySummary::kMaxOtherKeys;) {
+    const size_t space = std::min(attrs.find(' ', start), attrs.size());
+    const std::string_view field = attrs.substr(start, space - start);
+    const std::string_view key = field.substr(0, field.find('='));
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.emplace_back(key);
+    start = space + 1;
+  }
 }
 
 bool ReplayEngine::SelectDevice(const Event& e) {

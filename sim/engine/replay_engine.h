@@ -28,6 +28,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -71,6 +74,11 @@ struct ReplaySummary {
   bool stopped_at_failure = false;            // OnOom::kStop ended the replay early
   bool start_state_refused = false;           // the start state did not fit: nothing was replayed
   RecordedCheck recorded;
+  // Events carrying attributes the format does not define (Event::attrs):
+  // accepted and not used by the replay, so the report names them once.
+  uint64_t events_with_other_attributes = 0;
+  std::vector<std::string> other_attribute_keys;  // distinct, first seen first, at most kMaxOtherKeys
+  static constexpr size_t kMaxOtherKeys = 16;
 };
 
 class ReplayEngine : private PolicyObserver {
@@ -117,6 +125,7 @@ class ReplayEngine : private PolicyObserver {
   absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
   bool SelectDevice(const Event& e);
+  [[gnu::noinline]] void NoteOtherAttributes(std::string_view attrs);
   void AddLive(Bytes b, EventIndex index);
   void RemoveLive(Bytes b) { live_bytes_ = live_bytes_.SaturatingSub(b); }
   void ReportFailure(const FailureRecord& f);

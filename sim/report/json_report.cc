@@ -53,16 +53,21 @@ Json FailureJson(const FailureRecord& f, const std::string& mark_before) {
 }
 
 Json SummaryJson(const ReplaySummary& s) {
-  return Json{{"events_read", s.events_read},
-              {"events_replayed", s.events_replayed},
-              {"events_other_device", s.events_other_device},
-              {"device", s.device ? Json(s.device->value()) : Json(nullptr)},
-              {"allocs", s.allocs},
-              {"failures", s.failures},
-              {"ignored_frees", s.ignored_frees},
-              {"marks", s.marks},
-              {"stopped_at_failure", s.stopped_at_failure},
-              {"peak_live_event", s.peak_live_event ? Json(s.peak_live_event->value()) : Json(nullptr)}};
+  Json j{{"events_read", s.events_read},
+         {"events_replayed", s.events_replayed},
+         {"events_other_device", s.events_other_device},
+         {"device", s.device ? Json(s.device->value()) : Json(nullptr)},
+         {"allocs", s.allocs},
+         {"failures", s.failures},
+         {"ignored_frees", s.ignored_frees},
+         {"marks", s.marks},
+         {"stopped_at_failure", s.stopped_at_failure},
+         {"peak_live_event", s.peak_live_event ? Json(s.peak_live_event->value()) : Json(nullptr)}};
+  if (s.events_with_other_attributes > 0) {  // absent when none, as before open attributes
+    j["other_attributes"] =
+        Json{{"events", s.events_with_other_attributes}, {"keys", s.other_attribute_keys}};
+  }
+  return j;
 }
 
 }  // namespace

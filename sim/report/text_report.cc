@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "sim/dumps/stats_text.h"
 #include "sim/report/replay_report.h"
 #include "trace/core/human_bytes.h"
@@ -37,6 +38,11 @@ void WriteHeader(Out out, const ReplayReportInput& in) {
                    s.events_other_device);
   fmt::format_to(out, "\n  on-oom:     {}{}\n", in.options.on_oom == OnOom::kStop ? "stop" : "continue",
                  s.stopped_at_failure ? " (stopped at the first failure)" : "");
+  if (s.events_with_other_attributes > 0) {
+    fmt::format_to(out, "  attributes: {} events carry attributes the replay does not use: {}{}\n",
+                   s.events_with_other_attributes, fmt::join(s.other_attribute_keys, ", "),
+                   s.other_attribute_keys.size() == ReplaySummary::kMaxOtherKeys ? ", ..." : "");
+  }
   const ReplayRecorder& r = *in.recorder;
   if (s.start_state_refused) {
     fmt::format_to(out, "  outcome:    the start state does not fit under the limit: nothing replayed (1 oom at event 0)\n");

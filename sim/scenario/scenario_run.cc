@@ -48,7 +48,7 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
   if (scenario.recording->records_side_entries()) {
     run->checker_ = std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
     run->engine_->AddObserver(run->checker_.get());
-    run->final_history_ = scenario.recording->FinalHistory(scenario.device);
+    if (scenario.device) run->final_history_ = scenario.recording->FinalHistory(*scenario.device);
   }
   return run;
 }

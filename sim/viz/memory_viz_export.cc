@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "sim/report/memory_snapshot.h"
+#include "sim/dumps/memory_snapshot.h"
 #include "sim/viz/memory_viz.h"
 #include "trace/pickle/pickle_writer.h"
 

@@ -121,7 +121,7 @@ TEST(Corruption, UnknownRecordTypeAndMisplacedAttributes) {
   EXPECT_EQ(Message(ReadAll(kHead + "\x00\x26\x02\x01"s)),
             "t.hbt: byte 13: stream= on an event other than alloc and free*");
   // an ext byte with an unknown bit
-  EXPECT_EQ(Message(ReadAll(kHead + "\x00\x80\x08"s)), "t.hbt: byte 13: unknown attribute bits 0x08");
+  EXPECT_EQ(Message(ReadAll(kHead + "\x00\x80\x10"s)), "t.hbt: byte 13: unknown attribute bits 0x10");
   // a tag reference into an empty dictionary
   EXPECT_EQ(Message(ReadAll(kHead + "\x00\x40\x02\x01\x05"s)),
             "t.hbt: byte 15: tag reference 5 but the dictionary holds 0 tags");

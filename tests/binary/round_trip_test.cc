@@ -89,6 +89,34 @@ TEST(RoundTrip, ExtremeValuesSurviveTheDeltas) {
   EXPECT_EQ(*back, text);
 }
 
+// Open attributes: each event's other attributes come back after the defined
+// ones, in the order read, through text and through .hbt (ext bit 0x08).
+TEST(RoundTrip, OtherAttributesAreKeptInOrder) {
+  const std::string path = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/traces/valid/open_attributes.trace";
+  const std::string canonical =
+      "# hbmsim-trace v1\n"
+      "# source: a user's own instrumentation, with annotations hbmsim does not define\n"
+      "mark step=0\n"
+      "mark forward_end step=0 phase=fwd\n"
+      "alloc 1 4096 t=5 tag=activation layer=l0.qkv\n"
+      "alloc 2 512 t=6 rank=3\n"
+      "program_load 7 8192 build=debug\n"
+      "program_run 7 step=0\n"
+      "free 1 t=9 note=\n"
+      "mark backward_begin\n"
+      "free 2 t=10 why=done\n"
+      "program_unload 7 t=11 reason=eof\n";
+  EXPECT_EQ(Canonical(FileBytes(path)), canonical);
+  absl::StatusOr<std::string> binary = TextToBinary(FileBytes(path));
+  ASSERT_TRUE(binary.ok()) << binary.status();
+  absl::StatusOr<std::string> back = BinaryToText(*binary);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, canonical);
+  // `alloc 2 512 t=6 rank=3`: head 0x90 (alloc, t=, ext), ext 0x08, id delta +1,
+  // 512, t delta +1, then the attributes as a string.
+  EXPECT_NE(binary->find(std::string("\x90\x08\x02\x80\x04\x02\x06rank=3", 13)), std::string::npos);
+}
+
 // The exact layout of a small file: magic, version, flags, metadata, records.
 TEST(RoundTrip, EncodingIsTheDocumentedOne) {
   absl::StatusOr<std::string> binary =

@@ -238,5 +238,32 @@ TEST(ReplayCliTest, ReadsATextTraceFromAPipe) {
             std::string::npos);
 }
 
+// A user's trace with attributes hbmsim does not define (issue 18 item 8):
+// replayed, named once in the report, and kept by convert.
+TEST(ReplayCliTest, OtherAttributesAreCountedOnceAndKeptByConvert) {
+  const std::string fixture = "tests/data/traces/valid/open_attributes.trace";
+  const std::string json = TempPath("open.json");
+  CliRun r = RunHbmsim("replay " + fixture + " --allocator tpu --bytes-limit 1MiB --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("  attributes: 8 events carry attributes the replay does not use: step, phase, layer, "
+                       "rank, build, note, why, reason\n"),
+            std::string::npos)
+      << r.out;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["summary"]["other_attributes"]["events"], 8);
+  EXPECT_EQ(j["summary"]["other_attributes"]["keys"].size(), 8u);
+  EXPECT_EQ(j["summary"]["marks"], 3);
+  const std::string hbt = TempPath("open.hbt");
+  const std::string text = TempPath("open.trace");
+  EXPECT_EQ(RunHbmsim("convert " + fixture + " " + hbt).exit_code, 0);
+  EXPECT_EQ(RunHbmsim("convert " + hbt + " " + text).exit_code, 0);
+  const std::string back = ReadFile(text);
+  EXPECT_NE(back.find("\nmark forward_end step=0 phase=fwd\nalloc 1 4096 t=5 tag=activation layer=l0.qkv\n"),
+            std::string::npos)
+      << back;
+  EXPECT_NE(back.find("\nprogram_unload 7 t=11 reason=eof\n"), std::string::npos) << back;
+}
+
 }  // namespace
 }  // namespace hbmsim::testing

@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/allocator_config.h"
-#include "sim/engine/open_trace.h"
+#include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"
 
 namespace hbmsim {

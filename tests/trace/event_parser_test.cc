@@ -24,6 +24,7 @@ Event Dirty() {
   e.shape.emplace();
   e.tag = "old_tag";
   e.label = "old_label";
+  e.attrs = "old=attrs";
   return e;
 }
 
@@ -33,12 +34,13 @@ std::string Describe(const Event& e) {
          " stream=" + std::to_string(e.stream.value()) +
          " t=" + (e.time_us ? std::to_string(*e.time_us) : "-") +
          " addr=" + (e.addr ? std::to_string(*e.addr) : "-") + " shape=" + (e.shape ? "set" : "-") +
-         " tag=" + std::string(e.tag) + " label=" + std::string(e.label);
+         " tag=" + std::string(e.tag) + " label=" + std::string(e.label) + " attrs=" + std::string(e.attrs);
 }
 
 std::string Parse(const std::string& line) {
   Event e = Dirty();
-  const absl::Status s = ParseEventLine(line, e);
+  std::string other = "stale";
+  const absl::Status s = ParseEventLine(line, e, other);
   return s.ok() ? Describe(e) : std::string(s.message());
 }
 
@@ -50,13 +52,39 @@ TEST(EventParserTest, CommonLinesMatchTheFieldByFieldParse) {
       {"free 12 t=13", "free\t12  t=13"},
       {"f 0", "free 0 "},
       {"alloc 18446744073709551 1", "alloc 18446744073709551 1 device=0"},
+      // The attributes a generated or recorded trace carries.
+      {"alloc 1 100 t=3 tag=weights", "alloc 1 100 tag=weights  t=3"},
+      {"alloc 2 64 stream=2 shape=bf16[4,8] device=1", "alloc 2 64 device=1\tstream=2 shape=bf16[4,8]"},
+      {"free 2 t=9 stream=2", "free 2 stream=2 t=9 "},
+      {"alloc 3 5 tag=caf\xc3\xa9", "alloc 3 5 tag=caf\xc3\xa9 "},
   };
   for (const auto& [common, general] : kPairs) {
     EXPECT_EQ(Parse(common), Parse(general)) << common;
   }
   EXPECT_EQ(Parse("alloc 1 453735 t=0"),
-            "alloc id=1 bytes=453735 device=0 stream=0 t=0 addr=- shape=- tag= label=");
-  EXPECT_EQ(Parse("f 0"), "free id=0 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label=");
+            "alloc id=1 bytes=453735 device=0 stream=0 t=0 addr=- shape=- tag= label= attrs=");
+  EXPECT_EQ(Parse("f 0"), "free id=0 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label= attrs=");
+  EXPECT_EQ(Parse("alloc 2 64 stream=2 shape=bf16[4,8] device=1 tag=x"),
+            "alloc id=2 bytes=64 device=1 stream=2 t=- addr=- shape=set tag=x label= attrs=");
+}
+
+// The format's attributes are open: one it does not define is kept, in line
+// order, whatever the event, and the known ones around it still count.
+TEST(EventParserTest, OtherAttributesAreKeptInLineOrder) {
+  EXPECT_EQ(Parse("alloc 1 8 step=3 t=1\tlayer=l0.qkv"),
+            "alloc id=1 bytes=8 device=0 stream=0 t=1 addr=- shape=- tag= label= attrs=step=3 layer=l0.qkv");
+  EXPECT_EQ(Parse("mark forward_end step=0"),
+            "mark id=0 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label=forward_end attrs=step=0");
+  EXPECT_EQ(Parse("mark step=3"),
+            "mark id=0 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label=step=3 attrs=");
+  EXPECT_EQ(Parse("free 4 note= t=2"),
+            "free id=4 bytes=0 device=0 stream=0 t=2 addr=- shape=- tag= label= attrs=note=");
+  EXPECT_EQ(Parse("program_run 5 x=1 x=2"),
+            "program_run id=5 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label= attrs=x=1 x=2");
+  EXPECT_EQ(Parse("alloc 1 8 =3"), "attribute '=3' has no name before '='");
+  EXPECT_EQ(Parse("alloc 1 8 k\xff=1"), "attribute 'k\xff' is not valid UTF-8");
+  // A defined attribute in the wrong place is still an error, not an open one.
+  EXPECT_EQ(Parse("free 1 tag=x"), "attribute tag= is not allowed on free (only on alloc and program_load)");
 }
 
 TEST(EventParserTest, AlmostCommonLinesKeepTheirMessages) {
@@ -66,7 +94,10 @@ TEST(EventParserTest, AlmostCommonLinesKeepTheirMessages) {
   EXPECT_EQ(Parse("alloc 1 2 t="), "empty value for t=");
   // 20 digits: past the one-pass parser's overflow-free range, still exact.
   EXPECT_EQ(Parse("free 18446744073709551615"),
-            "free id=18446744073709551615 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label=");
+            "free id=18446744073709551615 bytes=0 device=0 stream=0 t=- addr=- shape=- tag= label= attrs=");
+  EXPECT_EQ(Parse("alloc 1 2 t=1 t=2"), "duplicate attribute t=");
+  EXPECT_EQ(Parse("alloc 1 2 tag=\xff"), "tag= is not valid UTF-8");
+  EXPECT_EQ(Parse("alloc 1 2 shape=q8[2]"), "bad shape=: unknown dtype 'q8' in shape 'q8[2]'");
 }
 
 }  // namespace

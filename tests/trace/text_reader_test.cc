@@ -79,9 +79,7 @@ TEST(TextReaderTest, AllAttributes) {
 }
 
 TEST(TextReaderTest, AttributeErrors) {
-  EXPECT_EQ(
-      FirstErrorOfText("alloc 1 8 color=red\n"),
-      "<string>:1: unknown attribute 'color=red' (attributes are t, stream, tag, shape, addr and device)");
+  EXPECT_EQ(FirstErrorOfText("alloc 1 8 =red\n"), "<string>:1: attribute '=red' has no name before '='");
   EXPECT_EQ(FirstErrorOfText("alloc 1 8 t=1 t=2\n"), "<string>:1: duplicate attribute t=");
   EXPECT_EQ(FirstErrorOfText("alloc 1 8 tag=\n"), "<string>:1: empty value for tag=");
   EXPECT_EQ(FirstErrorOfText("alloc 1 8 t=soon\n"), "<string>:1: bad t=: 'soon' is not a decimal number");

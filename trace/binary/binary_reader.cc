@@ -239,6 +239,7 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   e.device = DeviceId(device);
   e.tag = {};
   e.label = {};
+  e.attrs = {};
   if (e.shape.has_value()) e.shape.reset();
   e.addr.reset();
   ++events_;
@@ -336,6 +337,13 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
     HBT_TRY(c.Varint(z));
     s.addr += hbt::UnZigZag(z);
     e.addr = s.addr;
+  }
+  e.attrs = {};
+  if ((ext & hbt::kExtOther) != 0) {
+    HBT_TRY(DecodeString(c, "attributes", e.attrs));
+    if (e.attrs.empty() || !CheckOtherAttributes(e.attrs).ok()) {
+      return Malformed(c, "attributes the text format cannot carry (not key=value fields joined by spaces)");
+    }
   }
   // Last, so a record cut short never leaves a half-added dictionary entry.
   if (add_to_dictionary) e.tag = dictionary_.emplace_back(e.tag);

@@ -30,6 +30,8 @@ absl::Status CheckEvent(const Event& e) {
   if (!e.tag.empty()) {
     if (absl::Status s = CheckField("tag", e.tag); !s.ok()) return s;
   }
+  if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
+  if (e.attrs.size() > hbt::kMaxStringBytes) return Error("cannot write attributes: longer than 1 MiB");
   if (e.kind == EventKind::kMark) {
     if (e.label.empty()) return Error("cannot write a mark without a label");
     return CheckField("mark label", e.label);
@@ -123,6 +125,7 @@ void BinaryTraceWriter::PutAttributes(const Event& e, uint8_t ext) {
     PutVarint(hbt::ZigZag(*e.addr - state_.addr));
     state_.addr = *e.addr;
   }
+  if ((ext & hbt::kExtOther) != 0) PutString(e.attrs);
 }
 
 absl::Status BinaryTraceWriter::Write(const Event& e) {
@@ -132,12 +135,13 @@ absl::Status BinaryTraceWriter::Write(const Event& e) {
     if (absl::Status s = WriteHeader(TraceMetadata{}); !s.ok()) return s;
   }
   const size_t rank = e.shape.has_value() ? e.shape->dims.size() : 0;
-  const size_t most = 128 + e.tag.size() + e.label.size() + 10 * rank;
+  const size_t most = 128 + e.tag.size() + e.label.size() + e.attrs.size() + 10 * rank;
   if (buf_.size() < used_ + most) buf_.resize(used_ + most);
   uint8_t ext = 0;
   if (e.device.value() != 0) ext |= hbt::kExtDevice;
   if (e.shape.has_value()) ext |= hbt::kExtShape;
   if (e.addr.has_value()) ext |= hbt::kExtAddr;
+  if (!e.attrs.empty()) ext |= hbt::kExtOther;
   uint8_t head = static_cast<uint8_t>(e.kind);
   if (e.time_us.has_value()) head |= hbt::kHasTime;
   if (e.stream.value() != 0) head |= hbt::kHasStream;

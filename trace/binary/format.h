@@ -12,7 +12,8 @@
 //
 //   head:  bits 0-3 kind (0-7 EventKind, 15 end of trace)
 //          0x10 t=   0x20 stream=   0x40 tag=   0x80 an ext byte follows
-//   ext:   0x01 device=   0x02 shape=   0x04 addr=   (other bits: corrupt)
+//   ext:   0x01 device=   0x02 shape=   0x04 addr=   0x08 other attributes
+//          (other bits: corrupt)
 //
 // Fields follow in this order, each only when its kind or flag calls for it:
 //   id      buffer events: zigzag(id - previous alloc id); program events:
@@ -22,6 +23,8 @@
 //   stream= varint          tag=  varint ref: 0 = a str follows, k = dictionary[k-1]
 //   device= varint          shape= dtype(u8) rank(varint) dims(varint each)
 //   addr=   zigzag(addr - previous addr)
+//   other   str: the attributes the text format does not define (Event::attrs,
+//           `key=value` fields joined by single spaces), as read
 // Deltas are modulo 2^64, so every value round-trips. The tag dictionary is
 // built identically on both sides: a literal tag of at most kMaxDictTagBytes
 // is appended while the dictionary has fewer than kMaxDictTags entries.
@@ -51,7 +54,8 @@ inline constexpr uint8_t kHasExt = 0x80;
 inline constexpr uint8_t kExtDevice = 0x01;
 inline constexpr uint8_t kExtShape = 0x02;
 inline constexpr uint8_t kExtAddr = 0x04;
-inline constexpr uint8_t kExtKnown = kExtDevice | kExtShape | kExtAddr;
+inline constexpr uint8_t kExtOther = 0x08;
+inline constexpr uint8_t kExtKnown = kExtDevice | kExtShape | kExtAddr | kExtOther;
 
 // Bounds that keep a hostile file from costing memory: a string is capped
 // like a text line, metadata as a whole, and a shape's rank.

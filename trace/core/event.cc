@@ -29,6 +29,7 @@ OwnedEvent OwnedEvent::Own(const Event& e) {
   o.event = e;
   o.tag = std::string(e.tag);
   o.label = std::string(e.label);
+  o.attrs = std::string(e.attrs);
   o.get();
   return o;
 }
@@ -36,6 +37,7 @@ OwnedEvent OwnedEvent::Own(const Event& e) {
 const Event& OwnedEvent::get() {
   event.tag = tag;
   event.label = label;
+  event.attrs = attrs;
   return event;
 }
 

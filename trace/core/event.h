@@ -48,6 +48,10 @@ struct Event {
   std::optional<TensorShape> shape;  // `shape=`, parsed and validated
   std::string_view tag;              // `tag=`; empty when absent
   std::string_view label;            // `mark <label>`
+  // Attributes the format does not define (it is open: `step=3`,
+  // `layer=l0.qkv`), as `key=value` fields joined by single spaces in the
+  // order read; empty when none. Kept so that `convert` writes them back.
+  std::string_view attrs;
 
   BufferId buffer() const { return BufferId(id); }
   ProgramId program() const { return ProgramId(id); }
@@ -64,6 +68,7 @@ struct OwnedEvent {
   Event event;
   std::string tag;
   std::string label;
+  std::string attrs;
 
   static OwnedEvent Own(const Event& e);
   // The Event with its views pointing into this object.

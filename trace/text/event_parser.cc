@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "fmt/format.h"
@@ -178,7 +179,18 @@ absl::Status SetAttribute(Attr attr, std::string_view value, Event& e) {
   return absl::OkStatus();
 }
 
-absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_t& seen, Event& e) {
+// An attribute the format does not define: kept, in line order, in `other`.
+absl::Status KeepOtherAttribute(std::string_view field, size_t eq, std::string& other) {
+  if (eq == 0) return Error(fmt::format("attribute {} has no name before '='", Quoted(field)));
+  if (!IsValidUtf8(field))
+    return Error(fmt::format("attribute {} is not valid UTF-8", Quoted(field.substr(0, eq))));
+  if (!other.empty()) other.push_back(' ');
+  other.append(field);
+  return absl::OkStatus();
+}
+
+absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_t& seen, Event& e,
+                            std::string& other) {
   const size_t eq = field.find('=');
   if (eq == std::string_view::npos) {
     return Error(fmt::format("unexpected extra field {} in '{}'", Quoted(field), syntax.usage));
@@ -187,10 +199,7 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
   const std::string_view value = field.substr(eq + 1);
   int attr = 0;
   while (attr < kAttrCount && (key.empty() || !SameName(kAttrs[attr].key, key))) ++attr;
-  if (attr == kAttrCount) {
-    return Error(fmt::format("unknown attribute {} (attributes are t, stream, tag, shape, addr and device)",
-                             Quoted(field)));
-  }
+  if (attr == kAttrCount) return KeepOtherAttribute(field, eq, other);
   const Attr a = static_cast<Attr>(attr);
   if ((syntax.allowed & Bit(a)) == 0) {
     return Error(fmt::format("attribute {}= is not allowed on {} (only on {})", key,
@@ -217,11 +226,65 @@ bool TakePlainDecimal(const char*& p, const char* end, uint64_t& out) {
   return true;
 }
 
-// The lines nearly every trace is made of, `alloc <id> <bytes> [t=<n>]` and
-// `free <id> [t=<n>]` (or `a`, `f`) with single spaces and plain decimals,
-// parsed in one pass over the line. False when the line is anything else;
-// ParseEventLine then parses it field by field (and owns every message). On
-// true, `e` is what that slower path would have produced.
+bool IsAscii(std::string_view s) {
+  unsigned char any = 0;
+  for (const char c : s) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+// The attributes of a common line: ` t=`, ` stream=`, ` device=` and, on an
+// alloc, ` tag=` and ` shape=`, each at most once, single spaces between.
+// False for anything else (the field-by-field path decides and explains).
+bool TakeCommonAttributes(const char* p, const char* end, bool alloc, Event& e) {
+  uint8_t seen = 0;
+  while (p != end) {
+    if (*p++ != ' ') return false;
+    const char* space = static_cast<const char*>(std::memchr(p, ' ', static_cast<size_t>(end - p)));
+    const char* field_end = space != nullptr ? space : end;
+    const std::string_view field(p, static_cast<size_t>(field_end - p));
+    p = field_end;
+    const size_t eq = field.find('=');
+    if (eq == std::string_view::npos || eq + 1 == field.size()) return false;
+    const std::string_view key = field.substr(0, eq);
+    const std::string_view value = field.substr(eq + 1);
+    uint64_t n = 0;
+    Attr a;
+    if (key == "t") {
+      a = kTime;
+      if (!ParsePlainDecimal(value, n)) return false;
+      e.time_us = n;
+    } else if (key == "tag" && alloc) {
+      a = kTag;
+      if (!IsAscii(value) && !IsValidUtf8(value)) return false;
+      e.tag = value;
+    } else if (key == "stream") {
+      a = kStream;
+      if (!ParsePlainDecimal(value, n)) return false;
+      e.stream = StreamId(n);
+    } else if (key == "shape" && alloc) {
+      a = kShape;
+      absl::StatusOr<TensorShape> shape = ParseShape(value);
+      if (!shape.ok()) return false;
+      e.shape = std::move(*shape);
+    } else if (key == "device") {
+      a = kDevice;
+      if (!ParsePlainDecimal(value, n)) return false;
+      e.device = DeviceId(n);
+    } else {
+      return false;  // addr=, another event's attribute, or one the format does not define
+    }
+    if ((seen & Bit(a)) != 0) return false;
+    seen |= Bit(a);
+  }
+  return true;
+}
+
+// The lines nearly every trace is made of, `alloc <id> <bytes> [attrs]` and
+// `free <id> [attrs]` (or `a`, `f`) with single spaces, plain decimals and the
+// common attributes (TakeCommonAttributes), parsed in one pass over the line.
+// False when the line is anything else; ParseEventLine then parses it field
+// by field (and owns every message). On true, `e` is what that slower path
+// would have produced.
 bool ParseCommonLine(std::string_view line, Event& e) {
   const char* p = line.data();
   const char* end = p + line.size();
@@ -239,35 +302,27 @@ bool ParseCommonLine(std::string_view line, Event& e) {
   } else if (!skip_keyword("free") && !skip_keyword("f")) {
     return false;
   }
-  uint64_t id = 0, bytes = 0, time_us = 0;
+  uint64_t id = 0, bytes = 0;
   if (!TakePlainDecimal(p, end, id)) return false;
   if (alloc && (p == end || *p++ != ' ' || !TakePlainDecimal(p, end, bytes))) return false;
-  const bool has_time = p != end;
-  if (has_time) {
-    if (end - p < 4 || std::string_view(p, 3) != " t=") return false;
-    p += 3;
-    if (!TakePlainDecimal(p, end, time_us) || p != end) return false;
-  }
-  e.kind = alloc ? EventKind::kAlloc : EventKind::kFree;
-  e.id = id;
-  e.bytes = Bytes(bytes);
   e.device = DeviceId(0);
   e.stream = StreamId(0);
-  if (has_time) {
-    e.time_us = time_us;
-  } else {
-    e.time_us.reset();
-  }
+  e.time_us.reset();
   e.addr.reset();
   if (e.shape.has_value()) e.shape.reset();
   e.tag = {};
   e.label = {};
+  e.attrs = {};
+  if (p != end && !TakeCommonAttributes(p, end, alloc, e)) return false;
+  e.kind = alloc ? EventKind::kAlloc : EventKind::kFree;
+  e.id = id;
+  e.bytes = Bytes(bytes);
   return true;
 }
 
 }  // namespace
 
-absl::Status ParseEventLine(std::string_view line, Event& e) {
+absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_attrs) {
   if (ParseCommonLine(line, e)) return absl::OkStatus();
   std::string_view rest = line;
   const std::string_view keyword = NextField(rest);
@@ -282,9 +337,11 @@ absl::Status ParseEventLine(std::string_view line, Event& e) {
   e.kind = syntax->kind;
   if (absl::Status s = ParsePositionals(rest, *syntax, e); !s.ok()) return s;
   uint8_t seen = 0;
+  other_attrs.clear();
   for (std::string_view field = NextField(rest); !field.empty(); field = NextField(rest)) {
-    if (absl::Status s = ParseAttribute(field, *syntax, seen, e); !s.ok()) return s;
+    if (absl::Status s = ParseAttribute(field, *syntax, seen, e, other_attrs); !s.ok()) return s;
   }
+  e.attrs = other_attrs;
   return absl::OkStatus();
 }
 

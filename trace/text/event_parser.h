@@ -4,6 +4,7 @@
 #ifndef HBMSIM_TRACE_TEXT_EVENT_PARSER_H_
 #define HBMSIM_TRACE_TEXT_EVENT_PARSER_H_
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -12,14 +13,17 @@
 namespace hbmsim {
 
 // `line` is neither blank nor a comment and holds no "\n". On success `e` is
-// overwritten; its tag and label view into `line`. Errors say what was wrong,
-// without a location (the reader prefixes "file:line: "), e.g.
+// overwritten; its tag and label view into `line`, its attrs into
+// `other_attrs` (the caller's storage, reused line after line): attributes the
+// format does not define are accepted and kept there, `key=value` fields
+// joined by single spaces. Errors say what was wrong, without a location (the
+// reader prefixes "file:line: "), e.g.
 //   unknown event 'allocate' (expected alloc, free, ...)
 //   missing <bytes> in 'alloc <id> <bytes> [attrs]'
 //   bad <id>: 'x1' is not a decimal number
 //   unexpected extra field '2' in 'free <id> [attrs]'
 //   attribute tag= is not allowed on free (only on alloc and program_load)
-absl::Status ParseEventLine(std::string_view line, Event& e);
+absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_attrs);
 
 // Splits off the next field of `rest` (fields are separated by runs of
 // spaces and tabs); empty when none is left. Inline: it runs for every field.

@@ -1,5 +1,6 @@
 #include "trace/text/field_rules.h"
 
+#include <algorithm>
 #include <string>
 
 #include "fmt/format.h"
@@ -41,6 +42,23 @@ absl::Status CheckTextField(std::string_view what, std::string_view text) {
     return Error(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
   }
   if (!IsValidUtf8(text)) return Error(fmt::format("cannot write {}: not valid UTF-8", what));
+  return absl::OkStatus();
+}
+
+absl::Status CheckOtherAttributes(std::string_view attrs) {
+  if (attrs.empty()) return absl::OkStatus();
+  if (!IsValidUtf8(attrs)) return Error("cannot write attributes: not valid UTF-8");
+  size_t start = 0;
+  while (start <= attrs.size()) {
+    const size_t space = std::min(attrs.find(' ', start), attrs.size());
+    const std::string_view field = attrs.substr(start, space - start);
+    const size_t eq = field.find('=');
+    if (eq == 0 || eq == std::string_view::npos || HasBlankOrBreak(field)) {
+      return Error(
+          fmt::format("cannot write attribute '{}': an attribute is key=value, without blanks", field));
+    }
+    start = space + 1;
+  }
   return absl::OkStatus();
 }
 

@@ -28,6 +28,10 @@ absl::Status CheckAttributePlaces(const Event& e);
 // `what` names it in the message ("tag", "mark label").
 absl::Status CheckTextField(std::string_view what, std::string_view text);
 
+// An Event's other attributes (Event::attrs): `key=value` fields with a
+// non-empty key, joined by single spaces, no line break or NUL, UTF-8.
+absl::Status CheckOtherAttributes(std::string_view attrs);
+
 // A `# key: value` metadata entry: a non-empty key without blanks or ':', a
 // value without line breaks or NUL, both UTF-8.
 absl::Status CheckMetadataEntry(std::string_view key, std::string_view value);

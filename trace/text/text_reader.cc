@@ -126,7 +126,7 @@ absl::StatusOr<bool> TextTraceReader::Next(Event& e) {
   absl::StatusOr<bool> got = NextEventLine(line);
   if (!got.ok() || !*got) return got;
   ++event_lines_;
-  if (absl::Status s = ParseEventLine(line, e); !s.ok()) return AtLine(s);
+  if (absl::Status s = ParseEventLine(line, e, other_attrs_); !s.ok()) return AtLine(s);
   if (absl::Status s = validator_.Check(e); !s.ok()) return AtLine(s);
   return true;
 }

@@ -5,7 +5,8 @@
 //
 // Memory is one line buffer plus what the validator tracks (live ids, loaded
 // programs); no heap allocation per event in steady state: an Event's tag and
-// label view into the line buffer and stay valid until the next Next().
+// label view into the line buffer, its other attributes into a buffer of the
+// reader's, and both stay valid until the next Next().
 //
 // Header: an optional first comment `# hbmsim-trace v1` (another version is an
 // error); `# key: value` comments before the first event are metadata (a key
@@ -71,6 +72,7 @@ class TextTraceReader : public EventReader {
   LineReader lines_;
   TraceMetadata metadata_;
   TraceValidator validator_;
+  std::string other_attrs_;        // storage of the last event's attrs
   std::string_view pending_line_;  // the first event line, found by ReadHeader
   bool has_pending_line_ = false;
   uint64_t event_lines_ = 0;

@@ -19,6 +19,7 @@ void AppendAttributes(const Event& e, fmt::memory_buffer& out) {
   if (e.shape.has_value()) fmt::format_to(it, " shape={}", FormatShape(*e.shape));
   if (e.addr.has_value()) fmt::format_to(it, " addr={:#x}", *e.addr);
   if (e.device.value() != 0) fmt::format_to(it, " device={}", e.device.value());
+  if (!e.attrs.empty()) fmt::format_to(it, " {}", e.attrs);  // open attributes, as read
 }
 
 }  // namespace
@@ -28,6 +29,7 @@ absl::Status TextTraceWriter::FormatEvent(const Event& e, fmt::memory_buffer& ou
   if (!e.tag.empty()) {
     if (absl::Status s = CheckTextField("tag", e.tag); !s.ok()) return s;
   }
+  if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
   auto it = std::back_inserter(out);
   if (e.kind == EventKind::kMark) {
     if (e.label.empty()) return Error("cannot write a mark without a label");

@@ -4,12 +4,13 @@
 //
 //   # hbmsim-trace v1
 //   # key: value                      one line per metadata entry, in order
-//   alloc <id> <bytes> [t=] [stream=] [tag=] [shape=] [addr=0x..] [device=]
+//   alloc <id> <bytes> [t=] [stream=] [tag=] [shape=] [addr=0x..] [device=] [other attrs]
 //   ...
 //
 // Canonical means: full keywords (never `a`/`f`), sizes in plain bytes,
-// attributes in the fixed order t, stream, tag, shape, addr, device, defaults
-// omitted (stream=0 and device=0; t=, addr= and shape= only when present), the
+// attributes in the fixed order t, stream, tag, shape, addr, device, then the
+// attributes the format does not define as they were read (Event::attrs),
+// defaults omitted (stream=0 and device=0; t=, addr= and shape= only when present), the
 // shape in its canonical spelling and addr= in lower-case hex. Reading a
 // canonical file and writing it back gives identical bytes.
 //
