@@ -25,13 +25,12 @@ std::vector<std::string> PolicyNames() {
 
 class WideSizesTest : public ::testing::TestWithParam<std::string> {
  protected:
-  // Writes `trace` and returns the replay arguments: the policy, plus the
-  // trace to plan from for `offline` (it needs the whole future).
+  // Writes `trace` and returns the replay arguments (offline plans from the
+  // replayed trace itself).
   std::string Trace(const std::string& name, const std::string& text) {
     trace_ = ScratchPath(GetParam() + "_" + name);
     WriteFile(trace_, text);
-    return fmt::format("replay {} --allocator {}{}", trace_, GetParam(),
-                       GetParam() == "offline" ? " --set trace=" + trace_ : "");
+    return fmt::format("replay {} --allocator {}", trace_, GetParam());
   }
   std::string Placements(const std::string& args) {
     const std::string csv = ScratchPath(GetParam() + "_placements.csv");
@@ -58,8 +57,7 @@ TEST_P(WideSizesTest, AllOnesRequestUnderAllOnesLimitFromSetIsOom) {
 TEST_P(WideSizesTest, AllOnesRequestUnderAllOnesLimitFromYamlIsOom) {
   Trace("max.trace", fmt::format("alloc 1 {}\nfree 1\n", kMax));
   const std::string yaml = ScratchPath(GetParam() + ".yaml");
-  WriteFile(yaml, fmt::format("allocator:\n  impl: {}\n  bytes_limit: {}\n{}", GetParam(), kMax,
-                              GetParam() == "offline" ? "  trace: " + trace_ + "\n" : ""));
+  WriteFile(yaml, fmt::format("allocator:\n  impl: {}\n  bytes_limit: {}\n", GetParam(), kMax));
   EXPECT_EQ(Placements(fmt::format("replay {} --allocator {}", trace_, yaml)),
             fmt::format("event,id,requested,status,offset,size\n0,1,{},oom,,0\n", kMax));
 }
