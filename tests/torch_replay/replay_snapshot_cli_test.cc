@@ -56,7 +56,7 @@ TEST(ReplaySnapshotCliTest, Gen1HistoryAddressesAreCompared) {
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
   EXPECT_EQ(j["recorded_check"].dump(),
             R"({"allocs_matched":541,"allocs_total":541,"segments_matched":0,"segments_total":0})");
-  EXPECT_EQ(j["torch_snapshot"]["history_addresses"].dump(),
+  EXPECT_EQ(j["recording"]["history_addresses"].dump(),
             R"({"matched":541,"not_compared":521,"total":541})");
   EXPECT_NE(
       r.out.find("  gen1 history:   541/541 live blocks at their recorded address (history[0]); 521 older "

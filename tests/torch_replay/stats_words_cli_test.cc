@@ -112,7 +112,7 @@ TEST(StatsWordsCliTest, UnlimitedTorchReplayInPyTorchWords) {
   const CliRun r =
       RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  limit:      unlimited from none: unlimited (the snapshot records no OOM)\n"),
+  EXPECT_NE(r.out.find("  limit:      unlimited from none: unlimited (the recording records no OOM)\n"),
             std::string::npos)
       << r.out;
   const std::string stats =

@@ -20,7 +20,7 @@ TEST(VizSnapshotCli, UnlimitedTorchReplaySaysUnlimited) {
       RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --html " + html);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string page = ReadFile(html);
-  EXPECT_NE(page.find(", limit unlimited from none: unlimited (the snapshot records no OOM).</p>"),
+  EXPECT_NE(page.find(", limit unlimited from none: unlimited (the recording records no OOM).</p>"),
             std::string::npos);
   EXPECT_NE(page.find("<tr><th class=\"l\">bytes_limit</th><td>unlimited</td></tr>"), std::string::npos);
   EXPECT_EQ(page.find("-1B"), std::string::npos);
