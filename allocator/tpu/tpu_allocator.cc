@@ -1,5 +1,6 @@
 // The buffer side of the `tpu` policy: placement and the recovery ladder.
 #include "allocator/tpu/tpu_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 
@@ -149,7 +150,11 @@ void TpuAllocator::ReleaseBuffer(uint64_t handle) {
 }
 
 void TpuAllocator::Free(Handle h) {
-  if (buffers_.contains(h.value())) ReleaseBuffer(h.value());
+  if (buffers_.contains(h.value())) {
+    ReleaseBuffer(h.value());
+    return;
+  }
+  HBMSIM_DCHECK(h == kNullHandle, "free of a handle the tpu policy never issued");
 }
 
 void TpuAllocator::RequestFree(Handle h) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -34,6 +35,15 @@ std::string OneLineMessage(std::string_view message) {
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
+}
+
+CLI::Validator UnsignedNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        absl::StatusOr<uint64_t> v = ParseU64(text);
+        return v.ok() ? std::string() : std::string(v.status().message());
+      },
+      "UINT");
 }
 
 std::vector<CommandInfo> RegisteredCommands() {

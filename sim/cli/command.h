@@ -49,6 +49,10 @@ class CommandRegistration {
 // other control bytes (from a binary file quoted in an error) print as \xNN.
 std::string OneLineMessage(std::string_view message);
 
+// A CLI11 check for unsigned integer options: the strict parse of
+// trace/core/numbers.h, so "-1" is an error instead of wrapping to 2^64-1.
+CLI::Validator UnsignedNumber();
+
 // Every registered command, sorted by name (static initialization order across
 // files is unspecified; help output must not depend on it).
 std::vector<CommandInfo> RegisteredCommands();

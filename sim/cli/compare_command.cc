@@ -3,7 +3,7 @@
 // `hbmsim compare --baseline A --candidate B --allocator X [--bytes-limit L]`:
 // the side-by-side table a performance PR needs, each line with its delta.
 #include <cstdio>
-#include <fstream>
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/numbers.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -48,16 +49,20 @@ class CompareCommand : public Command {
   }
   int Run() override {
     std::optional<Failure> f = Compare();
+    if (!f || f->code != kExitBadInput) {
+      for (const std::string& note : notes_) fmt::print(stderr, "hbmsim compare: {}\n", note);
+    }
     if (!f) return kExitOk;
-    if (!f->message.empty()) fmt::print(stderr, "hbmsim compare: {}\n", f->message);
+    if (!f->message.empty()) fmt::print(stderr, "hbmsim compare: {}\n", OneLineMessage(f->message));
     return f->code;
   }
 
  private:
   std::optional<Failure> Compare();
   std::optional<Failure> ParseCommon(std::optional<Bytes>& limit, SizeOptions& options) const;
-  absl::StatusOr<CompactTrace> Load(const std::string& path) const;
-  std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json) const;
+  absl::StatusOr<CompactTrace> Load(const std::string& path);
+  std::optional<Failure> OpenOutputs();
+  std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json, bool any_failed);
   std::optional<Failure> Multi(const std::optional<Bytes>& limit, const SizeOptions& options);
   std::optional<Failure> Pair(const std::optional<Bytes>& limit, const SizeOptions& options);
 
@@ -67,6 +72,8 @@ class CompareCommand : public Command {
   std::string resolution_ = "256";
   int jobs_ = DefaultJobs();
   std::string json_;
+  io::OutputSet outputs_;
+  std::vector<std::string> notes_;  // said on stderr unless the run ends with exit 2 (one line then)
 };
 
 std::optional<Failure> CompareCommand::ParseCommon(std::optional<Bytes>& limit, SizeOptions& options) const {
@@ -89,24 +96,38 @@ std::optional<Failure> CompareCommand::ParseCommon(std::optional<Bytes>& limit, 
   return std::nullopt;
 }
 
-absl::StatusOr<CompactTrace> CompareCommand::Load(const std::string& path) const {
+absl::StatusOr<CompactTrace> CompareCommand::Load(const std::string& path) {
   absl::StatusOr<CompactTrace> t = LoadCompactTrace(path, std::nullopt);
   if (t.ok()) {
-    fmt::print(stderr,
-               "hbmsim compare: read {} once into memory: {} events in {} bytes (tags and marks dropped)\n",
-               path, t->events.size(), t->MemoryBytes());
+    notes_.push_back(fmt::format("read {} once into memory: {} events in {} bytes (tags and marks dropped)",
+                                 path, t->events.size(), t->MemoryBytes()));
   }
   return t;
 }
 
-std::optional<Failure> CompareCommand::Emit(const std::string& text,
-                                            const nlohmann::ordered_json& json) const {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  if (json_.empty()) return std::nullopt;
-  std::ofstream out(json_, std::ios::binary | std::ios::trunc);
-  out << json.dump(2) << "\n";
-  out.close();
-  if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+// A row fails when no limit fits the trace, or when allocations failed at --bytes-limit.
+bool RowFailed(const CompareRow& row) {
+  return !row.size.found || (row.at_limit && row.at_limit->failures > 0);
+}
+
+std::optional<Failure> CompareCommand::OpenOutputs() {
+  absl::StatusOr<io::OutputSet> set = io::OutputSet::Open(
+      {{"TRACE", trace_}, {"--baseline", baseline_}, {"--candidate", candidate_}, {"--allocator", allocator_}},
+      {{"--json", json_}});
+  if (!set.ok()) return Failure{kExitBadInput, std::string(set.status().message())};
+  outputs_ = *std::move(set);
+  return std::nullopt;
+}
+
+// Exit 1 when any row failed (the contract's "at least one allocation failed").
+std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohmann::ordered_json& json,
+                                            bool any_failed) {
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return FromStatus(s);
+  if (io::OutputFile* out = outputs_.Get("--json")) {
+    if (absl::Status s = out->Write(json.dump(2) + "\n"); !s.ok()) return FromStatus(io::WithRole("--json", s));
+  }
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return FromStatus(s);
+  if (any_failed) return Failure{kExitFailures, ""};
   return std::nullopt;
 }
 
@@ -118,14 +139,13 @@ std::optional<Failure> CompareCommand::Multi(const std::optional<Bytes>& limit, 
   if (!trace.ok()) return FromStatus(trace.status());
   for (const AllocatorConfig& c : *configs) {
     if (c.policy->name == "offline") {
-      fmt::print(
-          stderr,
-          "hbmsim compare: offline makes two passes over the trace: it plans every buffer, then replays\n");
+      notes_.push_back("offline makes two passes over the trace: it plans every buffer, then replays");
     }
   }
   absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*trace, *configs, limit, options);
   if (!rows.ok()) return FromStatus(rows.status());
-  return Emit(CompareText(trace_, *trace, limit, *rows), CompareJson(trace_, *trace, limit, *rows));
+  const bool any_failed = std::any_of(rows->begin(), rows->end(), RowFailed);
+  return Emit(CompareText(trace_, *trace, limit, *rows), CompareJson(trace_, *trace, limit, *rows), any_failed);
 }
 
 std::optional<Failure> CompareCommand::Pair(const std::optional<Bytes>& limit, const SizeOptions& options) {
@@ -143,13 +163,15 @@ std::optional<Failure> CompareCommand::Pair(const std::optional<Bytes>& limit, c
   absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, {*config}, limit, options);
   if (!rb.ok()) return FromStatus(rb.status());
   return Emit(BaselineCandidateText(baseline_, candidate_, *a, *b, limit, ra->front(), rb->front()),
-              BaselineCandidateJson(*a, *b, limit, ra->front(), rb->front()));
+              BaselineCandidateJson(*a, *b, limit, ra->front(), rb->front()),
+              RowFailed(ra->front()) || RowFailed(rb->front()));
 }
 
 std::optional<Failure> CompareCommand::Compare() {
   std::optional<Bytes> limit;
   SizeOptions options;
   if (auto f = ParseCommon(limit, options)) return f;
+  if (auto f = OpenOutputs()) return f;
   const bool pair = !baseline_.empty() || !candidate_.empty();
   if (pair && !trace_.empty())
     return Failure{kExitBadInput, "give either TRACE or --baseline/--candidate, not both"};

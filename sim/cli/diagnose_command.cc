@@ -6,7 +6,7 @@
 // Exit 0 when the log held at least one dump or warning (they record failures
 // that already happened), 2 when it cannot be read or holds neither.
 #include <cstdio>
-#include <fstream>
+#include <memory>
 #include <string>
 
 #include "fmt/format.h"
@@ -14,6 +14,9 @@
 #include "sim/cli/command.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/io/input_file.h"
+#include "trace/io/output_file.h"
+#include "trace/io/path_identity.h"
 #include "trace/xla/remat_warning.h"
 
 namespace hbmsim::cli {
@@ -28,13 +31,26 @@ class DiagnoseCommand : public Command {
   }
 
   int Run() override {
-    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
-    if (!remat.ok()) return Fail(std::string(remat.status().message()));
-    absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(log_);
+    if (absl::Status s = io::CheckOutputsAreNotInputs({{"LOG", log_}}, {{"--json", json_}}); !s.ok()) {
+      return Fail(s);
+    }
+    // A pipe is read once, here; both passes below read the spooled copy.
+    absl::StatusOr<io::InputFile> input = io::OpenInputFile(log_);
+    if (!input.ok()) return Fail(input.status());
+    std::unique_ptr<io::OutputFile> json;
+    if (!json_.empty()) {
+      absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(json_);
+      if (!out.ok()) return Fail(out.status());
+      json = *std::move(out);
+    }
+    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(input->path());
+    if (!remat.ok()) return Fail(input->Rename(remat.status()));
+    absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(input->path());
     // A log with only a remat warning is still worth a report; without either, the BFC error says why.
     if (!log.ok() && (remat->empty() || absl::IsNotFound(log.status()))) {
-      return Fail(std::string(log.status().message()));
+      return Fail(input->Rename(log.status()));
     }
+    if (log.ok()) log->source = log_;
     std::vector<bfc_dump::Diagnosis> diagnoses;
     std::string text;
     if (log.ok()) {
@@ -42,11 +58,12 @@ class DiagnoseCommand : public Command {
       text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
     }
     if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    if (!json_.empty()) {
-      std::ofstream out(json_, std::ios::binary);
-      out << Json(log.ok() ? &*log : nullptr, diagnoses, *remat);
-      if (!out.flush()) return Fail(fmt::format("{}: cannot write", json_));
+    if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
+    if (json) {
+      if (absl::Status s = json->Write(Json(log.ok() ? &*log : nullptr, diagnoses, *remat)); !s.ok()) {
+        return Fail(s);
+      }
+      if (absl::Status s = json->Commit(); !s.ok()) return Fail(s);
     }
     return kExitOk;
   }
@@ -71,8 +88,8 @@ class DiagnoseCommand : public Command {
     return root.dump(2) + "\n";
   }
 
-  static int Fail(const std::string& message) {
-    fmt::print(stderr, "hbmsim diagnose: {}\n", message);
+  static int Fail(const absl::Status& status) {
+    fmt::print(stderr, "hbmsim diagnose: {}\n", OneLineMessage(std::string(status.message())));
     return kExitBadInput;
   }
 

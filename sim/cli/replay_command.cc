@@ -2,7 +2,6 @@
 // through one allocator and reports where and why allocations failed
 // (shared/spec/cli-contract.md fixes the flags, the CSV and the JSON keys).
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,12 +11,15 @@
 #include "sim/config/allocator_config.h"
 #include "sim/engine/open_trace.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/report/failure_spill.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
 #include "sim/viz/viz_outputs.h"
 #include "sim/torch_replay/snapshot_replay.h"
 #include "trace/core/numbers.h"
+#include "trace/io/input_file.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -47,6 +49,8 @@ class ReplayCommand : public Command {
   std::optional<Failure> Replay(ReplayReportInput& report);
   void NoteRecordedCheck(const ReplaySummary& s) const;
   std::optional<Failure> WriteJson(const ReplayReportInput& report) const;
+  std::optional<Failure> OpenFiles(const viz::VizOutputs& viz);
+  std::optional<Failure> CheckSomethingReplayed(const ReplaySummary& s) const;
 
   std::string trace_;
   std::string allocator_;
@@ -60,6 +64,9 @@ class ReplayCommand : public Command {
   bool check_recorded_ = false;
   viz::VizFlags viz_;
   std::unique_ptr<SnapshotReplay> snapshot_;  // set when TRACE is a PyTorch snapshot
+  io::InputFile input_;                       // TRACE, spooled once when it is a pipe
+  io::OutputSet outputs_;                     // opened before the replay, committed after it
+  std::unique_ptr<FailureSpill> failure_spill_;  // --json's failures, streamed (bounded memory)
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -165,9 +172,9 @@ std::optional<Failure> ReplayCommand::SnapshotLimit(const AllocatorConfig& confi
 }
 
 std::optional<Failure> ReplayCommand::OpenSnapshot(const ReplayOptions& options) {
-  absl::StatusOr<TraceFormat> format = DetectTraceFormat(trace_);
+  absl::StatusOr<TraceFormat> format = DetectTraceFormat(input_.path());
   if (!format.ok() || *format != TraceFormat::kTorchSnapshot) return std::nullopt;  // OpenTrace reports it
-  absl::StatusOr<std::unique_ptr<SnapshotReplay>> s = SnapshotReplay::Open(trace_, options.device);
+  absl::StatusOr<std::unique_ptr<SnapshotReplay>> s = SnapshotReplay::Open(input_.path(), options.device);
   if (!s.ok()) return BadInput(s.status());
   snapshot_ = *std::move(s);
   return std::nullopt;
@@ -187,10 +194,36 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options) const
   return std::nullopt;
 }
 
+// An empty input is not a job that fits, and a --device with nothing on it
+// replayed nothing: both are bad input (exit 2), never "Every allocation fit."
+// A PyTorch snapshot is state as well as events: one with no block and no
+// trace entry still replays its segments (an empty device is an answer).
+std::optional<Failure> ReplayCommand::CheckSomethingReplayed(const ReplaySummary& s) const {
+  if (snapshot_) return std::nullopt;
+  if (s.events_read == 0) return Failure{kExitBadInput, fmt::format("no events in {}", trace_)};
+  if (s.events_replayed > 0) return std::nullopt;
+  std::string devices;
+  for (const DeviceId d : s.other_devices) devices += fmt::format("{}{}", devices.empty() ? "" : ", ", d.value());
+  if (s.other_devices.size() == kMaxListedDevices) devices += ", ...";
+  return Failure{kExitBadInput, fmt::format("--device {}: no event of {} is on device {}; devices with events: {}",
+                                            s.device->value(), trace_, s.device->value(), devices)};
+}
+
+// Every output is checked against every input and created before any work,
+// so a bad path fails fast and an input is never overwritten.
+std::optional<Failure> ReplayCommand::OpenFiles(const viz::VizOutputs& viz) {
+  absl::StatusOr<io::InputFile> input = io::OpenInputFile(trace_);
+  if (!input.ok()) return BadInput(input.status());
+  std::vector<io::NamedPath> outputs = {{"--placements", placements_}, {"--json", json_}};
+  for (const io::NamedPath& p : viz.Outputs()) outputs.push_back(p);
+  absl::StatusOr<io::OutputSet> opened = io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, outputs);
+  if (!opened.ok()) return BadInput(opened.status());
+  input_ = *std::move(input);
+  outputs_ = *std::move(opened);
+  return std::nullopt;
+}
+
 void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
-  if (s.events_replayed == 0 && s.events_read > 0) {
-    fmt::print(stderr, "hbmsim replay: note: no event of {} is on device {}\n", trace_, s.device->value());
-  }
   if (!check_recorded_) return;
   if (s.recorded.allocs_total == 0) {
     fmt::print(stderr,
@@ -204,23 +237,25 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
 }
 
 std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report) const {
-  if (json_.empty()) return std::nullopt;
-  std::ofstream out(json_, std::ios::binary | std::ios::trunc);
+  io::OutputFile* out = outputs_.Get("--json");
+  if (out == nullptr) return std::nullopt;
   nlohmann::ordered_json j = JsonReport(report);
   if (snapshot_) j["torch_snapshot"] = snapshot_->JsonSection();
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+  if (absl::Status s = WriteJsonReport(std::move(j), failure_spill_.get(), *out); !s.ok()) {
+    return BadInput(io::WithRole("--json", s));
+  }
   return std::nullopt;
 }
 
 std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   AllocatorConfig config;
+  viz::VizOutputs viz(viz_);
   if (auto f = ParseOptions(report.options)) return f;
+  if (auto f = OpenFiles(viz)) return f;
   if (auto f = OpenSnapshot(report.options)) return f;
   if (auto f = LoadConfig(config)) return f;
   absl::StatusOr<std::unique_ptr<EventReader>> opened = std::unique_ptr<EventReader>();
-  if (!snapshot_) opened = OpenTrace(trace_);
+  if (!snapshot_) opened = OpenTrace(std::move(input_));
   if (!opened.ok()) return BadInput(opened.status());
   EventReader& reader = snapshot_ ? snapshot_->reader() : **opened;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
@@ -233,10 +268,11 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
     return Failure{kExitBadInput,
                    fmt::format("--allocator {}: {}", allocator_, std::string(allocator.status().message()))};
   std::unique_ptr<PlacementsWriter> placements;
-  if (!placements_.empty()) {
-    absl::StatusOr<std::unique_ptr<PlacementsWriter>> w = PlacementsWriter::Open(placements_);
-    if (!w.ok()) return BadInput(w.status());
-    placements = *std::move(w);
+  if (io::OutputFile* csv = outputs_.Get("--placements")) placements = std::make_unique<PlacementsWriter>(*csv);
+  if (!json_.empty()) {
+    absl::StatusOr<std::unique_ptr<io::SpillFile>> spill = io::SpillFile::Create(io::DirectoryOf(json_));
+    if (!spill.ok()) return BadInput(io::WithRole("--json", spill.status()));
+    failure_spill_ = std::make_unique<FailureSpill>(*std::move(spill));
   }
   Allocator* driven = allocator->get();
   if (snapshot_) {  // torch: the seeded initial state, behind an adapter
@@ -248,8 +284,8 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   ReplayEngine engine(*driven, report.options);
   engine.AddObserver(&recorder);
   if (placements) engine.AddObserver(placements.get());
+  if (failure_spill_) engine.AddObserver(failure_spill_.get());
   if (snapshot_) engine.AddObserver(snapshot_->observer());
-  viz::VizOutputs viz(viz_);
   absl::StatusOr<ReplaySummary> summary = engine.Run(viz.Attach(*driven, report.options, engine, reader));
   if (!summary.ok()) {
     const bool internal = summary.status().code() == absl::StatusCode::kInternal;
@@ -258,8 +294,9 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(summary.status().message()))};
   }
   if (placements) {
-    if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(s);
+    if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(io::WithRole("--placements", s));
   }
+  if (auto f = CheckSomethingReplayed(*summary)) return f;
   if (snapshot_) snapshot_->Finish(*summary);
   NoteRecordedCheck(*summary);
   report.trace = trace_;
@@ -269,9 +306,10 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.recorder = &recorder;
   std::string text = TextReport(report);
   if (snapshot_) text += snapshot_->TextSection(check_recorded_);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (auto f = WriteJson(report)) return f;
-  if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);
+  if (absl::Status s = viz.Write(report, outputs_); !s.ok()) return BadInput(s);
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
   return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
 }
 
@@ -279,7 +317,9 @@ int ReplayCommand::Run() {
   ReplayReportInput report;
   std::optional<Failure> outcome = Replay(report);
   if (!outcome) return kExitOk;
-  if (!outcome->message.empty()) fmt::print(stderr, "hbmsim replay: {}\n", OneLineMessage(outcome->message));
+  if (!outcome->message.empty()) {
+    fmt::print(stderr, "hbmsim replay: {}\n", OneLineMessage(input_.Rename(outcome->message)));
+  }
   return outcome->code;
 }
 

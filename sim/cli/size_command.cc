@@ -2,7 +2,6 @@
 // [--json OUT]`: the smallest bytes_limit at which the trace replays with no
 // failed allocation (sim/whatif/size_search.h says how it is searched).
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/human_bytes.h"
 #include "trace/core/numbers.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -50,6 +50,7 @@ class SizeCommand : public Command {
   std::string resolution_ = "256";
   int jobs_ = DefaultJobs();
   std::string json_;
+  std::vector<std::string> notes_;  // said on stderr unless the run ends with exit 2 (one line then)
 };
 
 std::string Human(Bytes b) { return HumanReadableNumBytes(b); }
@@ -111,14 +112,16 @@ std::optional<Failure> SizeCommand::Size() {
   if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
+  // Checked against the inputs and created before the search: a bad path costs no trial.
+  absl::StatusOr<io::OutputSet> outputs =
+      io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, {{"--json", json_}});
+  if (!outputs.ok()) return Failure{kExitBadInput, std::string(outputs.status().message())};
   absl::StatusOr<CompactTrace> trace = LoadCompactTrace(trace_, std::nullopt);
   if (!trace.ok()) return Failure{kExitBadInput, std::string(trace.status().message())};
-  fmt::print(stderr,
-             "hbmsim size: read {} once into memory: {} events in {} bytes (tags and marks dropped)\n",
-             trace_, trace->events.size(), trace->MemoryBytes());
+  notes_.push_back(fmt::format("read {} once into memory: {} events in {} bytes (tags and marks dropped)",
+                               trace_, trace->events.size(), trace->MemoryBytes()));
   if (config->policy->name == "offline") {
-    fmt::print(stderr,
-               "hbmsim size: offline makes two passes over the trace: it plans every buffer, then replays\n");
+    notes_.push_back("offline makes two passes over the trace: it plans every buffer, then replays");
   }
   AllocatorMaker maker = MakeAllocatorMaker(*config, *trace);
   absl::StatusOr<SizeResult> r = FindMinLimit(*trace, maker, SizeOptions{resolution->value(), jobs_});
@@ -129,21 +132,25 @@ std::optional<Failure> SizeCommand::Size() {
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(r.status().message()))};
   }
   const std::string text = Text(*config, *trace, *r);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  if (!json_.empty()) {
-    std::ofstream out(json_, std::ios::binary | std::ios::trunc);
-    out << Json(*config, *r, resolution->value()).dump(2) << "\n";
-    out.close();
-    if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
+  if (io::OutputFile* out = outputs->Get("--json")) {
+    if (absl::Status s = out->Write(Json(*config, *r, resolution->value()).dump(2) + "\n"); !s.ok()) {
+      return Failure{kExitBadInput, std::string(io::WithRole("--json", s).message())};
+    }
   }
+  if (absl::Status s = outputs->CommitAll(); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!r->found) return Failure{kExitFailures, "no limit up to 4EiB fits this trace"};
   return std::nullopt;
 }
 
 int SizeCommand::Run() {
   std::optional<Failure> f = Size();
+  // Notes are said unless the run is a usage or input error: that is one line.
+  if (!f || f->code != kExitBadInput) {
+    for (const std::string& note : notes_) fmt::print(stderr, "hbmsim size: {}\n", note);
+  }
   if (!f) return kExitOk;
-  fmt::print(stderr, "hbmsim size: {}\n", f->message);
+  fmt::print(stderr, "hbmsim size: {}\n", OneLineMessage(f->message));
   return f->code;
 }
 

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
@@ -132,15 +133,21 @@ absl::StatusOr<AllocatorConfig> ParseAllocatorConfig(const PolicyRegistry& regis
   if (int line = FirstTooDeepLine(text); line != 0) {
     return Error(name, line, fmt::format("nesting deeper than {} levels", kMaxConfigNesting));
   }
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(std::string(text));
+    documents = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
     return Error(name, e.mark.line + 1, fmt::format("malformed YAML: {}", e.msg));
   }
+  YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   // `{}` is a mapping too, but an empty one: there is no allocator: entry to read.
   if (!root.IsMap() || root.size() == 0) {
     return Error(name, 1, "expected a mapping with an allocator: key");
+  }
+  // A second document would otherwise be ignored without a word.
+  if (documents.size() > 1) {
+    const int line = documents[1].Mark().line >= 0 ? documents[1].Mark().line + 1 : 1;
+    return Error(name, line, "a second YAML document: an allocator config is one document (remove the `---`)");
   }
   if (absl::Status s = CheckKeys(root, name, ""); !s.ok()) return s;
   for (const auto& kv : root) {

@@ -10,6 +10,7 @@
 #include "trace/binary/binary_reader.h"
 #include "trace/binary/format.h"
 #include "trace/csapp/rep_reader.h"
+#include "trace/io/named_reader.h"
 #include "trace/rmm/rmm_reader.h"
 #include "trace/stalloc/mem_log_reader.h"
 #include "trace/text/text_reader.h"
@@ -43,10 +44,6 @@ std::string_view TraceFormatName(TraceFormat f) {
 }
 
 absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
-  // Peeking at a pipe (`<(zstdcat t.zst)`, /dev/stdin) would eat its first
-  // bytes: only regular files are sniffed; a stream is read as text.
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return TraceFormat::kText;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     return absl::InvalidArgumentError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
@@ -72,7 +69,9 @@ absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   return TraceFormat::kText;
 }
 
-absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) {
+namespace {
+
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTraceAt(const std::string& path) {
   absl::StatusOr<TraceFormat> format = DetectTraceFormat(path);
   if (!format.ok()) return format.status();
   switch (*format) {
@@ -118,6 +117,21 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
     }
   }
   return absl::InvalidArgumentError(fmt::format("{}: unknown trace format", path));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) {
+  absl::StatusOr<io::InputFile> input = io::OpenInputFile(path);
+  if (!input.ok()) return input.status();
+  return OpenTrace(*std::move(input));
+}
+
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(io::InputFile input) {
+  absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTraceAt(input.path());
+  if (!reader.ok()) return input.Rename(reader.status());
+  if (!input.spooled()) return reader;
+  return std::unique_ptr<EventReader>(std::make_unique<io::NamedReader>(std::move(input), *std::move(reader)));
 }
 
 }  // namespace hbmsim

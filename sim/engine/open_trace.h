@@ -10,9 +10,9 @@
 //   protobuf fields 1-4 (heap_trace_proto.h) → XLA BufferAssignmentProto / HloProto (trace/xla)
 //   anything else                            → the text format v1
 //
-// A new format adds a test on its magic bytes here and nothing else. Pipes and
-// other non-regular files are not sniffed (that would consume their first
-// bytes); they are read as text.
+// A new format adds a test on its magic bytes here and nothing else. Pipes,
+// FIFOs, `-` and /dev/stdin are spooled once (trace/io/input_file.h) and then
+// sniffed and read like a file, so every format can be piped in.
 #ifndef HBMSIM_SIM_ENGINE_OPEN_TRACE_H_
 #define HBMSIM_SIM_ENGINE_OPEN_TRACE_H_
 
@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "trace/core/reader.h"
+#include "trace/io/input_file.h"
 
 namespace hbmsim {
 
@@ -37,12 +38,15 @@ enum class TraceFormat : uint8_t {
 // "text", "torch-snapshot", "rmm-log", "binary", "stalloc-mem-log", "csapp-rep", "xla-text", "xla-proto"
 std::string_view TraceFormatName(TraceFormat f);
 
-// Looks at the first bytes of `path`. Errors name the file.
+// Looks at the first bytes of `path` (a regular file: see OpenInputFile). Errors name the file.
 absl::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
 
 // Opens `path` with the reader for its format. Errors are InvalidArgument and
 // name the file (and line, for header errors).
 absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path);
+// The same for an input opened already (a command that also sniffs it or
+// checks it against its outputs opens it once).
+absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(io::InputFile input);
 
 }  // namespace hbmsim
 

@@ -1,5 +1,6 @@
 #include "sim/engine/replay_engine.h"
 
+#include <algorithm>
 #include <string>
 
 #include "fmt/format.h"
@@ -54,6 +55,10 @@ bool ReplayEngine::SelectDevice(const Event& e) {
   if (!summary_.device) summary_.device = options_.device.value_or(e.device);
   if (e.device == *summary_.device) return true;
   ++summary_.events_other_device;
+  // Kept for the message when the selected device has no event at all.
+  std::vector<DeviceId>& seen = summary_.other_devices;
+  const auto at = std::lower_bound(seen.begin(), seen.end(), e.device);
+  if ((at == seen.end() || *at != e.device) && seen.size() < kMaxListedDevices) seen.insert(at, e.device);
   return false;
 }
 

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -57,10 +58,13 @@ struct RecordedCheck {
   uint64_t segments_total = 0;
 };
 
+inline constexpr size_t kMaxListedDevices = 16;
+
 struct ReplaySummary {
   uint64_t events_read = 0;          // every event of the trace seen so far
   uint64_t events_replayed = 0;      // events of the selected device
   uint64_t events_other_device = 0;  // skipped: another device
+  std::vector<DeviceId> other_devices;  // the skipped events' devices, ascending, at most kMaxListedDevices
   uint64_t allocs = 0;               // replayed alloc events
   uint64_t failures = 0;             // failed allocs and program loads/runs
   uint64_t ignored_frees = 0;        // free*/unload of something whose alloc failed

@@ -6,8 +6,10 @@ namespace hbmsim {
 
 void ReplayRecorder::OnFailure(const FailureRecord& f) {
   if (failures_.empty()) first_failure_dump_ = MemoryDumpAtFailure(allocator_, f);
-  failures_.push_back(f);
-  marks_before_.push_back(last_mark_);
+  if (failures_.size() < kKeptFailures) {
+    failures_.push_back(f);
+    marks_before_.push_back(last_mark_);
+  }
   if (f.kind == AllocStatus::kFragmentation) {
     ++fragmentation_;
   } else {

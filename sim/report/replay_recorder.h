@@ -1,6 +1,9 @@
-// The observer behind the text and JSON reports: it keeps every failure (the
-// JSON lists them all), counts policy events by kind, and renders the memory
-// dump at the FIRST failure, while the allocator is still in that state.
+// The observer behind the text and JSON reports: it counts failures (oom and
+// fragmentation), keeps the first kKeptFailures of them with the mark before
+// each (what the reports list), counts policy events by kind, and renders the
+// memory dump at the FIRST failure, while the allocator is still in that
+// state. Memory stays bounded whatever the number of failures; the JSON's
+// full list is streamed through a FailureSpill (failure_spill.h) instead.
 #ifndef HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_
 #define HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_
 
@@ -23,7 +26,11 @@ class ReplayRecorder : public ReplayObserver {
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
   void OnMark(EventIndex index, std::string_view label) override { last_mark_.assign(label); }
 
+  static constexpr size_t kKeptFailures = 64;
+
+  // The first min(failure_count(), kKeptFailures) failures, in order.
   const std::vector<FailureRecord>& failures() const { return failures_; }
+  uint64_t failure_count() const { return oom_ + fragmentation_; }
   // The label of the last `mark` before failures()[i] ("" if none): which
   // step or phase of the job failed.
   const std::string& mark_before(size_t i) const { return marks_before_[i]; }

@@ -56,8 +56,9 @@ std::string FailureTable(const ReplayReportInput& in) {
         f.free_bytes.value(), f.largest_free_block_bytes.value());
   }
   out += "</table>\n";
-  if (fs.size() > kMaxListedFailures) {
-    out += fmt::format("<p>… and {} more failures (see --json).</p>\n", fs.size() - kMaxListedFailures);
+  if (in.recorder->failure_count() > kMaxListedFailures) {
+    out += fmt::format("<p>… and {} more failures (see --json).</p>\n",
+                       in.recorder->failure_count() - kMaxListedFailures);
   }
   return out;
 }

@@ -130,6 +130,8 @@ absl::StatusOr<CompactTrace> LoadCompactTrace(const std::string& path, std::opti
     }
     if (absl::Status s = loader.Add(e, index); !s.ok()) return s;
   }
+  // An empty download is not a trace that fits in 0 bytes.
+  if (out.events_read == 0) return absl::InvalidArgumentError(fmt::format("no events in {}", path));
   out.device = device.value_or(DeviceId(0));
   loader.Finish();
   return out;

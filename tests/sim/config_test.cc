@@ -38,6 +38,14 @@ TEST(PolicyRegistryTest, RejectsADuplicateName) {
   EXPECT_EQ(r.Names(), "a, b");
 }
 
+TEST(AllocatorConfigTest, ASecondYamlDocumentIsAnError) {
+  absl::StatusOr<AllocatorConfig> c = Parse(
+      "allocator:\n  impl: bfc\n---\nallocator:\n  impl: bfc\n  garbage_collection: true\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "configs/x.yaml:4: a second YAML document: an allocator config is one document (remove the `---`)");
+}
+
 TEST(AllocatorConfigTest, ResolvesABuiltinName) {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), "bfc");
   ASSERT_TRUE(c.ok()) << c.status();

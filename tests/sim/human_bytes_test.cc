@@ -27,7 +27,8 @@ TEST(HumanReadableNumBytesTest, NegativeAndExtremeValues) {
   EXPECT_EQ(HumanReadableNumBytes(int64_t{-1536}), "-1.5KiB");
   EXPECT_EQ(HumanReadableNumBytes(std::numeric_limits<int64_t>::min()), "-8E");
   EXPECT_EQ(HumanReadableNumBytes(std::numeric_limits<int64_t>::max()), "8.00EiB");
-  EXPECT_EQ(HumanReadableNumBytes(Bytes::Max()), "8.00EiB");
+  EXPECT_EQ(HumanReadableNumBytes(Bytes::Max()), "16.00EiB");
+  EXPECT_EQ(HumanReadableNumBytes(Bytes(uint64_t{3} << 62)), "12.00EiB");
   EXPECT_EQ(HumanReadableNumBytes(Bytes(1536)), "1.5KiB");
 }
 
