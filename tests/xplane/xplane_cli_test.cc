@@ -68,6 +68,22 @@ TEST(XplaneCli, TensorFlowHostAllocatorByName) {
   EXPECT_EQ(j["stats"]["bytes_limit"], 68719476736);
 }
 
+TEST(XplaneCli, JaxGpuAllocatorGrownOnDemandIsReproducedExactly) {
+  // JAX did not preallocate here: the fragmentation readings fit a pool of 1026 MiB, not the limit, so the
+  // start state is five regions placed from the addresses plus two never touched (docs/formats/xplane.md).
+  const nlohmann::json j = Check("jax_mi300x_attention.xplane.pb", "GPU_0_bfc");
+  EXPECT_EQ(Counts(j),
+            "address 126/126; chunk_size 252/252; bytes_in_use 252/252; fragmentation 252/252; "
+            "peak_bytes_in_use 252/252; ");
+  EXPECT_EQ(j["xplane"]["options_from_recording"],
+            nlohmann::json({"allow_growth=true", "garbage_collection=false", "region_coalescing=false"}));
+  EXPECT_EQ(
+      j["xplane"]["notes"][0],
+      "the fragmentation readings say the pool held 1075838976 bytes, less than the limit: regions grown on "
+      "demand (allow_growth), 5 placed from the addresses and 2 the recording never touches (33554432 live "
+      "bytes in them)");
+}
+
 TEST(XplaneCli, JaxHostAllocatorIsReproducedExactly) {
   const nlohmann::json j = Check("jax_mi300x_attention.xplane.pb", "1");
   EXPECT_EQ(j["xplane"]["allocator_name"], "xla_gpu_host_bfc");

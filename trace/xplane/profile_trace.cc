@@ -58,23 +58,31 @@ class Builder {
     const xplane::StartState& start = t_.devices[d].start;
     std::vector<uint64_t> to_free;
     if (!start.grown) {
-      bool first = true;  // its addr= places the one region
-      for (const StartChunk& c : start.chunks) {
-        StartChunkEvent(d, c, first, to_free);
-        first = false;
+      // One region of the whole limit, opened by the first chunk's addr=.
+      std::optional<uint64_t> end;
+      if (!start.chunks.empty() && start.limit) {
+        end = start.chunks.front().addr + static_cast<uint64_t>(*start.limit / 256 * 256);
       }
+      PlaceChunks(d, start.chunks, end, /*first_addr=*/true, to_free);
     } else {
-      // Each region: a filler of its whole size opens it at its base (BFC's
-      // next Extend, sizes in doubling order), then its chunks from the bottom.
+      // Each region: a filler of its whole size opens it (BFC's next Extend,
+      // sizes in doubling order; at its base when it has one), then its chunks.
       for (const StartRegion& r : start.regions) {
         const uint64_t filler = Alloc(d, r.size, r.base, kStartRegionTag);
         Push(Free(d, filler, std::nullopt), {});
-        for (const StartChunk& c : start.chunks) {
-          if (c.addr >= r.base && c.addr < r.base + static_cast<uint64_t>(r.size))
-            StartChunkEvent(d, c, false, to_free);
+        std::vector<StartChunk> chunks;
+        if (r.base) {
+          for (const StartChunk& c : start.chunks) {
+            if (c.addr >= *r.base && c.addr < *r.base + static_cast<uint64_t>(r.size)) chunks.push_back(c);
+          }
+        } else {  // never touched: its live bytes from the bottom, then free
+          chunks.push_back({0, r.unknown_live, StartChunkKind::kUnknown, 0});
+          if (r.size > r.unknown_live)
+            chunks.push_back({0, r.size - r.unknown_live, StartChunkKind::kHole, 0});
         }
+        const uint64_t bottom = r.base.value_or(0);
+        PlaceChunks(d, chunks, bottom + static_cast<uint64_t>(r.size), /*first_addr=*/false, to_free, bottom);
       }
-      if (start.unknown_elsewhere > 0) Alloc(d, start.unknown_elsewhere, std::nullopt, kUnknownTag);
     }
     for (uint64_t id : to_free) Push(Free(d, id, std::nullopt), {});
   }
@@ -150,14 +158,49 @@ class Builder {
     return next_id_ - 1;
   }
 
-  void StartChunkEvent(uint32_t d, const StartChunk& c, bool with_addr, std::vector<uint64_t>& to_free) {
-    const bool known = c.kind == StartChunkKind::kKnown;
-    const uint64_t id = Alloc(d, c.size, with_addr || known ? std::optional<uint64_t>(c.addr) : std::nullopt,
-                              known                                ? kPreexistingTag
-                              : c.kind == StartChunkKind::kUnknown ? kUnknownTag
-                                                                   : kStartFreeTag);
-    if (known) live_[{d, c.addr}] = id;
-    if (c.kind == StartChunkKind::kHole) to_free.push_back(id);
+  // Allocates `chunks` (tiling upward from the first) from the low end of
+  // the free chunk that runs to `end`. BFC hands out a whole free chunk when
+  // it is less than twice the request and the rest is under 128 MiB (its
+  // split rule), so such a chunk is taken in pieces that each split; a chunk
+  // freed later in the recording (known) is then made whole again: its pieces
+  // freed (they merge, nothing else being free) and allocated again at once.
+  void PlaceChunks(uint32_t d, const std::vector<StartChunk>& chunks, std::optional<uint64_t> end,
+                   bool first_addr, std::vector<uint64_t>& to_free,
+                   std::optional<uint64_t> at_override = std::nullopt) {
+    constexpr int64_t kSplitAnyway = int64_t{128} << 20;
+    uint64_t at = at_override.value_or(chunks.empty() ? 0 : chunks.front().addr);
+    std::vector<std::pair<const StartChunk*, std::vector<uint64_t>>> remake;
+    for (const StartChunk& c : chunks) {
+      const bool known = c.kind == StartChunkKind::kKnown;
+      std::vector<uint64_t> pieces;
+      for (int64_t left = c.size; left > 0;) {
+        // Unknown end, or a chunk that runs past it (contradictory records): no split to arrange.
+        const bool bounded = end && at<*end&& static_cast<int64_t>(*end - at)> left;
+        const int64_t free = bounded ? static_cast<int64_t>(*end - at) : left;
+        int64_t piece = left;
+        if (!(free == left || free / 2 >= left || free - left >= kSplitAnyway)) {
+          piece = std::min(left, std::max<int64_t>(256, free / 2 / 256 * 256));
+        }
+        const bool whole = piece == c.size;
+        const bool with_addr = first_addr || (known && whole);
+        const uint64_t id = Alloc(d, piece, with_addr ? std::optional<uint64_t>(at) : std::nullopt,
+                                  known && whole                       ? kPreexistingTag
+                                  : known                              ? kStartPieceTag
+                                  : c.kind == StartChunkKind::kUnknown ? kUnknownTag
+                                                                       : kStartFreeTag);
+        first_addr = false;
+        pieces.push_back(id);
+        if (c.kind == StartChunkKind::kHole) to_free.push_back(id);
+        at += static_cast<uint64_t>(piece);
+        left -= piece;
+      }
+      if (known && pieces.size() == 1) live_[{d, c.addr}] = pieces[0];
+      if (known && pieces.size() > 1) remake.emplace_back(&c, std::move(pieces));
+    }
+    for (auto& [c, pieces] : remake) {
+      for (uint64_t id : pieces) Push(Free(d, id, std::nullopt), {});
+      live_[{d, c->addr}] = Alloc(d, c->size, c->addr, kPreexistingTag);
+    }
   }
 
   static OwnedEvent Free(uint32_t d, uint64_t id, std::optional<uint64_t> t_us) {

@@ -43,6 +43,7 @@ inline constexpr std::string_view kPreexistingTag = "preexisting";
 inline constexpr std::string_view kUnknownTag = "preexisting_unknown";
 inline constexpr std::string_view kStartFreeTag = "start_free";
 inline constexpr std::string_view kStartRegionTag = "start_region";
+inline constexpr std::string_view kStartPieceTag = "start_piece";
 
 struct ProfileDevice {
   AllocatorRecording recording;

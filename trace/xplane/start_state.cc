@@ -216,8 +216,9 @@ std::optional<int64_t> EstimatePool(const AllocatorRecording& rec, const StartSt
 
 // The region of 2 MiB·2^k bytes that spans [begin, end) from begin.
 int64_t RegionSpanning(uint64_t begin, uint64_t end) {
+  constexpr int64_t kLargest = int64_t{1} << 62;  // no device has more; keeps hostile spans finite
   int64_t size = kFirstRegion;
-  while (static_cast<uint64_t>(size) < end - begin) size *= 2;
+  while (static_cast<uint64_t>(size) < end - begin && size < kLargest) size *= 2;
   return size;
 }
 
@@ -239,9 +240,21 @@ void LayOutGrown(const std::vector<Range>& touched, const std::vector<uint64_t>&
   }
   int64_t left = s.unknown_bytes;
   std::vector<StartChunk> live;
+  uint64_t prev_end = 0;
   for (const Range& c : clusters) {
-    const int64_t size = RegionSpanning(c.begin, c.end);
-    s.regions.push_back({c.begin, size});
+    // Device memory comes 2 MiB-aligned: a cluster starting past such a
+    // boundary has live bytes below it in its region, when U can hold them.
+    uint64_t base = c.begin;
+    const uint64_t aligned = c.begin / kFirstRegion * kFirstRegion;
+    if (aligned < c.begin && aligned >= prev_end && static_cast<int64_t>(c.begin - aligned) <= left &&
+        c.end - aligned <= static_cast<uint64_t>(RegionSpanning(c.begin, c.end))) {
+      live.push_back({aligned, static_cast<int64_t>(c.begin - aligned), StartChunkKind::kUnknown, 0});
+      left -= static_cast<int64_t>(c.begin - aligned);
+      base = aligned;
+    }
+    const int64_t size = RegionSpanning(base, c.end);
+    prev_end = base + static_cast<uint64_t>(size);
+    s.regions.push_back({base, size, 0});
     // Untouched gaps inside the cluster: live while U lasts.
     for (size_t i = 1; i < touched.size(); ++i) {
       if (touched[i].begin <= c.begin || touched[i].begin > c.end) continue;
@@ -265,8 +278,8 @@ void LayOutGrown(const std::vector<Range>& touched, const std::vector<uint64_t>&
   // Tile every region: live chunks, free space between them.
   size_t next = 0;
   for (const StartRegion& r : s.regions) {
-    uint64_t at = r.base;
-    const uint64_t end = r.base + static_cast<uint64_t>(r.size);
+    uint64_t at = *r.base;
+    const uint64_t end = *r.base + static_cast<uint64_t>(r.size);
     for (; next < live.size() && live[next].addr < end; ++next) {
       const StartChunk& c = live[next];
       if (c.addr < at) continue;  // overlapping records: noted by the flat layout's rule, kept out here
@@ -276,13 +289,30 @@ void LayOutGrown(const std::vector<Range>& touched, const std::vector<uint64_t>&
     }
     if (at < end) s.chunks.push_back({at, static_cast<int64_t>(end - at), StartChunkKind::kHole, 0});
   }
+  // What the recording never touches: U's rest in a region of its own, and
+  // free regions making up the pool the fragmentation readings tell.
+  constexpr int64_t kCap = int64_t{1} << 62;  // saturate: hostile region sums must not wrap
+  int64_t pool = 0;
+  for (const StartRegion& r : s.regions) pool = std::min(kCap, pool + r.size);
+  if (left > 0) {
+    s.regions.push_back({std::nullopt, RegionSpanning(0, static_cast<uint64_t>(left)), left});
+    pool = std::min(kCap, pool + s.regions.back().size);
+  }
+  for (int64_t free = *s.pool_estimate - pool; free >= kFirstRegion;) {
+    int64_t size = kFirstRegion;
+    while (size <= free / 2) size *= 2;
+    s.regions.push_back({std::nullopt, size, 0});
+    free -= size;
+  }
   std::stable_sort(s.regions.begin(), s.regions.end(),
                    [](const StartRegion& a, const StartRegion& b) { return a.size < b.size; });
+  const size_t placed = static_cast<size_t>(std::count_if(
+      s.regions.begin(), s.regions.end(), [](const StartRegion& r) { return r.base.has_value(); }));
   s.notes.push_back(fmt::format(
       "the fragmentation readings say the pool held {} bytes, less than the limit: regions grown on demand "
-      "(allow_growth), {} inferred from the addresses{}",
-      *s.pool_estimate, s.regions.size(),
-      left > 0 ? fmt::format(", {} live bytes in a region the recording never touches", left) : ""));
+      "(allow_growth), {} placed from the addresses and {} the recording never touches{}",
+      *s.pool_estimate, placed, s.regions.size() - placed,
+      left > 0 ? fmt::format(" ({} live bytes in them)", left) : ""));
 }
 
 }  // namespace

@@ -83,8 +83,9 @@ struct ResolvedRecord {
 };
 
 struct StartRegion {
-  uint64_t base = 0;
+  std::optional<uint64_t> base;  // none: a region the recording never touches
   int64_t size = 0;
+  int64_t unknown_live = 0;  // untouched regions: live bytes at its bottom, the rest free
 };
 
 struct StartState {
@@ -97,7 +98,7 @@ struct StartState {
   std::optional<int64_t> pool_estimate;  // P, when the fragmentation readings tell it
   bool grown = false;                    // regions grown on demand: see above
   std::vector<StartRegion> regions;      // grown only: in build order (size, then address)
-  int64_t unknown_elsewhere = 0;         // grown only: U not placed in a region the recording touches
+  int64_t unknown_elsewhere = 0;         // grown only: U in regions the recording never touches
   std::vector<StartChunk> chunks;        // address order, tiling [base, highest touched) partly
   std::vector<ResolvedRecord> records;   // one per record of the allocator
   std::vector<std::string> notes;        // each inference that was needed, one line
