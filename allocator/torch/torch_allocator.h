@@ -138,6 +138,17 @@ class TorchAllocator final : public Allocator {
   // torch.cuda.empty_cache(): release_cached_blocks().
   void EmptyCache();
 
+  // The segments held (expandable ones: their whole VA range), by base address;
+  // read-only, for reports that need a segment's pool and stream.
+  struct SegmentView {
+    Offset base;
+    Bytes size;
+    StreamId stream;
+    bool small = false;
+    bool expandable = false;
+  };
+  std::vector<SegmentView> Segments() const;
+
   const TorchOptions& options() const { return options_; }
   const TorchStats& torch_stats() const { return stats_; }
   // The numbers of the last OutOfMemoryError (FormatOutOfMemoryMessage prints them).

@@ -114,6 +114,14 @@ AllocatorStats TorchAllocator::GetStats() const {
 
 void TorchAllocator::AppendCounters(Counters& out) const { AppendTorchCounters(stats_, out); }
 
+std::vector<TorchAllocator::SegmentView> TorchAllocator::Segments() const {
+  std::vector<SegmentView> out;
+  out.reserve(segments_.size());
+  for (const auto& [base, seg] : segments_)
+    out.push_back({seg.base, seg.size, seg.stream, seg.small, seg.expandable});
+  return out;
+}
+
 void TorchAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   uint64_t index = 0;
   for (const auto& [base, seg] : segments_) {

@@ -39,6 +39,8 @@ class SnapshotReplay {
   EventReader& reader() { return *reader_; }
   const std::optional<OomCapacity>& oom_capacity() const { return oom_capacity_; }
 
+  // "key=value" per option Configure took from the snapshot.
+  const std::vector<std::string>& applied_settings() const { return applied_settings_; }
   // Call before --set is applied (see ApplySnapshotSettings).
   void Configure(AllocatorConfig& config) {
     applied_settings_ = ApplySnapshotSettings(reader_->settings(), device_, config);
