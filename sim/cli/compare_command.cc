@@ -94,16 +94,9 @@ std::optional<Failure> CompareCommand::ParseCommon(SizeOptions& options, Scenari
   if (r->is_zero()) return Failure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
   if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   options = SizeOptions{r->value(), jobs_};
-  if (!device_.empty()) {
-    absl::StatusOr<uint64_t> d = ParseU64(device_);
-    if (!d.ok()) {
-      return Failure{kExitBadInput, fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
-    }
-    request.device = DeviceId(*d);
-  }
-  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state_);
-  if (!mode.ok()) return Failure{kExitBadInput, std::string(mode.status().message())};
-  request.start_state = *mode;
+  absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
+  if (!parsed.ok()) return Failure{kExitBadInput, std::string(parsed.status().message())};
+  request = *parsed;
   return std::nullopt;
 }
 

@@ -117,16 +117,9 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, Scena
   options.on_oom = on_oom_ == "stop" ? OnOom::kStop : OnOom::kContinue;
   options.paranoid = paranoid_;
   options.check_recorded = check_recorded_;
-  if (!device_.empty()) {
-    absl::StatusOr<uint64_t> d = ParseU64(device_);
-    if (!d.ok())
-      return Failure{kExitBadInput,
-                     fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
-    request.device = DeviceId(*d);
-  }
-  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state_);
-  if (!mode.ok()) return BadInput(mode.status());
-  request.start_state = *mode;
+  absl::StatusOr<ScenarioRequest> r = ParseScenarioRequest(device_, start_state_);
+  if (!r.ok()) return BadInput(r.status());
+  request = *r;
   return std::nullopt;
 }
 

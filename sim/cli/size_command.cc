@@ -137,16 +137,9 @@ std::optional<Failure> SizeCommand::Size() {
   if (resolution->is_zero()) return Failure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
   if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   ScenarioRequest request;
-  if (!device_.empty()) {
-    absl::StatusOr<uint64_t> d = ParseU64(device_);
-    if (!d.ok()) {
-      return Failure{kExitBadInput, fmt::format("--device {}: {}", device_, std::string(d.status().message()))};
-    }
-    request.device = DeviceId(*d);
-  }
-  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state_);
-  if (!mode.ok()) return Failure{kExitBadInput, std::string(mode.status().message())};
-  request.start_state = *mode;
+  absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
+  if (!parsed.ok()) return Failure{kExitBadInput, std::string(parsed.status().message())};
+  request = *parsed;
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);

@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario.h"
 
 #include "fmt/format.h"
+#include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 
 namespace hbmsim {
@@ -40,12 +41,30 @@ absl::StatusOr<std::pair<DeviceId, std::string>> ChooseListed(const Recording& r
 
 }  // namespace
 
-std::string_view StartStateModeName(StartStateMode m) { return m == StartStateMode::kSeed ? "seed" : "place"; }
+std::string_view StartStateModeName(StartStateMode m) {
+  return m == StartStateMode::kSeed ? "seed" : "place";
+}
 
 absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text) {
   if (text == "seed") return StartStateMode::kSeed;
   if (text == "place") return StartStateMode::kPlace;
   return absl::InvalidArgumentError(fmt::format("--start-state {}: expected seed or place", text));
+}
+
+absl::StatusOr<ScenarioRequest> ParseScenarioRequest(std::string_view device, std::string_view start_state) {
+  ScenarioRequest request;
+  if (!device.empty()) {
+    absl::StatusOr<uint64_t> d = ParseU64(device);
+    if (!d.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("--device {}: {}", device, std::string(d.status().message())));
+    }
+    request.device = DeviceId(*d);
+  }
+  absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state);
+  if (!mode.ok()) return mode.status();
+  request.start_state = *mode;
+  return request;
 }
 
 std::optional<DeviceId> Scenario::OtherDeviceWithOom() const {
@@ -73,7 +92,8 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
   Scenario s;
   s.start_mode = request.start_state;
   if (std::optional<std::vector<DeviceEvents>> listed = recording->devices()) {
-    absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseListed(*recording, *listed, request.device);
+    absl::StatusOr<std::pair<DeviceId, std::string>> chosen =
+        ChooseListed(*recording, *listed, request.device);
     if (!chosen.ok()) return chosen.status();
     s.devices = *std::move(listed);
     s.device = chosen->first;

@@ -46,11 +46,14 @@ struct ScenarioRequest {
   std::optional<DeviceId> device;  // --device
   StartStateMode start_state = StartStateMode::kSeed;
 };
+// The request from the --device (empty: not given) and --start-state flags
+// every command takes; errors name the flag.
+absl::StatusOr<ScenarioRequest> ParseScenarioRequest(std::string_view device, std::string_view start_state);
 
 struct Scenario {
   std::shared_ptr<const Recording> recording;
-  std::optional<DeviceId> device;  // nullopt: the device of the first event (a streamed format)
-  std::string device_reason;       // why this device, for the reports
+  std::optional<DeviceId> device;     // nullopt: the device of the first event (a streamed format)
+  std::string device_reason;          // why this device, for the reports
   std::vector<DeviceEvents> devices;  // every device the recording lists, ascending
   std::vector<StartSegment> start_state;
   std::optional<StartSummary> start_summary;

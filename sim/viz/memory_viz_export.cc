@@ -26,18 +26,6 @@ bool IsActive(BlockState s) {
   return s == BlockState::kInUse || s == BlockState::kPendingFree || s == BlockState::kProgram;
 }
 
-std::string_view StateName(BlockState s) {
-  switch (s) {
-    case BlockState::kInUse:
-    case BlockState::kProgram:
-      return "active_allocated";
-    case BlockState::kPendingFree:
-      return "active_pending_free";
-    default:
-      return "inactive";
-  }
-}
-
 // One run of mapped blocks of a region: what PyTorch reports as a segment.
 struct Run {
   const RegionSnapshot* region;
@@ -98,7 +86,7 @@ Json MemoryVizRecorder::Segments() const {
       blocks.push_back({{"address", b.offset.value()},
                         {"size", b.size.value()},
                         {"requested_size", req},
-                        {"state", StateName(b.state)},
+                        {"state", TorchBlockStateName(b.state)},
                         {"frames", Frames(is_active && f != frames_at.end() ? f->second : 0)}});
     }
     const BlockInfo& first = r.blocks[run.begin];
