@@ -11,9 +11,12 @@
 #include "sim/cli/command.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/replay_report.h"
+#include "sim/report/user_frames.h"
+#include "sim/report/verdict.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/scenario/scenario_report.h"
@@ -31,6 +34,9 @@ struct Failure {
 };
 
 Failure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.message())}; }
+
+// "Where the memory went" lists this many of the largest live buffers.
+constexpr size_t kLargestBuffersListed = 10;
 
 class ReplayCommand : public Command {
  public:
@@ -57,6 +63,7 @@ class ReplayCommand : public Command {
   std::string start_state_ = "seed";
   bool paranoid_ = false;
   bool check_recorded_ = false;
+  bool quiet_ = false;
   viz::VizFlags viz_;
 };
 
@@ -87,6 +94,7 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
                  "at the start when they exceed the limit; place allocates its live blocks through the policy")
       ->check(CLI::IsMember({"seed", "place"}));
+  app.add_flag("--quiet", quiet_, "print the verdict paragraph only (the files asked for are still written)");
   app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
   app.add_flag("--check-recorded", check_recorded_,
                "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");
@@ -181,8 +189,14 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
     placements = *std::move(w);
   }
   ReplayRecorder recorder((*run)->policy(), *config.policy);
+  const EventReader& events = (*run)->reader();
+  recorder.WatchReader(events);
+  MemoryAttribution attribution(kLargestBuffersListed, [&events](const Event&) {
+    return TopUserFrame(events.context_table(), events.context().frames);
+  });
   ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
+  engine.AddObserver(&attribution);
   if (placements) engine.AddObserver(placements.get());
   viz::VizOutputs viz(viz_);
   absl::StatusOr<ReplaySummary> summary =
@@ -202,8 +216,10 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.allocator = &(*run)->policy();
   report.summary = &*summary;
   report.recorder = &recorder;
-  std::string text = TextReport(report);
-  if (HasScenarioSection(*scenario)) text += ScenarioText(section);
+  report.attribution = &attribution;
+  std::string text = quiet_ ? VerdictText(report) : TextReport(report);
+  section.printed_above = recorder.first_failure_dump();
+  if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (auto f = WriteJson(report, section)) return f;
   if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);

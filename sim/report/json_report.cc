@@ -4,6 +4,8 @@
 #include <variant>
 
 #include "sim/report/replay_report.h"
+#include "sim/report/user_frames.h"
+#include "sim/report/verdict.h"
 
 namespace hbmsim {
 namespace {
@@ -39,7 +41,7 @@ Json StatsJson(const AllocatorStats& s) {
               {"peak_pool_bytes", Optional(s.peak_pool_bytes)}};
 }
 
-Json FailureJson(const FailureRecord& f, const std::string& mark_before) {
+Json FailureJson(const FailureRecord& f, const FailureLabels& labels, const std::string& mark_before) {
   Json j{{"event", f.event.value()},
          {"id", f.id},
          {"requested", f.requested.value()},
@@ -49,6 +51,8 @@ Json FailureJson(const FailureRecord& f, const std::string& mark_before) {
          {"largest_free_block_bytes", f.largest_free_block_bytes.value()}};
   if (f.event_kind != EventKind::kAlloc) j["event_kind"] = EventKindName(f.event_kind);
   if (!mark_before.empty()) j["after_mark"] = mark_before;
+  if (!labels.tag.empty()) j["tag"] = labels.tag;
+  if (!labels.shape.empty()) j["shape"] = labels.shape;
   return j;
 }
 
@@ -70,6 +74,16 @@ Json SummaryJson(const ReplaySummary& s) {
   return j;
 }
 
+// The first failed request's user frames, innermost first, and how many the
+// recording kept in all.
+Json UserFramesJson(const std::vector<StackFrame>& frames) {
+  Json user = Json::array();
+  for (const StackFrame& f : UserFrames(frames)) {
+    user.push_back(Json{{"filename", f.filename}, {"line", f.line}, {"name", f.name}});
+  }
+  return Json{{"recorded", frames.size()}, {"user", user}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
@@ -79,7 +93,7 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   Json failures = Json::array();
   const std::vector<FailureRecord>& recorded = in.recorder->failures();
   for (size_t i = 0; i < recorded.size(); ++i)
-    failures.push_back(FailureJson(recorded[i], in.recorder->mark_before(i)));
+    failures.push_back(FailureJson(recorded[i], in.recorder->labels(i), in.recorder->mark_before(i)));
   Json j;
   j["trace"] = in.trace;
   j["allocator"] =
@@ -91,6 +105,8 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   j["stats"] = StatsJson(in.allocator->GetStats());
   j["failures"] = failures;
   j["peak_live_bytes"] = in.summary->peak_live_bytes.value();
+  if (!recorded.empty()) j["failing_request_frames"] = UserFramesJson(in.recorder->first_failure_frames());
+  if (in.attribution != nullptr) j["memory"] = Json(MemoryAttributionJson(*in.attribution));
   if (in.options.check_recorded) {
     const RecordedCheck& r = in.summary->recorded;
     j["recorded_check"] = Json{{"allocs_matched", r.allocs_matched},
@@ -100,6 +116,7 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   }
   j["on_oom"] = in.options.on_oom == OnOom::kStop ? "stop" : "continue";
   j["summary"] = SummaryJson(*in.summary);
+  j["verdict"] = VerdictText(in);
   Json counters = Json::object();
   Counters list;
   in.allocator->AppendCounters(list);

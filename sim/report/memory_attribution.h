@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "nlohmann/json.hpp"
 #include "sim/engine/replay_observer.h"
 
 namespace hbmsim {
@@ -118,6 +119,8 @@ std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows 
 // "bytes", "buffers", "share"}], "by_op", "by_frame", "largest": [{"id",
 // "bytes", "event", "tag", "frame"}]}.
 std::string RenderMemoryAttributionJson(const MemoryAttribution& a);
+// The same as a value, for reports that embed it (the replay's --json `memory`).
+nlohmann::json MemoryAttributionJson(const MemoryAttribution& a);
 
 }  // namespace hbmsim
 

@@ -88,15 +88,19 @@ std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows)
   return out;
 }
 
-std::string RenderMemoryAttributionJson(const MemoryAttribution& a) {
+nlohmann::json MemoryAttributionJson(const MemoryAttribution& a) {
   nlohmann::json failed = nullptr;
   if (const std::optional<FailedRequest>& f = a.first_failure()) {
     failed = {{"event", f->event.value()},        {"id", f->id},   {"requested", f->requested},
               {"kind", AllocStatusName(f->kind)}, {"tag", f->tag}, {"frame", f->frame}};
   }
-  const nlohmann::json root = {{"peak", BreakdownJson(a.AtPeak())},
-                               {"first_failure", BreakdownJson(a.AtFirstFailure())},
-                               {"failed_request", failed}};
+  return {{"peak", BreakdownJson(a.AtPeak())},
+          {"first_failure", BreakdownJson(a.AtFirstFailure())},
+          {"failed_request", failed}};
+}
+
+std::string RenderMemoryAttributionJson(const MemoryAttribution& a) {
+  const nlohmann::json root = MemoryAttributionJson(a);
   // Tags come from the user's trace: invalid UTF-8 becomes U+FFFD, never a throw.
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

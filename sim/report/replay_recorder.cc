@@ -2,15 +2,39 @@
 
 namespace hbmsim {
 
+void ReplayRecorder::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
+  if (r.ok()) return;  // placed allocs cost nothing here: the replay's hot path
+  pending_event_ = index;
+  pending_.tag.assign(e.tag);
+  pending_.shape = e.shape ? FormatShape(*e.shape) : std::string();
+}
+
 void ReplayRecorder::OnFailure(const FailureRecord& f) {
-  if (failures_.empty()) first_failure_dump_ = policy_.texts.at_failure(allocator_, f);
+  const bool labelled = f.event_kind == EventKind::kAlloc && pending_event_ == f.event;
+  if (failures_.empty()) {
+    first_failure_dump_ = policy_.texts.at_failure(allocator_, f);
+    program_mark_before_first_ = last_program_mark_;
+    if (labelled) KeepFirstFrames();
+  }
   failures_.push_back(f);
+  labels_.push_back(labelled ? pending_ : FailureLabels{});
   marks_before_.push_back(last_mark_);
   if (f.kind == AllocStatus::kFragmentation) {
     ++fragmentation_;
   } else {
     ++oom_;
   }
+}
+
+void ReplayRecorder::KeepFirstFrames() {
+  const ContextTable* table = reader_ != nullptr ? reader_->context_table() : nullptr;
+  if (table == nullptr) return;
+  for (uint32_t id : table->list(reader_->context().frames)) first_frames_.push_back(table->frame(id));
+}
+
+void ReplayRecorder::OnMark(EventIndex, std::string_view label) {
+  last_mark_.assign(label);
+  if (reader_ == nullptr || !reader_->context().allocator_action) last_program_mark_.assign(label);
 }
 
 void ReplayRecorder::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {

@@ -1,6 +1,10 @@
 // The observer behind the text and JSON reports: it keeps every failure (the
-// JSON lists them all), counts policy events by kind, and renders the memory
-// dump at the FIRST failure, while the allocator is still in that state.
+// JSON lists them all) with the labels its request carried (tag=, shape=),
+// counts policy events by kind, and renders the memory dump at the FIRST
+// failure, while the allocator is still in that state. Given the reader the
+// engine reads (WatchReader), it also keeps the first failure's recorded
+// stack and tells the marks a program wrote (a step, a phase) from the ones a
+// recording adds for its allocator's own actions (segment_map, ...).
 #ifndef HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_
 #define HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_
 
@@ -13,8 +17,16 @@
 #include "allocator/core/allocator.h"
 #include "sim/config/policy_registry.h"
 #include "sim/engine/replay_observer.h"
+#include "trace/core/context_table.h"
+#include "trace/core/reader.h"
 
 namespace hbmsim {
+
+// What the user's code said about a failed request.
+struct FailureLabels {
+  std::string tag;    // `tag=` as written; "" when absent
+  std::string shape;  // `shape=` in its canonical spelling; "" when absent
+};
 
 class ReplayRecorder : public ReplayObserver {
  public:
@@ -23,14 +35,26 @@ class ReplayRecorder : public ReplayObserver {
   ReplayRecorder(const Allocator& allocator, const PolicySpec& policy)
       : allocator_(allocator), policy_(policy) {}
 
+  // The reader the engine reads (or the one under its wrappers): its current
+  // event's context gives the stack frames and the kind of each mark.
+  void WatchReader(const EventReader& reader) { reader_ = &reader; }
+
+  void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
   void OnFailure(const FailureRecord& f) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
-  void OnMark(EventIndex index, std::string_view label) override { last_mark_.assign(label); }
+  void OnMark(EventIndex index, std::string_view label) override;
 
   const std::vector<FailureRecord>& failures() const { return failures_; }
+  const FailureLabels& labels(size_t i) const { return labels_[i]; }
   // The label of the last `mark` before failures()[i] ("" if none): which
   // step or phase of the job failed.
   const std::string& mark_before(size_t i) const { return marks_before_[i]; }
+  // The same, counting only marks the program wrote (never a recording's
+  // restatement of its allocator's actions): what the verdict names.
+  const std::string& program_mark_before_first() const { return program_mark_before_first_; }
+  // The recorded stack of the first failed request, innermost first (empty
+  // when the recording has none).
+  const std::vector<StackFrame>& first_failure_frames() const { return first_frames_; }
   // Empty when nothing failed.
   const std::string& first_failure_dump() const { return first_failure_dump_; }
   // (kind name, count) for every kind that happened, in enum order.
@@ -40,11 +64,21 @@ class ReplayRecorder : public ReplayObserver {
 
  private:
   static constexpr size_t kPolicyEventKinds = static_cast<size_t>(PolicyEventKind::kCacheFlush) + 1;
+  void KeepFirstFrames();
+
   const Allocator& allocator_;
   const PolicySpec& policy_;
+  const EventReader* reader_ = nullptr;
   std::vector<FailureRecord> failures_;
+  std::vector<FailureLabels> labels_;
   std::vector<std::string> marks_before_;
   std::string last_mark_;
+  std::string last_program_mark_;
+  std::string program_mark_before_first_;
+  // The labels of the last failed alloc, which OnFailure (next) files.
+  EventIndex pending_event_;
+  FailureLabels pending_;
+  std::vector<StackFrame> first_frames_;
   std::string first_failure_dump_;
   std::array<uint64_t, kPolicyEventKinds> policy_events_{};
   uint64_t oom_ = 0;

@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/report/memory_attribution.h"
 #include "sim/report/replay_recorder.h"
 
 namespace hbmsim {
@@ -23,13 +24,22 @@ struct ReplayReportInput {
   const Allocator* allocator = nullptr;
   const ReplaySummary* summary = nullptr;
   const ReplayRecorder* recorder = nullptr;
+  // Where the memory went; null: the reports leave that section out.
+  const MemoryAttribution* attribution = nullptr;
+  // The advice section (sim/whatif/advice), already rendered; "" for none.
+  std::string advice_text;
   ReplayOptions options;
 };
 
 // Failures listed one per line in the text report; the rest are counted.
 inline constexpr size_t kMaxListedFailures = 50;
 
+// The whole report, the answer first: the verdict, the failing request, where
+// the memory was, the advice, then the details (DetailsText).
 std::string TextReport(const ReplayReportInput& in);
+// The details: header, stats, the lower bound, the failure table and the
+// memory at the first failure.
+std::string DetailsText(const ReplayReportInput& in);
 nlohmann::ordered_json JsonReport(const ReplayReportInput& in);
 
 // The options that run (PolicySpec::effective_options: an alloc_conf key shows

@@ -1,5 +1,9 @@
-// The text report of `hbmsim replay` (stdout). Layout:
+// The text report of `hbmsim replay` (stdout). Layout, the answer first:
 //
+//   the verdict paragraph and the failing request (verdict.cc)
+//   where the memory was at the first failure and at the peak
+//   the advice (when something failed and the command computed it)
+//   then the details:
 //   header (trace, allocator and options, limit, events)
 //   stats in TF's DebugString layout, pool bytes, policy counters and events
 //   the lower bound (peak live bytes) and the overhead over it
@@ -11,6 +15,7 @@
 #include "fmt/ranges.h"
 #include "sim/dumps/stats_text.h"
 #include "sim/report/replay_report.h"
+#include "sim/report/verdict.h"
 #include "trace/core/human_bytes.h"
 
 namespace hbmsim {
@@ -100,6 +105,8 @@ void WriteFailures(Out out, const ReplayReportInput& in) {
                    f.requested.value(), f.rounded.value(), AllocStatusName(f.kind), f.free_bytes.value(),
                    f.largest_free_block_bytes.value());
     if (f.event_kind != EventKind::kAlloc) fmt::format_to(out, "  ({})", EventKindName(f.event_kind));
+    if (!in.recorder->labels(i).tag.empty()) fmt::format_to(out, "  tag={}", in.recorder->labels(i).tag);
+    if (!in.recorder->labels(i).shape.empty()) fmt::format_to(out, "  shape={}", in.recorder->labels(i).shape);
     if (!in.recorder->mark_before(i).empty())
       fmt::format_to(out, "  after mark {}", in.recorder->mark_before(i));
     fmt::format_to(out, "\n");
@@ -132,6 +139,13 @@ std::string EffectiveOptionsText(const AllocatorConfig& config) {
 }
 
 std::string TextReport(const ReplayReportInput& in) {
+  std::string text = VerdictText(in) + FailingRequestText(in);
+  if (in.attribution != nullptr) text += "\n" + RenderMemoryAttributionText(*in.attribution);
+  if (!in.advice_text.empty()) text += "\n" + in.advice_text;
+  return text + "\n" + DetailsText(in);
+}
+
+std::string DetailsText(const ReplayReportInput& in) {
   std::string text;
   Out out(text);
   WriteHeader(out, in);

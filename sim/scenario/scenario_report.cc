@@ -36,14 +36,18 @@ void WriteSegments(Out out, std::string_view name, const SegmentComparison& c, D
   fmt::format_to(out, "\n");
 }
 
-void WriteOom(Out out, const RecordedOom& o, DeviceId d) {
+void WriteOom(Out out, const RecordedOom& o, DeviceId d, std::string_view printed_above) {
   fmt::format_to(out, "  {}: recorded request {} B, recorded device_free {} B\n",
                  EventText(o.event, o.entry, d), o.size.value(), o.device_free.value());
   if (o.result.ok()) {
     fmt::format_to(out, "    not reproduced: the simulated request fit at {:#x}\n", o.result.offset.value());
     return;
   }
-  if (!o.message.empty()) fmt::format_to(out, "    {}\n", o.message);
+  if (!o.message.empty() && printed_above.find(o.message) == std::string_view::npos) {
+    fmt::format_to(out, "    {}\n", o.message);
+  } else if (!o.message.empty()) {
+    fmt::format_to(out, "    (the runtime's message for it is printed above, under \"Memory at the first failure\")\n");
+  }
   fmt::format_to(out, "    hbmsim verdict: {} (rounded {} B, free {} B, largest free block {} B)\n",
                  AllocStatusName(o.result.status), o.result.rounded.value(), o.result.free_bytes.value(),
                  o.result.largest_free_block.value());
@@ -131,9 +135,10 @@ std::string ScenarioText(const ScenarioReportInput& in) {
   }
   if (!checker->ooms().empty()) {
     fmt::format_to(out, "\nRecorded OOMs replayed ({}):\n", checker->ooms().size());
-    for (const RecordedOom& o : checker->ooms()) WriteOom(out, o, d);
+    for (const RecordedOom& o : checker->ooms()) WriteOom(out, o, d, in.printed_above);
   }
-  if (in.config->policy->recording.summary_text) {
+  // The runtime's summary prints once: the failure's text above carries it.
+  if (in.config->policy->recording.summary_text && in.printed_above.empty()) {
     fmt::format_to(out, "\n{}\n", in.config->policy->recording.summary_text(run.policy()));
   }
   return text;

@@ -24,6 +24,10 @@ struct ScenarioReportInput {
   Bytes limit;
   std::vector<std::string> applied_settings;
   bool check_recorded = false;
+  // What the report printed before this section (the runtime's text at the
+  // first failure): a recorded OOM's message already in it is not repeated,
+  // and neither is the runtime's summary.
+  std::string printed_above;
 };
 
 // Empty for a recording that knows nothing beyond its events (text, .hbt, ...).

@@ -21,7 +21,7 @@ TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
             std::string::npos);
   EXPECT_NE(
       r.out.find("           7          5      100663296      100663296  fragmentation      134217728       "
-                 "67108864  after mark forward_end\n"),
+                 "67108864  tag=grad_buffer  after mark forward_end\n"),
       std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("BFCAllocator dump for bfc\n"), std::string::npos);
@@ -30,11 +30,49 @@ TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
   EXPECT_EQ(
       j["failures"].dump(),
       R"([{"after_mark":"forward_end","event":7,"free_bytes":134217728,"id":5,"kind":"fragmentation","largest_free_block_bytes":67108864,)"
-      R"("requested":100663296,"rounded":100663296}])");
+      R"("requested":100663296,"rounded":100663296,"tag":"grad_buffer"}])");
   EXPECT_EQ(j["peak_live_bytes"], 268435456);
   EXPECT_EQ(
       j["allocator"]["options"].dump(),
       R"({"allow_growth":false,"fragmentation_fraction":0.0,"garbage_collection":true,"region_coalescing":true})");
+}
+
+// The answer first: the verdict (with the program's mark), the failing
+// request's tag, then the memory by tag at the failure (the two 64 MiB
+// buffers that split the free space) and at the peak (all four).
+TEST(ReplayCliTest, FragmentationReportOpensWithTheVerdictAndTheMemoryByTag) {
+  CliRun r = RunHbmsim(std::string("replay configs/examples/fragmentation.trace ") + kTfConfig +
+                       " --bytes-limit 256MiB");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string head =
+      "Verdict: 1 of 6 allocations failed on device 0 with bfc under the limit 268435456 B (256.00MiB) (from "
+      "--bytes-limit)\n"
+      "(0 oom, 1 fragmentation). The first failed at event 7, after mark forward_end, asking for 100663296 B "
+      "(96.00MiB).\n"
+      "It is fragmentation: 134217728 B (128.00MiB) was free, enough for the 100663296 B (96.00MiB) it needed, "
+      "but the largest free block\n"
+      "was 67108864 B (64.00MiB), 33554432 B (32.00MiB) short.\n"
+      "\n"
+      "Failing request: id 5 at event 7, 100663296 B (96.00MiB) requested\n"
+      "  tag:    grad_buffer\n"
+      "\n"
+      "The first failed request (event 7): 100663296 bytes (96.00MiB) for id 5, fragmentation, tag grad_buffer\n"
+      "Where the memory was at the first failure (event 7): 134217728 bytes (128.00MiB) held in 2 buffers\n"
+      "  by tag\n"
+      "     50.0%        67108864   64.00MiB       1 buf  act_l2\n"
+      "     50.0%        67108864   64.00MiB       1 buf  weights\n";
+  EXPECT_EQ(r.out.substr(0, head.size()), head);
+  EXPECT_NE(r.out.find("Where the memory was at the peak (event 3): 268435456 bytes (256.00MiB) held in 4 buffers\n"
+                       "  by tag\n"
+                       "     25.0%        67108864   64.00MiB       1 buf  act_l1\n"
+                       "     25.0%        67108864   64.00MiB       1 buf  act_l2\n"
+                       "     25.0%        67108864   64.00MiB       1 buf  act_l3\n"
+                       "     25.0%        67108864   64.00MiB       1 buf  weights\n"),
+            std::string::npos)
+      << r.out;
+  const CliRun quiet = RunHbmsim(std::string("replay configs/examples/fragmentation.trace ") + kTfConfig +
+                                 " --bytes-limit 256MiB --quiet");
+  EXPECT_EQ(quiet.out, head.substr(0, head.find("\n\nFailing")) + "\n");
 }
 
 TEST(ReplayCliTest, OomExampleFailsWithVerdictOom) {
@@ -45,7 +83,7 @@ TEST(ReplayCliTest, OomExampleFailsWithVerdictOom) {
   EXPECT_EQ(
       j["failures"].dump(),
       R"([{"after_mark":"step=0","event":3,"free_bytes":67108864,"id":3,"kind":"oom","largest_free_block_bytes":67108864,)"
-      R"("requested":100663296,"rounded":100663296}])");
+      R"("requested":100663296,"rounded":100663296,"tag":"activations"}])");
   EXPECT_EQ(j["peak_live_bytes"], 301989888);
   EXPECT_EQ(j["allocator"]["bytes_limit"], 268435456);  // from `# device_bytes:`
   EXPECT_EQ(j["stats"].dump(),

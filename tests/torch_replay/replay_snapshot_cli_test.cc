@@ -120,13 +120,46 @@ TEST(ReplaySnapshotCliTest, H100ExpandableReproducesItsCapacityOom) {
       "91.25 MiB is free. Of the allocated memory 78.29 GiB is allocated by PyTorch, and 132.93 MiB is "
       "reserved "
       "by PyTorch but unallocated.";
+  // The simulated failure's text is PyTorch's recorded message, word for word:
+  // it prints once, under "Memory at the first failure", and so does memory_summary().
+  const size_t first = r.out.find("\n" + message.substr(4));
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(message.substr(4), first + 2), std::string::npos);
   const size_t at = r.out.find(
       "  event 421 (device_traces[1][421]): recorded request 5308694528 B, recorded "
-      "device_free 95682560 B\n" +
-      message);
+      "device_free 95682560 B\n"
+      "    (the runtime's message for it is printed above, under \"Memory at the first failure\")\n");
   ASSERT_NE(at, std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    hbmsim verdict: oom (rounded 5308694528 B, free ", at), std::string::npos);
-  EXPECT_NE(r.out.find("memory_summary() at the end of the replay:\n"), std::string::npos);
+  const size_t summary = r.out.find("PyTorch CUDA memory summary");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_EQ(r.out.find("PyTorch CUDA memory summary", summary + 1), std::string::npos);
+}
+
+// The answer first: the verdict and the failing request's user frames (not
+// torch's, not the interpreter's) open the report.
+TEST(ReplaySnapshotCliTest, H100ReportOpensWithTheVerdictAndTheUsersFrames) {
+  const CliRun r = RunHbmsim("replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string verdict =
+      "Verdict: 1 of 200 allocations failed on device 1 with torch under the limit 84298432512 B (78.51GiB) "
+      "(from auto (reserved at the recorded OOM + its device_free))\n"
+      "(1 oom, 0 fragmentation). The first failed at event 421, asking for 5308694528 B (4.94GiB).\n"
+      "It is oom: it needed 5308694528 B (4.94GiB) and only 235073536 B (224.18MiB) was free in all, "
+      "5073620992 B (4.72GiB) short.\n";
+  const std::string request =
+      "\n"
+      "Failing request: id 200 at event 421, 5308694528 B (4.94GiB) requested\n"
+      "  tag:    oom\n"
+      "  stack:  2 user frames of 57 recorded (innermost first):\n"
+      "    /mnt/data3/haoyangsun/CurProject/src/train/models.py:181 in update_nodes\n"
+      "    /mnt/data3/haoyangsun/CurProject/src/train/models.py:231 in forward\n"
+      "\n";
+  EXPECT_EQ(r.out.substr(0, verdict.size() + request.size()), verdict + request) << r.out;
+  const CliRun quiet =
+      RunHbmsim("replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1 --quiet");
+  EXPECT_EQ(quiet.exit_code, 1) << quiet.err;
+  EXPECT_EQ(quiet.out, verdict);
 }
 
 TEST(ReplaySnapshotCliTest, SetOverridesTheSnapshotSettings) {

@@ -1,0 +1,33 @@
+// Which of a recorded stack's frames are the user's own code: what a person
+// whose job died looks for first (their models.py:181, not the caching
+// allocator's malloc). A PyTorch snapshot's stack mixes C++ frames (no line),
+// the CPython interpreter, torch's own Python and the standard library; the
+// user's frames are the Python source lines outside those.
+#ifndef HBMSIM_SIM_REPORT_USER_FRAMES_H_
+#define HBMSIM_SIM_REPORT_USER_FRAMES_H_
+
+#include <string>
+#include <vector>
+
+#include "trace/core/context_table.h"
+
+namespace hbmsim {
+
+// A Python source line (`.py`, line > 0) in neither the torch package nor the
+// interpreter's standard library (`.../lib/pythonX.Y/x.py`, outside
+// site-packages / dist-packages).
+bool IsUserFrame(const StackFrame& f);
+// The user frames of `frames`, in the same order (innermost first).
+std::vector<StackFrame> UserFrames(const std::vector<StackFrame>& frames);
+// "models.py:181 update_nodes": the file's base name, short enough for a
+// table's key.
+std::string ShortFrameText(const StackFrame& f);
+// "/full/path/models.py:181 in update_nodes".
+std::string FrameText(const StackFrame& f);
+// The innermost user frame of a reader's current event, as ShortFrameText;
+// "" when it has none (or the table is null).
+std::string TopUserFrame(const ContextTable* table, uint32_t frames);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_REPORT_USER_FRAMES_H_
