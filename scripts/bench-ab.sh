@@ -8,6 +8,8 @@
 # stretch of the host hits back-to-back runs of one binary together.
 # Interleaving spreads it over both; the best and the median of each binary's
 # rounds are printed (Mevents per CPU second of the replaying thread).
+# --benchmark_min_time=0.01 (seconds) means one iteration of a full-size
+# replay; Debian's Google Benchmark 1.7 reads `1x` as 1 second, not 1 run.
 set -euo pipefail
 
 rounds=5
@@ -32,7 +34,7 @@ fi
 declare -A rates
 for ((i = 0; i < rounds; i++)); do
   for bin in "$@"; do
-    rate=$("$bin" --benchmark_filter="$filter" --benchmark_min_time=1x 2>&1 |
+    rate=$("$bin" --benchmark_filter="$filter" --benchmark_min_time=0.01 2>&1 |
       grep -oE 'Mevents_per_cpu_s=[0-9.]+' | head -1 | cut -d= -f2 || true)
     if [[ -z "$rate" ]]; then
       echo "$0: $bin printed no Mevents_per_cpu_s for '$filter'" >&2

@@ -11,7 +11,7 @@
 // text line carries attributes (`alloc 5 4194304 t=4 tag=activation`), so
 // Training/<policy>/trace against .../hbt is the text-with-attributes rate.
 //
-//   build-scale/bench/replay/replay_bench --benchmark_min_time=1x
+//   build-scale/bench/replay/replay_bench --benchmark_min_time=0.01
 #include <time.h>
 
 #include <cstdlib>
