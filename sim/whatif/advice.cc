@@ -112,6 +112,11 @@ std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, s
     out += fmt::format("{:<14} {:>24} {:>18}  {}\n", FitsText(l.row), MinText(l.row),
                        SavingText(advice.today.row, l.row), l.how);
   }
+  if (limit && survey.peak_live_bytes > *limit) {
+    out += fmt::format("\nNo setting can fit at L: the peak live bytes exceed it by {}; the job itself must hold "
+                       "less at its peak.\n",
+                       BytesText(survey.peak_live_bytes - *limit));
+  }
   out += "\nmin limit: the smallest device limit at which every request fits with that setting (as `hbmsim size`);\n"
          "vs today: its min limit against today's.\n";
   return out;

@@ -164,6 +164,21 @@ TEST(AdviseCliTest, EachLinesMinimumLimitIsSizeWithThatSetting) {
   EXPECT_EQ(j["candidates"][0]["min_bytes_limit"], min_limit("--allocator torch --set max_split_size=128MiB"));
 }
 
+// The H100 job's peak live bytes exceed its device: advice says no setting fits.
+TEST(AdviseCliTest, ATrueOomSaysNoSettingCanFit) {
+  const testing::CliRun r = RunHbmsim("advise ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "
+                                      "--allocator torch --device 1 --jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  today's minimum: 89508544724 (83.36GiB); at L: no (1 fail)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no (2 fail)      94826922196 (88.31GiB)      costs 4.95GiB  "
+                       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\nNo setting can fit at L: the peak live bytes exceed it by 5073613780 (4.72GiB); the job "
+                       "itself must hold less at its peak.\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CompareCliTest, BaselineVersusCandidateShowsEachDelta) {
   const std::string base = TempPath("base.trace");
   const std::string cand = TempPath("cand.trace");
