@@ -4,6 +4,8 @@
 // replay` runs on the same scenario.
 // `hbmsim compare --baseline A --candidate B --allocator X [--bytes-limit L]`:
 // the side-by-side table a performance PR needs, each line with its delta.
+// Either form exits 1 when a configuration fails at the given limit, as
+// `replay` does.
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -153,7 +155,11 @@ std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const S
   }
   absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*scenario, survey, *configs, *limit, options);
   if (!rows.ok()) return FromStatus(rows.status());
-  return Emit(CompareText(*scenario, survey, *limit, *rows), CompareJson(*scenario, survey, *limit, *rows));
+  if (auto f = Emit(CompareText(*scenario, survey, *limit, *rows), CompareJson(*scenario, survey, *limit, *rows)))
+    return f;
+  // As `replay` does: a policy that fails at the given limit is the answer a script checks.
+  if (AnyRowFails(*rows)) return Failure{kExitFailures, ""};
+  return std::nullopt;
 }
 
 std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const ScenarioRequest& request) {
@@ -177,8 +183,11 @@ std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const Sc
   if (!ra.ok()) return FromStatus(ra.status());
   absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, sb, {*cb}, *limit, options);
   if (!rb.ok()) return FromStatus(rb.status());
-  return Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()),
-              BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front()));
+  if (auto f = Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()),
+                    BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front())))
+    return f;
+  if (AnyRowFails(*ra) || AnyRowFails(*rb)) return Failure{kExitFailures, ""};
+  return std::nullopt;
 }
 
 std::optional<Failure> CompareCommand::Compare() {

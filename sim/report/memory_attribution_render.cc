@@ -34,11 +34,34 @@ void RenderGroups(std::string_view title, const std::vector<MemoryGroup>& groups
   }
 }
 
+bool SameGroups(const std::vector<MemoryGroup>& a, const std::vector<MemoryGroup>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || a[i].bytes != b[i].bytes) return false;
+  }
+  return true;
+}
+
+// A recording with no tag= at all (most PyTorch snapshots) groups everything
+// under one key: a table of one 100 % row would only push the frames down.
+bool NothingTagged(const std::vector<MemoryGroup>& by_tag) {
+  return by_tag.size() == 1 && by_tag[0].key == "(untagged)";
+}
+
 void RenderBreakdown(std::string_view title, const MemoryBreakdown& m, size_t rows, std::string& out) {
   out += fmt::format("{} (event {}): {} bytes ({}) held in {} buffers\n", title, m.event.value(),
                      m.held_bytes, Human(m.held_bytes), m.held_buffers);
-  RenderGroups("tag", m.by_tag, rows, m.held_bytes, out);
-  RenderGroups("op", m.by_op, rows, m.held_bytes, out);
+  if (NothingTagged(m.by_tag)) {
+    out += "  by tag: no held buffer carries a tag\n";
+  } else {
+    RenderGroups("tag", m.by_tag, rows, m.held_bytes, out);
+    // Tags without an instance number are their own ops: the same table twice says nothing new.
+    if (SameGroups(m.by_op, m.by_tag)) {
+      out += "  by op: the same as by tag\n";
+    } else {
+      RenderGroups("op", m.by_op, rows, m.held_bytes, out);
+    }
+  }
   RenderGroups("top user frame", m.by_frame, rows, m.held_bytes, out);
   if (m.largest.empty()) return;
   out += fmt::format("  largest {} buffers\n", m.largest.size());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/report/verdict.h"
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
@@ -13,7 +14,8 @@ constexpr std::string_view kStyle = R"(<style>
 body { font-family: sans-serif; margin: 16px; color: #222; }
 table { border-collapse: collapse; margin: 8px 0 16px 0; }
 td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: right; font-size: 13px; }
-th { background: #f0f0f0; } td.l, th.l { text-align: left; }
+th { background: #f0f0f0; } td.l, th.l { text-align: left; overflow-wrap: anywhere; }
+pre.verdict { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff4f0; padding: 8px; }
 .key span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
 </style>
 )";
@@ -54,14 +56,17 @@ std::string FailureTable(const ReplayReportInput& in) {
   if (fs.empty()) return "<p>Every request fit.</p>\n";
   std::string out =
       "<table class=\"failures\">\n<tr><th>event</th><th class=\"l\">kind</th><th>id</th><th>requested</th>"
-      "<th>rounded</th><th>free</th><th>largest free block</th></tr>\n";
+      "<th>rounded</th><th>free</th><th>largest free block</th><th class=\"l\">tag</th><th class=\"l\">shape</th>"
+      "<th class=\"l\">after mark</th></tr>\n";
   for (size_t i = 0; i < std::min(fs.size(), kMaxListedFailures); ++i) {
     const FailureRecord& f = fs[i];
+    const FailureLabels& labels = in.recorder->labels(i);
     out += fmt::format(
-        "<tr><td>{}</td><td "
-        "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
         f.event.value(), AllocStatusName(f.kind), f.id, f.requested.value(), f.rounded.value(),
-        f.free_bytes.value(), f.largest_free_block_bytes.value());
+        f.free_bytes.value(), f.largest_free_block_bytes.value(), Escape(labels.tag), Escape(labels.shape),
+        Escape(in.recorder->mark_before(i)));
   }
   out += "</table>\n";
   if (fs.size() > kMaxListedFailures) {
@@ -105,6 +110,8 @@ std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& in) {
   out += fmt::format("<p>allocator <b>{}</b> ({}), limit {} from {}.</p>\n", Escape(in.allocator->name()),
                      Escape(in.config != nullptr ? EffectiveOptionsText(*in.config) : ""),
                      Escape(LimitText(in.bytes_limit)), Escape(in.limit_source));
+  // The answer first, as in the text report.
+  out += "<pre class=\"verdict\">" + Escape(VerdictText(in) + FailingRequestText(in)) + "</pre>\n";
   out += "<h2>Timeline</h2>\n" + TimelineSvg(viz.timeline());
   out += "<p>Vertical lines: red failures, blue dashed defragmentations, orange dashed evictions.</p>\n";
   if (viz.first_failure_map().taken || viz.peak_map().taken) out += MapKey();

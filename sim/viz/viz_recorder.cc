@@ -124,14 +124,22 @@ void VizRecorder::Keep(std::vector<Instant>& list, Instant i) {
   list.push_back(std::move(i));
 }
 
+void VizRecorder::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
+  if (r.ok()) return;  // the hot path: only a failed request's tag is kept
+  failed_alloc_event_ = index.value();
+  failed_alloc_tag_.assign(e.tag);
+}
+
 void VizRecorder::OnFailure(const FailureRecord& f) {
   const uint64_t index = f.event.value();
   timeline_.Mark(index, kFailureMarker);
-  Keep(failures_,
-       {index, std::string(AllocStatusName(f.kind)),
-        fmt::format("{} id {}: {} requested, {} free, largest free block {}", EventKindName(f.event_kind),
-                    f.id, HumanReadableNumBytes(f.requested), HumanReadableNumBytes(f.free_bytes),
-                    HumanReadableNumBytes(f.largest_free_block_bytes))});
+  std::string detail =
+      fmt::format("{} id {}: {} requested, {} free, largest free block {}", EventKindName(f.event_kind), f.id,
+                  HumanReadableNumBytes(f.requested), HumanReadableNumBytes(f.free_bytes),
+                  HumanReadableNumBytes(f.largest_free_block_bytes));
+  const bool tagged = f.event_kind == EventKind::kAlloc && failed_alloc_event_ == index && !failed_alloc_tag_.empty();
+  if (tagged) detail += ", tag=" + failed_alloc_tag_;
+  Keep(failures_, {index, std::string(AllocStatusName(f.kind)), std::move(detail)});
   if (first_failure_map_.taken) return;
   first_failure_map_ =
       TakeAddressMap(allocator_, index,

@@ -52,6 +52,7 @@ class VizRecorder : public ReplayObserver {
   // Samples the state after the last event (call after ReplayEngine::Run).
   void Finish();
 
+  void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
   void OnFailure(const FailureRecord& f) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
   void OnMark(EventIndex index, std::string_view label) override;
@@ -85,6 +86,10 @@ class VizRecorder : public ReplayObserver {
   uint64_t live_requested_ = 0;
   Timeline timeline_;
   std::vector<Instant> failures_, policy_events_, marks_;
+  // The tag of the last failed alloc (OnFailure follows its OnAlloc), for the
+  // failure's tooltip and Perfetto args.
+  uint64_t failed_alloc_event_ = UINT64_MAX;
+  std::string failed_alloc_tag_;
   uint64_t dropped_ = 0;
   AddressMap first_failure_map_, peak_map_;
   int64_t peak_in_use_ = -1;

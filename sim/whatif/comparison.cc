@@ -1,7 +1,10 @@
 #include "sim/whatif/comparison.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "sim/report/replay_report.h"
+#include "trace/core/human_bytes.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 
@@ -32,6 +35,7 @@ std::string Label(const AllocatorConfig& c) {
 
 nlohmann::ordered_json RowJson(const CompareRow& r) {
   nlohmann::ordered_json j;
+  j["label"] = RowLabel(r.config);
   j["allocator"] = AllocatorJson(r.config);
   j["min_bytes_limit"] =
       r.size.found ? nlohmann::ordered_json(r.size.min_bytes_limit.value()) : nlohmann::ordered_json();
@@ -113,49 +117,110 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
   return rows;
 }
 
+namespace {
+
+// Every byte cell: exact, with human units beside it.
+std::string BytesCell(uint64_t b) { return fmt::format("{} ({})", b, HumanReadableNumBytes(Bytes(b))); }
+
+// What each column means, printed under every table so no one needs the docs.
+constexpr std::string_view kLegend =
+    "columns:\n"
+    "  min_limit   the smallest --bytes-limit at which every request fits (size search)\n"
+    "  overhead    min_limit / peak live bytes - 1\n"
+    "  failures    failed requests at L (oom: not enough free bytes; frag: enough, but not in one block)\n"
+    "  peak_in_use the allocator's peak bytes in use at L (block sizes, rounding included)\n"
+    "  peak_pool   the most it held from the device at L\n"
+    "  frag@fail   (free - largest free block) / free at the first failed request at L\n"
+    "  frag@peak   the same right after the alloc that first reached peak_in_use\n"
+    "  util        peak_in_use / peak_pool\n"
+    "  heap-lb     min_limit - peak live bytes: the bytes this policy needs beyond the lower bound\n"
+    "  jw@live     (pool - live) / live at the event of peak live bytes (Johnstone-Wilson)\n"
+    "  !           the size search found a larger limit that fails (not monotonic)\n";
+
+}  // namespace
+
+std::string RowLabel(const AllocatorConfig& config) {
+  const OptionValues ran = EffectiveOptions(config);
+  const OptionValues defaults = EffectiveOptions(DefaultConfig(*config.policy));
+  std::string label = config.policy->name;
+  char separator = ':';
+  for (const auto& [name, value] : ran.entries()) {
+    const OptionValue* d = defaults.Find(name);
+    if (d != nullptr && *d == value) continue;
+    label += fmt::format("{}{}={}", separator, name, FormatOptionValue(value));
+    separator = ',';
+  }
+  return label;
+}
+
+std::vector<std::string> RowLabels(const std::vector<CompareRow>& rows) {
+  std::vector<std::string> labels;
+  for (const CompareRow& r : rows) {
+    std::string label = RowLabel(r.config);
+    // The same settings twice (a YAML and its built-in twin) still get two names.
+    const size_t same = static_cast<size_t>(std::count(labels.begin(), labels.end(), label)) +
+                        static_cast<size_t>(std::count_if(labels.begin(), labels.end(), [&](const std::string& l) {
+                          return l.rfind(label + " #", 0) == 0;
+                        }));
+    if (same > 0) label += fmt::format(" #{}", same + 1);
+    labels.push_back(std::move(label));
+  }
+  return labels;
+}
+
+bool AnyRowFails(const std::vector<CompareRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(),
+                     [](const CompareRow& r) { return r.at_limit && r.at_limit->failures > 0; });
+}
+
 std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
                         const std::vector<CompareRow>& rows) {
   std::string out = "hbmsim compare\n";
   out += fmt::format("  trace:           {} ({} events)\n", scenario.path(), survey.events_replayed);
   out += fmt::format("  device:          {}\n", DeviceLine(scenario, survey));
-  out += fmt::format("  peak live bytes: {}\n", survey.peak_live_bytes.value());
+  out += fmt::format("  peak live bytes: {}\n", BytesCell(survey.peak_live_bytes.value()));
   out += fmt::format("  limit L:         {}\n\n",
-                     limit ? fmt::format("{}", limit->value()) : "- (no --bytes-limit)");
-  out += fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
-                     "allocator", "min_limit", "overhead", "failures", "oom", "frag", "peak_in_use",
+                     limit ? BytesCell(limit->value()) : "- (no --bytes-limit)");
+  const std::vector<std::string> labels = RowLabels(rows);
+  size_t width = std::string_view("allocator").size();
+  for (const std::string& l : labels) width = std::max(width, l.size() + 2);
+  constexpr std::string_view kRow = "{:<{}} {:>22} {:>9} {:>9} {:>6} {:>6} {:>22} {:>22} {:>9} {:>9} {:>9} {:>22} {:>9}\n";
+  out += fmt::format(kRow, "allocator", width, "min_limit", "overhead", "failures", "oom", "frag", "peak_in_use",
                      "peak_pool", "frag@fail", "frag@peak", "util", "heap-lb", "jw@live");
-  for (const CompareRow& r : rows) {
-    // Options are listed under the table: they would break the columns.
-    const std::string label = r.config.policy->name + (r.size.non_monotonic ? " !" : "");
-    const std::string min = r.size.found ? fmt::format("{}", r.size.min_bytes_limit.value()) : "none";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const CompareRow& r = rows[i];
+    const std::string label = labels[i] + (r.size.non_monotonic ? " !" : "");
+    const std::string min = r.size.found ? BytesCell(r.size.min_bytes_limit.value()) : "none";
     const std::string overhead = r.size.found ? fmt::format("{:.4f}", r.size.overhead) : "-";
     const std::string heap_lb =
-        r.size.found ? fmt::format("{}", r.size.min_bytes_limit.value() - r.size.peak_live_bytes.value())
-                     : "-";
+        r.size.found ? BytesCell(r.size.min_bytes_limit.value() - r.size.peak_live_bytes.value()) : "-";
     if (!r.at_limit) {
-      out +=
-          fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
-                      label, min, overhead, "-", "-", "-", "-", "-", "-", "-", "-", heap_lb, "-");
+      out += fmt::format(kRow, label, width, min, overhead, "-", "-", "-", "-", "-", "-", "-", "-", heap_lb, "-");
       continue;
     }
     const AtLimit& m = *r.at_limit;
-    out += fmt::format("{:<12} {:>14} {:>9} {:>9} {:>6} {:>6} {:>14} {:>14} {:>9} {:>9} {:>9} {:>12} {:>9}\n",
-                       label, min, overhead, m.failures, m.oom, m.fragmentation, m.peak_bytes_in_use,
-                       m.peak_pool_bytes ? fmt::format("{}", *m.peak_pool_bytes) : "-",
+    out += fmt::format(kRow, label, width, min, overhead, m.failures, m.oom, m.fragmentation,
+                       BytesCell(static_cast<uint64_t>(m.peak_bytes_in_use)),
+                       m.peak_pool_bytes ? BytesCell(static_cast<uint64_t>(*m.peak_pool_bytes)) : "-",
                        Num(m.frag_at_first_failure), Num(m.frag_at_peak), Num(m.utilization), heap_lb,
                        Num(m.jw_at_peak_live));
   }
   out += "\noptions:\n";
-  for (const CompareRow& r : rows) out += fmt::format("  {}\n", Label(r.config));
-  for (const CompareRow& r : rows) {
-    if (r.size.non_monotonic) {
-      out +=
-          fmt::format("\n! {}: not monotonic: {} fits but the larger limit {} failed", r.config.policy->name,
-                      r.size.min_bytes_limit.value(), r.size.non_monotonic->value());
+  for (size_t i = 0; i < rows.size(); ++i) out += fmt::format("  {}: {}\n", labels[i], EffectiveOptionsText(rows[i].config));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].size.non_monotonic) {
+      out += fmt::format("\n! {}: not monotonic: {} fits but the larger limit {} failed\n", labels[i],
+                         rows[i].size.min_bytes_limit.value(), rows[i].size.non_monotonic->value());
     }
   }
-  if (out.back() != '\n') out += "\n";
-  return out;
+  if (limit && AnyRowFails(rows)) {
+    std::string failing;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].at_limit && rows[i].at_limit->failures > 0) failing += (failing.empty() ? "" : ", ") + labels[i];
+    }
+    out += fmt::format("\nFails at L = {}: {} (exit 1)\n", BytesCell(limit->value()), failing);
+  }
+  return out + "\n" + std::string(kLegend);
 }
 
 nlohmann::ordered_json CompareJson(const Scenario& scenario, const ScenarioSurvey& survey,

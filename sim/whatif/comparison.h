@@ -54,6 +54,15 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
 // The measures of one configuration at `limit`.
 absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit);
 
+// The row's name: the policy and each setting that runs differently from the
+// policy's defaults ("torch:expandable_segments=true"), so two variants of
+// one policy never read alike.
+std::string RowLabel(const AllocatorConfig& config);
+// RowLabel of each row; a repeated one gets " #2", " #3".
+std::vector<std::string> RowLabels(const std::vector<CompareRow>& rows);
+// True when a limit was given and some row failed there: `compare` exits 1.
+bool AnyRowFails(const std::vector<CompareRow>& rows);
+
 std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
                         const std::vector<CompareRow>& rows);
 nlohmann::ordered_json CompareJson(const Scenario& scenario, const ScenarioSurvey& survey,

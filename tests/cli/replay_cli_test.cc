@@ -60,7 +60,8 @@ TEST(ReplayCliTest, FragmentationReportOpensWithTheVerdictAndTheMemoryByTag) {
       "Where the memory was at the first failure (event 7): 134217728 bytes (128.00MiB) held in 2 buffers\n"
       "  by tag\n"
       "     50.0%        67108864   64.00MiB       1 buf  act_l2\n"
-      "     50.0%        67108864   64.00MiB       1 buf  weights\n";
+      "     50.0%        67108864   64.00MiB       1 buf  weights\n"
+      "  by op: the same as by tag\n";
   EXPECT_EQ(r.out.substr(0, head.size()), head);
   EXPECT_NE(r.out.find("Where the memory was at the peak (event 3): 268435456 bytes (256.00MiB) held in 4 buffers\n"
                        "  by tag\n"

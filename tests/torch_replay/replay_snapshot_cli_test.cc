@@ -154,7 +154,14 @@ TEST(ReplaySnapshotCliTest, H100ReportOpensWithTheVerdictAndTheUsersFrames) {
       "  stack:  2 user frames of 57 recorded (innermost first):\n"
       "    /mnt/data3/haoyangsun/CurProject/src/train/models.py:181 in update_nodes\n"
       "    /mnt/data3/haoyangsun/CurProject/src/train/models.py:231 in forward\n"
-      "\n";
+      "\n"
+      "The first failed request (event 421): 5308694528 bytes (4.94GiB) for id 200, oom, tag oom at models.py:181 "
+      "update_nodes\n"
+      "Where the memory was at the first failure (event 421): 84063351764 bytes (78.29GiB) held in 111 buffers\n"
+      "  by tag: no held buffer carries a tag\n"
+      "  by top user frame\n"
+      "     37.9%     31867719984   29.68GiB      12 buf  models.py:174 update_nodes\n"
+      "     31.6%     26543472640   24.72GiB       5 buf  models.py:181 update_nodes\n";
   EXPECT_EQ(r.out.substr(0, verdict.size() + request.size()), verdict + request) << r.out;
   const CliRun quiet =
       RunHbmsim("replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1 --quiet");

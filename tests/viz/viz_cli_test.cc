@@ -45,6 +45,14 @@ TEST(VizCli, HtmlIsWellFormedWithEverySeriesAndItsPeak) {
             std::string::npos);
   EXPECT_NE(html.find("Address space at the peak of bytes in use (256.00MiB, event 3)"), std::string::npos);
   EXPECT_NE(html.find("data-kind=\"failures\""), std::string::npos);
+  // The verdict opens the page; the failure row carries the request's tag and the mark before it.
+  EXPECT_NE(html.find("<pre class=\"verdict\">Verdict: 1 of 6 allocations failed on device 0 with bfc under the "
+                      "limit 268435456 B (256.00MiB) (from the trace's # device_bytes)\n"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>67108864</td><td class=\"l\">grad_buffer</td><td class=\"l\"></td>"
+                      "<td class=\"l\">forward_end</td></tr>"),
+            std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, nothing to run or fetch
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find(" href="), std::string::npos);
@@ -60,7 +68,7 @@ TEST(VizCli, PerfettoHasCounterTracksAndTheExactPeak) {
   const Outputs o = ReplayFragmentation("bfc");
   const Json trace = Json::parse(ReadFile(o.perfetto));
   std::map<std::string, int64_t> max;
-  std::vector<std::string> instants, slices;
+  std::vector<std::string> instants, slices, failure_details;
   for (const Json& e : trace["traceEvents"]) {
     const std::string ph = e["ph"];
     if (ph == "C") {
@@ -68,6 +76,7 @@ TEST(VizCli, PerfettoHasCounterTracksAndTheExactPeak) {
       max[e["name"]] = std::max(max[e["name"]], v);
     } else if (ph == "i") {
       instants.push_back(e["name"]);
+      if (e["cat"] == "failure") failure_details.push_back(e["args"]["detail"]);
     } else if (ph == "X") {
       slices.push_back(e["name"]);
     }
@@ -78,6 +87,8 @@ TEST(VizCli, PerfettoHasCounterTracksAndTheExactPeak) {
   EXPECT_EQ(max["largest_free_block"], 268435456);
   EXPECT_EQ(std::count(instants.begin(), instants.end(), "fragmentation"), 1);
   EXPECT_EQ(slices, std::vector<std::string>{"forward_end"});
+  EXPECT_EQ(failure_details, std::vector<std::string>{"alloc id 5: 96.00MiB requested, 128.00MiB free, largest free "
+                                                      "block 64.00MiB, tag=grad_buffer"});
 }
 
 // A replay that runs for more than a second: --paranoid walks every block

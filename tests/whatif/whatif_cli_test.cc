@@ -54,7 +54,8 @@ TEST(SizeCliTest, OutputIsTheSameForOneJobAndFour) {
       "--bytes-limit 256MiB";
   const testing::CliRun one = RunHbmsim("compare " + trace + args + " --jobs 1");
   const testing::CliRun four = RunHbmsim("compare " + trace + args + " --jobs 4");
-  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.exit_code, 1) << one.err;  // some policies fail at 256MiB
+  EXPECT_EQ(four.exit_code, 1) << four.err;
   EXPECT_EQ(one.out, four.out);
 }
 
@@ -95,6 +96,36 @@ TEST(ReplayCliTest, OfflineReplaysItsPlanFromTheSameRecording) {
                                         " --bytes-limit 256MiB");
   EXPECT_EQ(old.exit_code, 2);
   EXPECT_EQ(old.err.rfind("hbmsim replay: --set trace=" + trace + ": unknown option", 0), 0u) << old.err;
+}
+
+// Variants of one policy read apart, bytes come with units, every column is
+// explained, and a policy failing at L makes the exit code 1.
+TEST(CompareCliTest, RowsAreLabelledBySettingsWithUnitsALegendAndExitOneOnFailure) {
+  const std::string json = TempPath("compare.json");
+  const testing::CliRun r =
+      RunHbmsim("compare configs/examples/fragmentation.trace --allocators bfc,torch,torch:expandable_segments=true "
+                "--bytes-limit 256MiB --jobs 2 --json " + json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("\ntorch                             268435456 (256.00MiB)    0.0000         0      0      0  "
+                       "268435456 (256.00MiB)  268435456 (256.00MiB)         -         -    1.0000                 "
+                       "0 (0B)    0.0000\n"
+                       "torch:expandable_segments=true    272629760 (260.00MiB)    0.0156         2      0      2  "
+                       "201326592 (192.00MiB)  209715200 (200.00MiB)    0.2500    0.2500    0.9600      4194304 "
+                       "(4.00MiB)   -0.2188\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nFails at L = 268435456 (256.00MiB): bfc, torch:expandable_segments=true (exit 1)\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("  heap-lb     min_limit - peak live bytes: the bytes this policy needs beyond the lower "
+                       "bound\n"),
+            std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["rows"][2]["label"], "torch:expandable_segments=true");
+  EXPECT_EQ(j["rows"][1]["label"], "torch");
+  const testing::CliRun fits =
+      RunHbmsim("compare configs/examples/fragmentation.trace --allocators torch --bytes-limit 256MiB --jobs 1");
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(fits.out.find("Fails at L"), std::string::npos);
 }
 
 TEST(CompareCliTest, BaselineVersusCandidateShowsEachDelta) {
