@@ -165,7 +165,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
   if (!scenario.ok()) return BadInput(scenario.status());
   AllocatorConfig config;
-  ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_};
+  ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_, {}};
   if (auto f = LoadConfig(*scenario, config, section.applied_settings)) return f;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
   for (const auto& [key, value] : scenario->recording->metadata().entries) {

@@ -34,6 +34,12 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
         return std::make_unique<BfcAllocator>(o);
       });
   spec.texts.at_failure = ForPolicy(BfcFailureText, GenericFailureText);
+  spec.advice = {
+      {"", {"allow_growth=true"}, "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
+      {"", {"allow_growth=false"}, "TF_FORCE_GPU_ALLOW_GROWTH=false (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=true)"},
+      {"", {"garbage_collection=true"}, "TF_ENABLE_GPU_GARBAGE_COLLECTION=true"},
+      {"cuda_async", {}, "TF_GPU_ALLOCATOR=cuda_malloc_async"},
+  };
   (void)registry.Register(std::move(spec));
 }
 

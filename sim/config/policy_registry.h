@@ -88,6 +88,17 @@ std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*te
   };
 }
 
+// A change a user can make to a job that ran a policy, tried by `hbmsim
+// advise`: `sets` edit the policy's options (KEY=VALUE, as --set takes them),
+// or `policy` names another registry row to run instead (BFC's
+// TF_GPU_ALLOCATOR=cuda_malloc_async is the cuda_async row); `how` is the
+// exact setting the user writes.
+struct AdviceRow {
+  std::string policy;  // "": the same policy
+  std::vector<std::string> sets;
+  std::string how;
+};
+
 struct PolicySpec {
   std::string name;
   std::string summary;
@@ -103,6 +114,8 @@ struct PolicySpec {
   // member read back from the typed options the factory would build (so an
   // alloc_conf key shows as the option it sets). Empty: the values as given.
   std::function<absl::StatusOr<OptionValues>(const OptionValues&)> effective_options;
+  // What `advise` tries for a job that ran this policy; empty: nothing to try.
+  std::vector<AdviceRow> advice;
 
   const OptionSpec* FindOption(std::string_view option) const;
   // "allow_growth, garbage_collection, ..." (spec order), for error messages.

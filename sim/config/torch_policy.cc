@@ -69,6 +69,13 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
   spec.texts.stats = ForPolicy(TorchStatsText, TensorFlowStatsText);
   spec.recording = TorchRecordingHooks();
   spec.runs_unlimited = true;
+  spec.advice = {
+      {"", {"expandable_segments=true"}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
+      {"", {"expandable_segments=false"}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"},
+      {"", {"max_split_size=128MiB"}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"},
+      {"", {"max_split_size=512MiB"}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512"},
+      {"", {"garbage_collection_threshold=0.6"}, "PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6"},
+  };
   (void)registry.Register(std::move(spec));
 }
 

@@ -128,6 +128,57 @@ TEST(CompareCliTest, RowsAreLabelledBySettingsWithUnitsALegendAndExitOneOnFailur
   EXPECT_EQ(fits.out.find("Fails at L"), std::string::npos);
 }
 
+// Each advised setting's minimum limit is what `size` finds with it, and the
+// lines are ranked: fitting at L first, then the smallest minimum.
+TEST(AdviseCliTest, EachLinesMinimumLimitIsSizeWithThatSetting) {
+  const std::string trace = "configs/examples/fragmentation.trace";
+  const testing::CliRun r = RunHbmsim("advise " + trace + " " +
+                                      "--allocator configs/bfc_tensorflow.yaml --bytes-limit 256MiB --jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  today's minimum: 301989888 (288.00MiB); at L: no (1 fail)\n\n"
+                       "fits at L                     min limit           vs today  setting\n"
+                       "yes               268435456 (256.00MiB)     saves 32.00MiB  TF_GPU_ALLOCATOR=cuda_malloc_async\n"
+                       "no (1 fail)       369098752 (352.00MiB)     costs 64.00MiB  TF_FORCE_GPU_ALLOW_GROWTH=true "
+                       "(JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)\n"),
+            std::string::npos)
+      << r.out;
+  const auto min_limit = [&](const std::string& args) {
+    const std::string json = TempPath("advise_size.json");
+    const testing::CliRun s = RunHbmsim("size " + trace + " " + args + " --jobs 2 --json " + json);
+    EXPECT_EQ(s.exit_code, 0) << s.err;
+    return nlohmann::json::parse(ReadFile(json))["min_bytes_limit"].get<uint64_t>();
+  };
+  EXPECT_EQ(min_limit("--allocator cuda_async"), 268435456u);
+  EXPECT_EQ(min_limit("--allocator configs/bfc_tensorflow.yaml --set allow_growth=true"), 369098752u);
+  EXPECT_EQ(min_limit("--allocator configs/bfc_tensorflow.yaml"), 301989888u);
+
+  const std::string json = TempPath("advise.json");
+  const testing::CliRun t =
+      RunHbmsim("advise " + trace + " --allocator torch --bytes-limit 256MiB --jobs 2 --json " + json);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  ASSERT_EQ(j["candidates"].size(), 4u);
+  EXPECT_EQ(j["candidates"][3]["how"], "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(j["candidates"][3]["min_bytes_limit"], min_limit("--allocator torch --set expandable_segments=true"));
+  EXPECT_EQ(j["candidates"][0]["how"], "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128");
+  EXPECT_EQ(j["candidates"][0]["min_bytes_limit"], min_limit("--allocator torch --set max_split_size=128MiB"));
+}
+
+// The H100 job's peak live bytes exceed its device: advice says no setting fits.
+TEST(AdviseCliTest, ATrueOomSaysNoSettingCanFit) {
+  const testing::CliRun r = RunHbmsim("advise ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "
+                                      "--allocator torch --device 1 --jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  today's minimum: 89508544724 (83.36GiB); at L: no (1 fail)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no (2 fail)      94826922196 (88.31GiB)      costs 4.95GiB  "
+                       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\nNo setting can fit at L: the peak live bytes exceed it by 5073613780 (4.72GiB); the job "
+                       "itself must hold less at its peak.\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CompareCliTest, BaselineVersusCandidateShowsEachDelta) {
   const std::string base = TempPath("base.trace");
   const std::string cand = TempPath("cand.trace");

@@ -1,0 +1,100 @@
+// `hbmsim advise RECORDING --allocator NAME|FILE.yaml [--set K=V] [--bytes-limit
+// L|auto] [--device N] [--jobs N] [--json OUT]`: the changes a user can make to
+// the job's allocator (its registry row's advice, sim/whatif/advice.h), each
+// with the minimum limit it needs, whether it fits at L and what it saves.
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "sim/cli/command.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_config.h"
+#include "sim/whatif/advice.h"
+#include "sim/whatif/thread_pool.h"
+#include "sim/whatif/whatif_common.h"
+
+namespace hbmsim::cli {
+namespace {
+
+int Fail(const absl::Status& s) {
+  const bool internal = s.code() == absl::StatusCode::kInternal;
+  fmt::print(stderr, "hbmsim advise: {}{}\n", internal ? "internal error: " : "", std::string(s.message()));
+  return internal ? kExitInternal : kExitBadInput;
+}
+
+// The JSON goes to a temp file renamed over `path` once complete: a reader
+// never sees half of it, and a failed write leaves what was there.
+absl::Status WriteWhole(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::InvalidArgumentError(fmt::format("--json {}: cannot write", path));
+  }
+  return absl::OkStatus();
+}
+
+class AdviseCommand : public Command {
+ public:
+  void Configure(CLI::App& app) override {
+    app.add_option("RECORDING", recording_, "the trace, snapshot or dump of the job");
+    app.add_option("--allocator", allocator_, "the allocator the job ran (a built-in policy or a YAML config)");
+    app.add_option("--set", sets_, "KEY=VALUE: a setting the job ran with (repeatable)")->allow_extra_args(false);
+    app.add_option("--bytes-limit", bytes_limit_,
+                   "the limit L each change is checked at (units allowed; auto: the capacity a recorded OOM "
+                   "implies; default: auto when the recording has an OOM)");
+    app.add_option("--device", device_, "advise on this device (default as `compare`)");
+    app.add_option("--jobs", jobs_, "trials run in parallel (default: all cores); the output never depends on it");
+    app.add_option("--json", json_, "write the advice as JSON here");
+  }
+  int Run() override;
+
+ private:
+  std::string recording_, allocator_, bytes_limit_, device_, json_;
+  std::vector<std::string> sets_;
+  int jobs_ = DefaultJobs();
+};
+
+int AdviseCommand::Run() {
+  if (recording_.empty() || allocator_.empty()) {
+    fmt::print(stderr, "hbmsim advise: pass RECORDING and --allocator NAME (the policy the job ran)\n");
+    return kExitBadInput;
+  }
+  if (jobs_ < 1) return Fail(absl::InvalidArgumentError(fmt::format("--jobs {}: must be at least 1", jobs_)));
+  absl::StatusOr<ScenarioRequest> request = ParseScenarioRequest(device_, "seed");
+  if (!request.ok()) return Fail(request.status());
+  absl::StatusOr<Scenario> scenario = OpenScenario(recording_, *request);
+  if (!scenario.ok()) return Fail(scenario.status());
+  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
+  if (!survey.ok()) return Fail(survey.status());
+  absl::StatusOr<AllocatorConfig> today = ResolveWithSets(allocator_, sets_, *scenario);
+  if (!today.ok()) return Fail(today.status());
+  // Without --bytes-limit, the capacity a recorded OOM implies, when there is one.
+  absl::StatusOr<std::optional<LimitChoice>> limit =
+      LimitFromFlag(*scenario, bytes_limit_.empty() ? "auto" : bytes_limit_);
+  if (!limit.ok() && bytes_limit_.empty()) limit = std::optional<LimitChoice>();
+  if (!limit.ok()) return Fail(limit.status());
+  const std::optional<Bytes> l = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
+  absl::StatusOr<Advice> advice =
+      Advise(*scenario, *survey, *today, allocator_, sets_, l, SizeOptions{256, jobs_});
+  if (!advice.ok()) return Fail(advice.status());
+  const std::string text = AdviceText(*scenario, *survey, l, *advice);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!json_.empty()) {
+    const absl::Status s = WriteWhole(json_, AdviceJson(*scenario, l, *advice).dump(2) + "\n");
+    if (!s.ok()) return Fail(s);
+  }
+  return kExitOk;
+}
+
+const CommandRegistration kAdvise(
+    "advise", "which setting of the job's allocator would fit: each change's minimum limit and saving",
+    []() -> std::unique_ptr<Command> { return std::make_unique<AdviseCommand>(); });
+
+}  // namespace
+}  // namespace hbmsim::cli

@@ -1,0 +1,44 @@
+// `hbmsim advise`: which change would make a job fit. For the policy the job
+// ran, every AdviceRow of its registry row (sim/config/policy_registry.h) is
+// tried on the same scenario through the same trials `size` and `compare` run
+// (sim/whatif/comparison.h): the minimum limit with that change, whether it
+// fits at the limit L, and what it saves against today's setting. A row whose
+// settings are what already ran is left out: it is today's line.
+#ifndef HBMSIM_SIM_WHATIF_ADVICE_H_
+#define HBMSIM_SIM_WHATIF_ADVICE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "sim/whatif/comparison.h"
+
+namespace hbmsim {
+
+struct AdviceLine {
+  std::string how;  // the exact setting to use; "today" for the job's own
+  CompareRow row;
+};
+
+struct Advice {
+  AdviceLine today;
+  std::vector<AdviceLine> candidates;  // ranked: fitting at L first, then by min limit
+};
+
+// `today` is the job's configuration (the recording's settings and the
+// user's edits applied); `allocator_arg` and `sets` are how it was named, so a
+// candidate is `today` plus the row's KEY=VALUE edits.
+absl::StatusOr<Advice> Advise(const Scenario& scenario, const ScenarioSurvey& survey,
+                              const AllocatorConfig& today, const std::string& allocator_arg,
+                              const std::vector<std::string>& sets, std::optional<Bytes> limit,
+                              const SizeOptions& options);
+
+std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
+                       const Advice& advice);
+nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes> limit, const Advice& advice);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_WHATIF_ADVICE_H_
