@@ -13,6 +13,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/advice.h"
+#include "trace/core/numbers.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 
@@ -50,12 +51,15 @@ class AdviseCommand : public Command {
                    "implies; default: auto when the recording has an OOM)");
     app.add_option("--device", device_, "advise on this device (default as `compare`)");
     app.add_option("--jobs", jobs_, "trials run in parallel (default: all cores); the output never depends on it");
+    app.add_option("--device-memory", device_memory_,
+                   "the device's total memory, so each minimum limit is also said as a fraction setting "
+                   "(default: the capacity a recorded OOM states)");
     app.add_option("--json", json_, "write the advice as JSON here");
   }
   int Run() override;
 
  private:
-  std::string recording_, allocator_, bytes_limit_, device_, json_;
+  std::string recording_, allocator_, bytes_limit_, device_, json_, device_memory_;
   std::vector<std::string> sets_;
   int jobs_ = DefaultJobs();
 };
@@ -83,10 +87,21 @@ int AdviseCommand::Run() {
   absl::StatusOr<Advice> advice =
       Advise(*scenario, *survey, *today, allocator_, sets_, l, SizeOptions{256, jobs_});
   if (!advice.ok()) return Fail(advice.status());
-  const std::string text = AdviceText(*scenario, *survey, l, *advice);
+  std::optional<Bytes> device_memory;
+  if (!device_memory_.empty()) {
+    absl::StatusOr<Bytes> m = ParseBytes(device_memory_, /*allow_more_units=*/true);
+    if (!m.ok() || m->value() == 0) {
+      return Fail(absl::InvalidArgumentError(fmt::format(
+          "--device-memory {}: {}", device_memory_, m.ok() ? "must be more than 0" : std::string(m.status().message()))));
+    }
+    device_memory = *m;
+  } else if (scenario->recorded_oom && scenario->recorded_oom->capacity.value() > 0) {
+    device_memory = scenario->recorded_oom->capacity;
+  }
+  const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!json_.empty()) {
-    const absl::Status s = WriteWhole(json_, AdviceJson(*scenario, l, *advice).dump(2) + "\n");
+    const absl::Status s = WriteWhole(json_, AdviceJson(*scenario, l, *advice, device_memory).dump(2) + "\n");
     if (!s.ok()) return Fail(s);
   }
   return kExitOk;

@@ -22,6 +22,8 @@
 #include "sim/scenario/scenario_report.h"
 #include "sim/scenario/scenario_run.h"
 #include "sim/viz/viz_outputs.h"
+#include "sim/whatif/advice.h"
+#include "sim/whatif/thread_pool.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
@@ -50,6 +52,7 @@ class ReplayCommand : public Command {
                                     std::vector<std::string>& applied) const;
   std::optional<Failure> Replay(ReplayReportInput& report);
   void NoteRecordedCheck(const ReplaySummary& s) const;
+  void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
   std::optional<Failure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
 
   std::string trace_;
@@ -64,6 +67,8 @@ class ReplayCommand : public Command {
   bool paranoid_ = false;
   bool check_recorded_ = false;
   bool quiet_ = false;
+  bool no_advice_ = false;
+  int jobs_ = DefaultJobs();
   viz::VizFlags viz_;
 };
 
@@ -95,6 +100,9 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "at the start when they exceed the limit; place allocates its live blocks through the policy")
       ->check(CLI::IsMember({"seed", "place"}));
   app.add_flag("--quiet", quiet_, "print the verdict paragraph only (the files asked for are still written)");
+  app.add_flag("--no-advice", no_advice_,
+               "after a failure, do not try the allocator's settings (the 'What would fit' section)");
+  app.add_option("--jobs", jobs_, "advice trials run in parallel (default: all cores); the output never depends on it");
   app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
   app.add_flag("--check-recorded", check_recorded_,
                "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");
@@ -145,6 +153,25 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
                "hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were "
                "compared\n");
   }
+}
+
+// After a failure, the settings the policy offers (its registry row's advice)
+// each replayed and sized, as `hbmsim advise` does, so the report says what
+// would fit. Advice that cannot be worked out is said, not fatal.
+void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& config,
+                              ReplayReportInput& report) const {
+  if (no_advice_ || quiet_ || report.summary->failures == 0 || config.policy->advice.empty()) return;
+  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(scenario);
+  absl::StatusOr<Advice> advice =
+      survey.ok() ? Advise(scenario, *survey, config, allocator_, sets_, report.bytes_limit,
+                           SizeOptions{256, std::max(1, jobs_)})
+                  : absl::StatusOr<Advice>(survey.status());
+  if (!advice.ok()) {
+    report.advice_text = fmt::format("What would fit: not worked out ({})\n", std::string(advice.status().message()));
+    return;
+  }
+  report.advice_text = AdviceSectionText(report.bytes_limit, *advice);
+  report.advice_json = AdviceJson(scenario, report.bytes_limit, *advice);
 }
 
 std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
@@ -217,6 +244,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.summary = &*summary;
   report.recorder = &recorder;
   report.attribution = &attribution;
+  AddAdvice(*scenario, config, report);
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);

@@ -116,6 +116,10 @@ struct PolicySpec {
   std::function<absl::StatusOr<OptionValues>(const OptionValues&)> effective_options;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
+  // How a user sets the limit as a fraction of the device's memory, with `{}`
+  // for the fraction ("XLA_PYTHON_CLIENT_MEM_FRACTION={}"); "" when the
+  // framework has no such setting.
+  std::string limit_setting;
 
   const OptionSpec* FindOption(std::string_view option) const;
   // "allow_growth, garbage_collection, ..." (spec order), for error messages.

@@ -36,6 +36,14 @@ absl::Status ApplyAllocConf(const OptionValue& v, TorchOptions& options) {
   return absl::OkStatus();
 }
 
+// `roundup_power2_divisions=4` as alloc_conf would take it, so `advise` can
+// try it without replacing the job's own alloc_conf string.
+absl::Status ApplyRoundup(const OptionValue& v, TorchOptions& options) {
+  const std::string& value = std::get<std::string>(v);
+  if (value.empty()) return absl::OkStatus();
+  return ApplyAllocConf(OptionValue(std::string("roundup_power2_divisions:") + value), options);
+}
+
 }  // namespace
 
 RecordingHooks TorchRecordingHooks();  // torch_recording.cc
@@ -60,6 +68,9 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
   t.Add("device_index", &TorchOptions::device_index, "the GPU index printed in OOM messages");
   t.Add("fixed_retry_search", &TorchOptions::fixed_retry_search,
         "search the pool again after releasing cached blocks (PyTorch PR 191302)");
+  t.AddEditor("roundup_power2_divisions",
+              "round requests to this many divisions of each power of two (as in alloc_conf: 4, or [256:1,>:8])",
+              ApplyRoundup);
   PolicySpec spec = MakePolicySpec<TorchOptions>(
       "torch", "PyTorch's native CUDA caching allocator (pools, block splitting, expandable segments)",
       std::move(t), [](const TorchOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
@@ -75,7 +86,10 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
       {"", {"max_split_size=128MiB"}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"},
       {"", {"max_split_size=512MiB"}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512"},
       {"", {"garbage_collection_threshold=0.6"}, "PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6"},
+      {"", {"roundup_power2_divisions=4"}, "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4"},
+      {"", {"roundup_power2_divisions=8"}, "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:8"},
   };
+  spec.limit_setting = "torch.cuda.set_per_process_memory_fraction({})";
   (void)registry.Register(std::move(spec));
 }
 

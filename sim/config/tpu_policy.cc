@@ -41,6 +41,14 @@ void RegisterTpuPolicy(PolicyRegistry& registry) {
       "tpu", "TPU HBM model: padded buffers from the top, programs from the bottom, recovery ladder",
       std::move(t), MakeTpu);
   spec.texts.at_failure = ForPolicy(TpuFailureText, GenericFailureText);
+  // The runtime's own recovery rungs have no public switch: these rows show
+  // what they are worth when a YAML turned them off, and the undocumented
+  // eviction order (an assumption, docs/tpu-model.md) the other way round.
+  spec.advice = {
+      {"", {"defragment=true"}, "the runtime's defragment-and-retry on (hbmsim --set defragment=true)"},
+      {"", {"evict_programs=true"}, "the runtime's program eviction on (hbmsim --set evict_programs=true)"},
+      {"", {"eviction_order=largest_first"}, "evict the largest program first (hbmsim --set eviction_order=largest_first)"},
+  };
   (void)registry.Register(std::move(spec));
 }
 

@@ -125,6 +125,7 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   Json events = Json::object();
   for (const auto& [name, count] : in.recorder->PolicyEventCounts()) events[std::string(name)] = count;
   j["policy_events"] = events;
+  if (!in.advice_json.is_null()) j["advice"] = in.advice_json;
   return j;
 }
 

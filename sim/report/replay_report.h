@@ -28,6 +28,7 @@ struct ReplayReportInput {
   const MemoryAttribution* attribution = nullptr;
   // The advice section (sim/whatif/advice), already rendered; "" for none.
   std::string advice_text;
+  nlohmann::ordered_json advice_json;  // null: no "advice" key in the JSON
   ReplayOptions options;
 };
 

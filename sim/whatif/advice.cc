@@ -1,6 +1,9 @@
 #include "sim/whatif/advice.h"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
@@ -65,6 +68,38 @@ std::string SavingText(const CompareRow& today, const CompareRow& r) {
 
 std::string MinText(const CompareRow& r) { return r.size.found ? BytesText(r.size.min_bytes_limit) : "none"; }
 
+// The fraction line of one advice line: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.62".
+std::string FractionText(const AdviceLine& l, Bytes device_memory) {
+  const std::string& setting = l.row.config.policy->limit_setting;
+  if (setting.empty() || !l.row.size.found) return "";
+  const std::optional<std::string> f = LimitFraction(l.row.size.min_bytes_limit, device_memory);
+  if (!f) return fmt::format("more than the whole device ({})", HumanReadableNumBytes(device_memory));  // as FractionLines
+  return fmt::format(fmt::runtime(setting), *f);
+}
+
+std::string FractionLines(const Advice& advice, Bytes device_memory) {
+  std::vector<std::pair<std::string, std::string>> lines;  // (how, fraction setting)
+  const auto add = [&](const AdviceLine& l) {
+    std::string f = FractionText(l, device_memory);
+    if (!f.empty()) lines.emplace_back(l.how, std::move(f));
+  };
+  add(advice.today);
+  for (const AdviceLine& l : advice.candidates) add(l);
+  if (lines.empty()) return "";
+  const std::string whole = fmt::format("more than the whole device ({})", HumanReadableNumBytes(device_memory));
+  if (std::all_of(lines.begin(), lines.end(), [&](const auto& line) { return line.second == whole; })) {
+    return fmt::format("\nAs a fraction of the device's {} ({} B): none; every minimum limit is more than the "
+                       "whole device.\n",
+                       HumanReadableNumBytes(device_memory), device_memory.value());
+  }
+  size_t width = 0;
+  for (const auto& line : lines) width = std::max(width, line.first.size());
+  std::string out = fmt::format("\nEach minimum limit as a fraction of the device's {} ({} B):\n",
+                                HumanReadableNumBytes(device_memory), device_memory.value());
+  for (const auto& [how, f] : lines) out += fmt::format("  {:<{}}  {}\n", how, width, f);
+  return out;
+}
+
 nlohmann::ordered_json LineJson(const AdviceLine& l, const CompareRow& today) {
   nlohmann::ordered_json j;
   j["how"] = l.how;
@@ -80,6 +115,15 @@ nlohmann::ordered_json LineJson(const AdviceLine& l, const CompareRow& today) {
 }
 
 }  // namespace
+
+std::optional<std::string> LimitFraction(Bytes min_limit, Bytes device_memory) {
+  if (device_memory.value() == 0 || min_limit > device_memory) return std::nullopt;
+  // Hundredths rounded up, in integers: min * 100 / total, ceiling.
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(min_limit.value()) * 100;
+  const uint64_t hundredths =
+      static_cast<uint64_t>((scaled + device_memory.value() - 1) / device_memory.value());
+  return fmt::format("{}.{:02}", hundredths / 100, hundredths % 100);
+}
 
 absl::StatusOr<Advice> Advise(const Scenario& scenario, const ScenarioSurvey& survey, const AllocatorConfig& today,
                               const std::string& allocator_arg, const std::vector<std::string>& sets,
@@ -97,8 +141,35 @@ absl::StatusOr<Advice> Advise(const Scenario& scenario, const ScenarioSurvey& su
   return advice;
 }
 
+namespace {
+
+// The ranked table, one line per candidate.
+std::string CandidateTable(const Advice& advice, std::string_view indent = "") {
+  std::string out =
+      fmt::format("{}{:<14} {:>24} {:>18}  {}\n", indent, "fits at L", "min limit", "vs today", "setting");
+  for (const AdviceLine& l : advice.candidates) {
+    out += fmt::format("{}{:<14} {:>24} {:>18}  {}\n", indent, FitsText(l.row), MinText(l.row),
+                       SavingText(advice.today.row, l.row), l.how);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice) {
+  std::string out = fmt::format("What would fit{}: each setting the allocator offers, replayed (as `hbmsim advise`)\n",
+                                limit ? " at L = " + BytesText(*limit) : "");
+  out += fmt::format("  today's minimum limit: {}\n", MinText(advice.today.row));
+  if (advice.candidates.empty()) return out + "  nothing to try: no setting differs from today's\n";
+  out += CandidateTable(advice, "  ");
+  const bool any_fits = std::any_of(advice.candidates.begin(), advice.candidates.end(),
+                                    [](const AdviceLine& l) { return FitsAt(l.row); });
+  if (limit && !any_fits) out += "  no setting fits at L; the smallest minimum limit is the first line's\n";
+  return out;
+}
+
 std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
-                       const Advice& advice) {
+                       const Advice& advice, std::optional<Bytes> device_memory) {
   std::string out = "hbmsim advise\n";
   out += fmt::format("  recording:       {}\n  device:          {}\n", scenario.path(), DeviceLine(scenario, survey));
   out += fmt::format("  today:           {} ({})\n", RowLabel(advice.today.row.config),
@@ -107,28 +178,35 @@ std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, s
   out += fmt::format("  limit L:         {}\n", limit ? BytesText(*limit) : "- (no --bytes-limit)");
   out += fmt::format("  today's minimum: {}; at L: {}\n\n", MinText(advice.today.row), FitsText(advice.today.row));
   if (advice.candidates.empty()) return out + "Nothing to try: the policy lists no change that differs from today.\n";
-  out += fmt::format("{:<14} {:>24} {:>18}  {}\n", "fits at L", "min limit", "vs today", "setting");
-  for (const AdviceLine& l : advice.candidates) {
-    out += fmt::format("{:<14} {:>24} {:>18}  {}\n", FitsText(l.row), MinText(l.row),
-                       SavingText(advice.today.row, l.row), l.how);
-  }
+  out += CandidateTable(advice);
   if (limit && survey.peak_live_bytes > *limit) {
     out += fmt::format("\nNo setting can fit at L: the peak live bytes exceed it by {}; the job itself must hold "
                        "less at its peak.\n",
                        BytesText(survey.peak_live_bytes - *limit));
   }
+  if (device_memory) out += FractionLines(advice, *device_memory);
   out += "\nmin limit: the smallest device limit at which every request fits with that setting (as `hbmsim size`);\n"
          "vs today: its min limit against today's.\n";
   return out;
 }
 
-nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes> limit, const Advice& advice) {
+nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes> limit, const Advice& advice,
+                                  std::optional<Bytes> device_memory) {
   nlohmann::ordered_json j;
   j["recording"] = scenario.path();
   j["bytes_limit"] = limit ? nlohmann::ordered_json(limit->value()) : nlohmann::ordered_json();
-  j["today"] = LineJson(advice.today, advice.today.row);
+  j["device_memory"] = device_memory ? nlohmann::ordered_json(device_memory->value()) : nlohmann::ordered_json();
+  const auto line = [&](const AdviceLine& l) {
+    nlohmann::ordered_json one = LineJson(l, advice.today.row);
+    if (device_memory) {
+      const std::string f = FractionText(l, *device_memory);
+      one["limit_setting"] = f.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f);
+    }
+    return one;
+  };
+  j["today"] = line(advice.today);
   j["candidates"] = nlohmann::ordered_json::array();
-  for (const AdviceLine& l : advice.candidates) j["candidates"].push_back(LineJson(l, advice.today.row));
+  for (const AdviceLine& l : advice.candidates) j["candidates"].push_back(line(l));
   return j;
 }
 

@@ -35,9 +35,21 @@ absl::StatusOr<Advice> Advise(const Scenario& scenario, const ScenarioSurvey& su
                               const std::vector<std::string>& sets, std::optional<Bytes> limit,
                               const SizeOptions& options);
 
+// `device_memory`: the device's total memory, when known, so each minimum
+// limit is also said as the policy's fraction setting (PolicySpec::limit_setting).
 std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
-                       const Advice& advice);
-nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes> limit, const Advice& advice);
+                       const Advice& advice, std::optional<Bytes> device_memory = std::nullopt);
+nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes> limit, const Advice& advice,
+                                  std::optional<Bytes> device_memory = std::nullopt);
+
+// The advice as a section of `hbmsim replay`'s report (after a failure): the
+// ranked table and today's minimum, without advise's header lines that the
+// replay report already states.
+std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice);
+
+// The smallest fraction of `device_memory`, in hundredths, whose limit holds
+// `min_limit` ("0.62"); nullopt when it would exceed the whole device.
+std::optional<std::string> LimitFraction(Bytes min_limit, Bytes device_memory);
 
 }  // namespace hbmsim
 

@@ -157,9 +157,9 @@ TEST(AdviseCliTest, EachLinesMinimumLimitIsSizeWithThatSetting) {
       RunHbmsim("advise " + trace + " --allocator torch --bytes-limit 256MiB --jobs 2 --json " + json);
   ASSERT_EQ(t.exit_code, 0) << t.err;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
-  ASSERT_EQ(j["candidates"].size(), 4u);
-  EXPECT_EQ(j["candidates"][3]["how"], "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
-  EXPECT_EQ(j["candidates"][3]["min_bytes_limit"], min_limit("--allocator torch --set expandable_segments=true"));
+  ASSERT_EQ(j["candidates"].size(), 6u);
+  EXPECT_EQ(j["candidates"][5]["how"], "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(j["candidates"][5]["min_bytes_limit"], min_limit("--allocator torch --set expandable_segments=true"));
   EXPECT_EQ(j["candidates"][0]["how"], "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128");
   EXPECT_EQ(j["candidates"][0]["min_bytes_limit"], min_limit("--allocator torch --set max_split_size=128MiB"));
 }
