@@ -17,6 +17,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
+#include "sim/whatif/group_delta.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/numbers.h"
@@ -183,8 +184,15 @@ std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const Sc
   if (!ra.ok()) return FromStatus(ra.status());
   absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, sb, {*cb}, *limit, options);
   if (!rb.ok()) return FromStatus(rb.status());
-  if (auto f = Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()),
-                    BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front())))
+  absl::StatusOr<MemoryBreakdown> ga = PeakLiveBreakdown(*a);
+  if (!ga.ok()) return FromStatus(ga.status());
+  absl::StatusOr<MemoryBreakdown> gb = PeakLiveBreakdown(*b);
+  if (!gb.ok()) return FromStatus(gb.status());
+  nlohmann::ordered_json json = BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front());
+  json["memory_at_peak"] = GroupDeltaJson(*ga, *gb);
+  if (auto f = Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()) +
+                        GroupDeltaText(*ga, *gb),
+                    json))
     return f;
   if (AnyRowFails(*ra) || AnyRowFails(*rb)) return Failure{kExitFailures, ""};
   return std::nullopt;

@@ -200,5 +200,37 @@ TEST(CompareCliTest, BaselineVersusCandidateShowsEachDelta) {
       << r.out;
 }
 
+// The candidate frees act.1 later, so its peak holds act.1 as well: the
+// per-group table names the 1 KiB it costs, and the op table adds act.1 and
+// act.2 up as "act".
+TEST(CompareCliTest, BaselineVersusCandidateShowsTheChangePerGroupAtThePeak) {
+  const std::string base = TempPath("group_base.trace");
+  const std::string cand = TempPath("group_cand.trace");
+  WriteFile(base, "# hbmsim-trace v1\nalloc 1 1024 tag=weights\nalloc 2 1024 tag=act.1\nalloc 4 512 tag=act.2\n"
+                  "free 2\nalloc 3 2048 tag=grad\n");
+  WriteFile(cand, "# hbmsim-trace v1\nalloc 1 1024 tag=weights\nalloc 3 2048 tag=grad\nalloc 2 1024 tag=act.1\n"
+                  "alloc 4 512 tag=act.2\nfree 1\n");
+  const std::string json = TempPath("group_delta.json");
+  const testing::CliRun r = RunHbmsim("compare --baseline " + base + " --candidate " + cand +
+                                      " --allocator best_fit --bytes-limit 8192 --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nWhere the memory went at each peak of live bytes (baseline event 4, candidate event 3):\n"
+                       "  by tag\n"
+                       "                    baseline                candidate                     change  group\n"
+                       "                 0        0B           1024    1.0KiB            +1024 (+1.0KiB)  act.1\n"
+                       "               512      512B            512      512B                   +0 (+0B)  act.2\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  by op\n"
+                       "                    baseline                candidate                     change  group\n"
+                       "               512      512B           1536    1.5KiB            +1024 (+1.0KiB)  act\n"),
+            std::string::npos)
+      << r.out;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json))["memory_at_peak"];
+  EXPECT_EQ(j["by_op"][0], nlohmann::json::parse(R"({"key":"act","baseline":512,"candidate":1536,"delta":1024})"));
+  EXPECT_EQ(j["by_tag"].size(), 4u);
+  EXPECT_TRUE(j["by_frame"].empty());
+}
+
 }  // namespace
 }  // namespace hbmsim
