@@ -18,7 +18,7 @@
 #include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
-#include "trace/formats/format_table.h"
+#include "trace/xplane/profile_trace.h"
 #include "trace/xla/remat_warning.h"
 
 namespace hbmsim::cli {
@@ -35,10 +35,7 @@ class DiagnoseCommand : public Command {
 
   int Run() override {
     // A profile is a recording of every allocation, not a log of failures: the one exception here.
-    absl::StatusOr<const TraceFormatRow*> format = DetectTraceFormat(log_);
-    if (format.ok() && ((*format)->name == "xplane" || (*format)->name == "memory-profile")) {
-      return RunProfile();
-    }
+    if (xplane::IsProfileFile(log_)) return RunProfile();
     if (!html_.empty()) return Fail(fmt::format("--html {}: only for a TF/JAX profile", html_));
     absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
     if (!remat.ok()) return Fail(std::string(remat.status().message()));

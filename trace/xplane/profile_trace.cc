@@ -14,13 +14,11 @@
 namespace hbmsim::xplane {
 namespace {
 
-bool IsHost(std::string_view name) { return name.find("host") != std::string_view::npos; }
-
 // Device 0 is the busiest GPU allocator; the rest keep the name order.
 void OrderDevices(std::vector<AllocatorRecording>& a) {
   size_t best = a.size();
   for (size_t i = 0; i < a.size(); ++i) {
-    if (IsHost(a[i].name)) continue;
+    if (IsHostAllocator(a[i].name)) continue;
     if (best == a.size() || a[i].records.size() > a[best].records.size()) best = i;
   }
   if (best != a.size())
@@ -248,6 +246,8 @@ void WriteMetadata(ProfileTrace& t) {
 
 }  // namespace
 
+bool IsHostAllocator(std::string_view name) { return name.find("host") != std::string_view::npos; }
+
 std::optional<uint32_t> ProfileTrace::DeviceNamed(std::string_view name) const {
   for (uint32_t d = 0; d < devices.size(); ++d) {
     if (devices[d].recording.name == name) return d;
@@ -275,6 +275,14 @@ absl::StatusOr<ProfileTrace> BuildProfileTrace(Profile profile) {
   return t;
 }
 
+bool IsProfileFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  return LooksLikeXSpace(head) || LooksLikeMemoryProfileJson(head);
+}
+
 absl::StatusOr<ProfileTrace> ReadProfileTraceFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(fmt::format("cannot open {}", path));
@@ -291,6 +299,23 @@ absl::StatusOr<bool> ProfileEventReader::Next(Event& e) {
   if (next_ >= trace_.events.size()) return false;
   e = trace_.events[next_++].get();
   return true;
+}
+
+// The record's own figures only: a size the reader inferred is not the recording's word.
+std::optional<RecordedFigures> ProfileEventReader::current_figures() const {
+  if (next_ == 0 || next_ > trace_.events.size()) return std::nullopt;
+  const EventOrigin& o = trace_.origins[next_ - 1];
+  if (o.device < 0) return std::nullopt;
+  const MemoryRecord& r = trace_.devices[o.device].recording.records[o.record];
+  RecordedFigures f;
+  f.allocation = r.allocation;
+  if (r.allocation) f.addr = r.addr;
+  f.chunk_bytes = r.allocation_bytes;
+  f.bytes_in_use = r.bytes_allocated;
+  f.fragmentation = r.fragmentation;
+  f.peak_bytes_in_use = r.peak_bytes_in_use;
+  f.where = fmt::format("{} {}", r.allocation ? "MemoryAllocation" : "MemoryDeallocation", r.where);
+  return f;
 }
 
 std::string ProfileEventReader::Location() const {

@@ -71,9 +71,15 @@ struct ProfileTrace {
   std::optional<uint32_t> DeviceNamed(std::string_view name) const;
 };
 
+// A pinned-host allocator (gpu_host_bfc, xla_gpu_host_bfc): its name says "host".
+bool IsHostAllocator(std::string_view name);
+
 // Infers each allocator's start state and builds the events. Errors name the
 // file and the record (start_state.h).
 absl::StatusOr<ProfileTrace> BuildProfileTrace(Profile profile);
+
+// Whether the file starts like an .xplane.pb or a memory_profile.json(.gz).
+bool IsProfileFile(const std::string& path);
 
 // An .xplane.pb or a memory_profile.json(.gz), by content.
 absl::StatusOr<ProfileTrace> ReadProfileTraceFile(const std::string& path);
@@ -86,6 +92,8 @@ class ProfileEventReader : public EventReader {
   absl::StatusOr<bool> Next(Event& e) override;
   const TraceMetadata& metadata() const override { return trace_.metadata; }
   std::string Location() const override;
+  // The figures of the record behind the last event (none for start-state events).
+  std::optional<RecordedFigures> current_figures() const override;
   const ProfileTrace& trace() const { return trace_; }
 
  private:
