@@ -74,14 +74,15 @@ struct SideEntry {
 // The allocator settings as recorded: PyTorch's allocator_settings (gen4+),
 // or what a TF/JAX profile tells about its BFC allocator.
 struct RecordedSettings {
-  std::string framework;              // "tensorflow", "jax", "" (PyTorch, or unknown)
-  std::optional<bool> host_memory;    // a pinned-host allocator (gpu_host_bfc), not the device's
-  std::optional<bool> pool_grown;     // regions grown on demand (allow_growth), as the figures tell
   std::string alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF
   std::optional<int64_t> max_split_size;
   std::optional<bool> expandable_segments;
   std::optional<double> garbage_collection_threshold;
   std::vector<std::pair<uint64_t, uint64_t>> roundup_power2_divisions;  // (MiB, divisions)
+  // A TF/JAX profile's facts about its BFC allocator (last: PyTorch's are built positionally).
+  std::string framework;              // "tensorflow", "jax", "" (PyTorch, or unknown)
+  std::optional<bool> host_memory;    // a pinned-host allocator (gpu_host_bfc), not the device's
+  std::optional<bool> pool_grown;     // regions grown on demand (allow_growth), as the figures tell
 };
 
 // The capacity a recorded OOM implies: the bytes reserved when the first
