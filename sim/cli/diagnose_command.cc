@@ -18,8 +18,8 @@
 #include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
-#include "trace/xplane/profile_trace.h"
 #include "trace/xla/remat_warning.h"
+#include "trace/xplane/profile_trace.h"
 
 namespace hbmsim::cli {
 namespace {

@@ -70,7 +70,8 @@ void FiguresCheck::AfterAlloc(uint64_t event, const RecordedFigures& f, const Al
   CheckState(event, f, policy);
 }
 
-void FiguresCheck::AfterRelease(uint64_t event, uint64_t id, const RecordedFigures& f, const Allocator& policy) {
+void FiguresCheck::AfterRelease(uint64_t event, uint64_t id, const RecordedFigures& f,
+                                const Allocator& policy) {
   std::optional<uint64_t> chunk;
   if (auto it = chunk_of_.find(id); it != chunk_of_.end()) {
     chunk = it->second;
@@ -101,14 +102,15 @@ void FiguresCheck::CheckState(uint64_t event, const RecordedFigures& f, const Al
   }
 }
 
-void FiguresCheck::Count(FigureMeasure m, bool ok, uint64_t event, const RecordedFigures& f, std::string recorded,
-                         std::string simulated) {
+void FiguresCheck::Count(FigureMeasure m, bool ok, uint64_t event, const RecordedFigures& f,
+                         std::string recorded, std::string simulated) {
   FigureCount& c = counts_[static_cast<int>(m)];
   ++c.total;
   if (ok) {
     ++c.matched;
   } else if (!c.first_mismatch) {
-    c.first_mismatch = fmt::format("event {} ({}): recorded {}, simulated {}", event, f.where, recorded, simulated);
+    c.first_mismatch =
+        fmt::format("event {} ({}): recorded {}, simulated {}", event, f.where, recorded, simulated);
   }
 }
 

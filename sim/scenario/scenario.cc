@@ -18,13 +18,15 @@ std::string DeviceList(const std::vector<DeviceEvents>& devices) {
   return out;
 }
 
-absl::StatusOr<DeviceId> FindNamed(const Recording& r, const std::optional<std::vector<DeviceEvents>>& devices,
+absl::StatusOr<DeviceId> FindNamed(const Recording& r,
+                                   const std::optional<std::vector<DeviceEvents>>& devices,
                                    const std::string& name) {
   for (const DeviceEvents& d : devices.value_or(std::vector<DeviceEvents>{})) {
     if (d.name == name) return d.device;
   }
-  return absl::InvalidArgumentError(fmt::format("--device {}: {} has no device of that name (devices: {})", name,
-                                                r.path(), devices ? DeviceList(*devices) : "not listed"));
+  return absl::InvalidArgumentError(fmt::format("--device {}: {} has no device of that name (devices: {})",
+                                                name, r.path(),
+                                                devices ? DeviceList(*devices) : "not listed"));
 }
 
 // Rules 1-3 of scenario.h over a recording that lists its devices.
@@ -97,8 +99,9 @@ std::string Scenario::DeviceText() const {
       if (!d.name.empty()) out = fmt::format("{} = {} ({})", device->value(), d.name, device_reason);
       continue;
     }
-    others += fmt::format("{}device {}{} ({} events{})", others.empty() ? "" : ", ", d.device.value(),
-                          d.name.empty() ? "" : " " + d.name, d.events, d.recorded_oom ? ", recorded OOM" : "");
+    others +=
+        fmt::format("{}device {}{} ({} events{})", others.empty() ? "" : ", ", d.device.value(),
+                    d.name.empty() ? "" : " " + d.name, d.events, d.recorded_oom ? ", recorded OOM" : "");
   }
   if (!others.empty()) out += fmt::format("; others: {}", others);
   return out;

@@ -49,12 +49,14 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
   run->side_entries_ = scenario.recording->records_side_entries();
   const bool figures = options.check_recorded && scenario.recording->records_figures();
   if (run->side_entries_ || figures) {
-    run->checker_ = std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
+    run->checker_ =
+        std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
     run->engine_->AddObserver(run->checker_.get());
     if (scenario.device) run->final_history_ = scenario.recording->FinalHistory(*scenario.device);
   }
   if (figures) {
-    const std::optional<Bytes> peak = scenario.start_summary ? scenario.start_summary->peak_before : std::nullopt;
+    const std::optional<Bytes> peak =
+        scenario.start_summary ? scenario.start_summary->peak_before : std::nullopt;
     run->checker_->EnableFigures(peak ? static_cast<int64_t>(peak->value()) : 0);
   }
   return run;

@@ -137,9 +137,10 @@ TEST(XplaneCli, AnUnknownDeviceNamesTheAllocators) {
   const auto run =
       RunHbmsim("replay " + kDir + "jax_mi300x_attention.xplane.pb --allocator bfc --device TPU_0");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err, "hbmsim replay: --device TPU_0: " + kDir +
-                         "jax_mi300x_attention.xplane.pb has no device of that name (devices: 0 (GPU_0_bfc), 1 "
-                         "(xla_gpu_host_bfc))\n");
+  EXPECT_EQ(run.err,
+            "hbmsim replay: --device TPU_0: " + kDir +
+                "jax_mi300x_attention.xplane.pb has no device of that name (devices: 0 (GPU_0_bfc), 1 "
+                "(xla_gpu_host_bfc))\n");
 }
 
 TEST(XplaneCli, DiagnoseAProfile) {
@@ -157,7 +158,21 @@ TEST(XplaneCli, DiagnoseAProfile) {
   EXPECT_EQ(gpu["at_peak_by_tf_op"][0]["tf_op"],
             "gradient_tape/sequential/conv2d_2/Conv2D/Conv2DBackpropFilter");
   EXPECT_EQ(gpu["at_peak_by_tf_op"][0]["bytes"], 31555584 + 1536 + 1536);
-  EXPECT_NE(ReadFile(html).find("<polyline"), std::string::npos);
+  // BFC's own fragmentation over time: every record's reading, its max, and both curves in the page.
+  EXPECT_NE(
+      run.out.find("BFC's fragmentation (1 - largest free chunk / free bytes of the pool): max 0.00121104 "
+                   "at t=0.003938 s, at the end 5.48818e-05"),
+      std::string::npos)
+      << run.out;
+  EXPECT_EQ(gpu["max_fragmentation"], 0.00121104);
+  ASSERT_EQ(gpu["series_time_ps_in_use_fragmentation"].size(), 154u);
+  EXPECT_EQ(gpu["series_time_ps_in_use_fragmentation"][0], nlohmann::json({0, 1913344, 5.48294e-05}));
+  EXPECT_EQ(j["allocators"][1]["allocator_name"], "gpu_host_bfc");
+  EXPECT_EQ(j["allocators"][1]["max_fragmentation"], 0.000244798);
+  const std::string page = ReadFile(html);
+  EXPECT_NE(page.find("<polyline"), std::string::npos);
+  EXPECT_NE(page.find("fragmentation: max 0.00121104"), std::string::npos);
+  EXPECT_NE(page.find("fragmentation: max 0.000244798"), std::string::npos);
 }
 
 // The text traces both forms of the TF run convert to, without the line naming the source file.

@@ -81,8 +81,9 @@ std::optional<StartSummary> ProfileRecording::StartStateSummary(DeviceId d) cons
 std::optional<RecordedLimit> ProfileRecording::Limit(DeviceId d) const {
   const xplane::ProfileDevice* dev = Device(d);
   if (dev == nullptr || !dev->start.limit || *dev->start.limit <= 0) return std::nullopt;
-  return RecordedLimit{Bytes(static_cast<uint64_t>(*dev->start.limit)),
-                       fmt::format("bytes_allocated + bytes_available + bytes_reserved of {}", dev->recording.name)};
+  return RecordedLimit{
+      Bytes(static_cast<uint64_t>(*dev->start.limit)),
+      fmt::format("bytes_allocated + bytes_available + bytes_reserved of {}", dev->recording.name)};
 }
 
 std::optional<RecordedSettings> ProfileRecording::DeviceSettings(DeviceId d) const {

@@ -55,7 +55,8 @@ std::vector<StartSegment> SnapshotEventReader::StartSegments(size_t i) const {
 
 StartSummary SnapshotEventReader::Start(size_t i) const {
   const InitialState& s = devices_[i]->initial;
-  StartSummary out{s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count, {}, {}, std::nullopt, {}};
+  StartSummary out{s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count, {}, {},
+                   std::nullopt, {}};
   for (const InitialSegment& seg : s.segments) {
     out.reserved += seg.total_size;
     for (const InitialBlock& b : seg.blocks) {
