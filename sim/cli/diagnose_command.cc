@@ -3,18 +3,23 @@
 // fragmentation, the free-chunk histogram and the what-ifs (trace/bfc_dump).
 // XLA's "Can't reduce memory use below ..." rematerialization warnings in the
 // same log are reported after them (trace/xla/remat_warning.h).
+// A TF/JAX profile (.xplane.pb, memory_profile.json.gz) instead of a log gets
+// the profile's own report (sim/report/profile_report.h); --html draws it.
 // Exit 0 when the log held at least one dump or warning (they record failures
 // that already happened), 2 when it cannot be read or holds neither.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/cli/command.h"
+#include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
 #include "trace/xla/remat_warning.h"
+#include "trace/xplane/profile_trace.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -25,9 +30,13 @@ class DiagnoseCommand : public Command {
     app.add_option("LOG", log_, "a log or pasted excerpt with BFC \"ran out of memory\" dumps (TF, JAX, XLA)")
         ->required();
     app.add_option("--json", json_, "also write the report as JSON here");
+    app.add_option("--html", html_, "for a TF/JAX profile: also write an HTML page with the curves here");
   }
 
   int Run() override {
+    // A profile is a recording of every allocation, not a log of failures: the one exception here.
+    if (xplane::IsProfileFile(log_)) return RunProfile();
+    if (!html_.empty()) return Fail(fmt::format("--html {}: only for a TF/JAX profile", html_));
     absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
     if (!remat.ok()) return Fail(std::string(remat.status().message()));
     absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(log_);
@@ -71,6 +80,40 @@ class DiagnoseCommand : public Command {
     return root.dump(2) + "\n";
   }
 
+  // The profile's peak, what held it by tf_op, BFC's fragmentation over time.
+  int RunProfile() {
+    absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(log_);
+    if (!t.ok()) return Fail(std::string(t.status().message()));
+    const std::vector<xplane::AllocatorSummary> s = xplane::SummarizeProfile(*t);
+    const std::string text = RenderProfileText(*t, s);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!json_.empty()) {
+      if (auto f = WriteReplacing(json_, RenderProfileJson(*t, s).dump(2) + "\n")) return Fail(*f);
+    }
+    if (!html_.empty()) {
+      if (auto f = WriteReplacing(html_, RenderProfileHtml(*t, s))) return Fail(*f);
+    }
+    return kExitOk;
+  }
+
+  // Writes `path` through a temporary file renamed over it, so a failed write leaves no partial file.
+  static std::optional<std::string> WriteReplacing(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << text;
+      if (!out.flush()) {
+        std::remove(tmp.c_str());
+        return fmt::format("{}: cannot write", path);
+      }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      return fmt::format("{}: cannot write", path);
+    }
+    return std::nullopt;
+  }
+
   static int Fail(const std::string& message) {
     fmt::print(stderr, "hbmsim diagnose: {}\n", message);
     return kExitBadInput;
@@ -78,6 +121,7 @@ class DiagnoseCommand : public Command {
 
   std::string log_;
   std::string json_;
+  std::string html_;
 };
 
 const CommandRegistration kDiagnose("diagnose",

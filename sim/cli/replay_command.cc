@@ -51,7 +51,8 @@ class ReplayCommand : public Command {
   std::optional<Failure> LoadConfig(const Scenario& scenario, AllocatorConfig& config,
                                     std::vector<std::string>& applied) const;
   std::optional<Failure> Replay(ReplayReportInput& report);
-  void NoteRecordedCheck(const ReplaySummary& s) const;
+  // `figures`: the recording reports its allocator's figures, compared in the recording's section.
+  void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
   std::optional<Failure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
 
@@ -139,11 +140,11 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, Scena
   return std::nullopt;
 }
 
-void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
+void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) const {
   if (s.events_replayed == 0 && s.events_read > 0) {
     fmt::print(stderr, "hbmsim replay: note: no event of {} is on device {}\n", trace_, s.device->value());
   }
-  if (!check_recorded_) return;
+  if (!check_recorded_ || figures) return;
   if (s.recorded.allocs_total == 0) {
     fmt::print(stderr,
                "hbmsim replay: --check-recorded: {} records no addresses (addr=); nothing was compared\n",
@@ -237,7 +238,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (placements) {
     if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(s);
   }
-  NoteRecordedCheck(*summary);
+  NoteRecordedCheck(*summary, scenario->recording->records_figures());
   report.trace = trace_;
   report.config = &config;
   report.allocator = &(*run)->policy();

@@ -14,6 +14,24 @@ std::string FractionInRange(const OptionValue& v) {
   return f >= 0 && f < 1 ? "" : "must be >= 0 and < 1";
 }
 
+const char* Bool(bool b) { return b ? "true" : "false"; }
+
+// What a TF/JAX profile tells about its BFC allocator, as options:
+//   TF, device memory     garbage_collection and region_coalescing on (TF's
+//                         GPU allocator over its virtual-memory sub-allocator)
+//   JAX/XLA, or a pinned-host allocator   both off (DeviceMemAllocator, host BFC)
+//   allow_growth          as the fragmentation readings tell (pool grown on
+//                         demand); when they cannot, on for a host allocator
+// A recording that says none of this (a PyTorch snapshot) sets nothing.
+std::vector<std::pair<std::string, std::string>> RecordedOptions(const RecordedSettings& s, DeviceId) {
+  if (s.framework.empty() && !s.host_memory) return {};
+  const bool host = s.host_memory.value_or(false);
+  const bool tf_device = s.framework == "tensorflow" && !host;
+  return {{"allow_growth", Bool(s.pool_grown.value_or(host))},
+          {"garbage_collection", Bool(tf_device)},
+          {"region_coalescing", Bool(tf_device)}};
+}
+
 }  // namespace
 
 void RegisterBfcPolicy(PolicyRegistry& registry) {
@@ -34,6 +52,7 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
         return std::make_unique<BfcAllocator>(o);
       });
   spec.texts.at_failure = ForPolicy(BfcFailureText, GenericFailureText);
+  spec.recording.recorded_options = RecordedOptions;
   spec.advice = {
       {"", {"allow_growth=true"}, "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
       {"", {"allow_growth=false"}, "TF_FORCE_GPU_ALLOW_GROWTH=false (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=true)"},

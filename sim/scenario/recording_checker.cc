@@ -26,6 +26,12 @@ std::optional<size_t> SegmentComparison::first_mismatch() const {
 }
 
 void RecordingChecker::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
+  if (figures_) {
+    figures_->Placed(e.id, r);
+    if (const std::optional<RecordedFigures> f = reader_.current_figures()) {
+      figures_->AfterAlloc(index.value(), *f, r, policy_);
+    }
+  }
   if (e.tag == "preexisting") return;
   if (e.tag == "oom") {
     OnRecordedOom(index, e, r);
@@ -41,6 +47,15 @@ void RecordingChecker::OnAlloc(EventIndex index, const Event& e, const AllocResu
   const std::string simulated =
       r.ok() ? fmt::format("{:#x}", r.offset.value()) : std::string(AllocStatusName(r.status));
   first_alloc_mismatch_ = AllocMismatch{index.value(), reader_.current_entry_index(), *e.addr, simulated};
+}
+
+void RecordingChecker::OnRelease(EventIndex index, const Event& e) {
+  if (!figures_) return;
+  if (const std::optional<RecordedFigures> f = reader_.current_figures()) {
+    figures_->AfterRelease(index.value(), e.id, *f, policy_);
+  } else {
+    figures_->Released(e.id);
+  }
 }
 
 // Called right after the request, while the policy still holds that state.

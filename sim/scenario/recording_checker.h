@@ -13,7 +13,11 @@
 //  * gen1: each live block's recorded history address (HistoryAddresses)
 //    against the simulated live block there at the end (CompareHistory);
 //  * each recorded `oom` entry (an `alloc tag=oom`): the simulated outcome and,
-//    when it failed, PyTorch's OutOfMemoryError text for the simulated state.
+//    when it failed, PyTorch's OutOfMemoryError text for the simulated state;
+//  * a recording that reports its allocator's figures after each event (a
+//    TF/JAX profile, EventReader::current_figures): address, chunk size,
+//    bytes in use, fragmentation and peak after each one (recorded_figures.h),
+//    when EnableFigures was called.
 #ifndef HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_
 #define HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_
 
@@ -24,6 +28,7 @@
 
 #include "sim/config/policy_registry.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/scenario/recorded_figures.h"
 #include "trace/core/reader.h"
 #include "trace/core/recorded.h"
 
@@ -78,6 +83,7 @@ class RecordingChecker : public ReplayObserver {
       : reader_(reader), policy_(policy), hooks_(hooks) {}
 
   void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
+  void OnRelease(EventIndex index, const Event& e) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
   void OnMark(EventIndex index, std::string_view label) override;
 
@@ -99,6 +105,12 @@ class RecordingChecker : public ReplayObserver {
   const std::vector<RecordedOom>& ooms() const { return ooms_; }
   uint64_t empty_cache_calls() const { return empty_cache_calls_; }
 
+  // Compare the recorded figures too; `peak_before` is the recorded peak
+  // when the recording began.
+  void EnableFigures(int64_t peak_before) { figures_.emplace(peak_before); }
+  // Set when EnableFigures was called.
+  const std::optional<FiguresCheck>& figures() const { return figures_; }
+
  private:
   void OnRecordedOom(EventIndex index, const Event& e, const AllocResult& r);
 
@@ -115,6 +127,7 @@ class RecordingChecker : public ReplayObserver {
   uint64_t history_matched_ = 0;
   uint64_t history_past_ = 0;
   std::optional<HistoryMismatch> first_history_mismatch_;
+  std::optional<FiguresCheck> figures_;
 };
 
 }  // namespace hbmsim

@@ -7,11 +7,26 @@
 namespace hbmsim {
 namespace {
 
+// "0, 1", or "0 (GPU_0_bfc), 1 (xla_gpu_host_bfc)" when the recording names them.
 std::string DeviceList(const std::vector<DeviceEvents>& devices) {
   if (devices.empty()) return "none";
   std::string out;
-  for (const DeviceEvents& d : devices) out += fmt::format("{}{}", out.empty() ? "" : ", ", d.device.value());
+  for (const DeviceEvents& d : devices) {
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", d.device.value());
+    if (!d.name.empty()) out += fmt::format(" ({})", d.name);
+  }
   return out;
+}
+
+absl::StatusOr<DeviceId> FindNamed(const Recording& r,
+                                   const std::optional<std::vector<DeviceEvents>>& devices,
+                                   const std::string& name) {
+  for (const DeviceEvents& d : devices.value_or(std::vector<DeviceEvents>{})) {
+    if (d.name == name) return d.device;
+  }
+  return absl::InvalidArgumentError(fmt::format("--device {}: {} has no device of that name (devices: {})",
+                                                name, r.path(),
+                                                devices ? DeviceList(*devices) : "not listed"));
 }
 
 // Rules 1-3 of scenario.h over a recording that lists its devices.
@@ -33,7 +48,7 @@ absl::StatusOr<std::pair<DeviceId, std::string>> ChooseListed(const Recording& r
   }
   const DeviceEvents* most = &devices.front();
   for (const DeviceEvents& d : devices) {
-    if (d.events > most->events) most = &d;
+    if (std::pair(!d.host_memory, d.events) > std::pair(!most->host_memory, most->events)) most = &d;
   }
   return std::pair{most->device, devices.size() == 1 ? std::string("the only device with events")
                                                      : std::string("it has the most events")};
@@ -54,12 +69,13 @@ absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text) {
 absl::StatusOr<ScenarioRequest> ParseScenarioRequest(std::string_view device, std::string_view start_state) {
   ScenarioRequest request;
   if (!device.empty()) {
+    // Not a number: the recording's name for a device (MakeScenario looks it up).
     absl::StatusOr<uint64_t> d = ParseU64(device);
-    if (!d.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("--device {}: {}", device, std::string(d.status().message())));
+    if (d.ok()) {
+      request.device = DeviceId(*d);
+    } else {
+      request.device_name = std::string(device);
     }
-    request.device = DeviceId(*d);
   }
   absl::StatusOr<StartStateMode> mode = ParseStartStateMode(start_state);
   if (!mode.ok()) return mode.status();
@@ -79,9 +95,13 @@ std::string Scenario::DeviceText() const {
   std::string out = fmt::format("{} ({})", device->value(), device_reason);
   std::string others;
   for (const DeviceEvents& d : devices) {
-    if (d.device == *device) continue;
-    others += fmt::format("{}device {} ({} events{})", others.empty() ? "" : ", ", d.device.value(), d.events,
-                          d.recorded_oom ? ", recorded OOM" : "");
+    if (d.device == *device) {
+      if (!d.name.empty()) out = fmt::format("{} = {} ({})", device->value(), d.name, device_reason);
+      continue;
+    }
+    others +=
+        fmt::format("{}device {}{} ({} events{})", others.empty() ? "" : ", ", d.device.value(),
+                    d.name.empty() ? "" : " " + d.name, d.events, d.recorded_oom ? ", recorded OOM" : "");
   }
   if (!others.empty()) out += fmt::format("; others: {}", others);
   return out;
@@ -91,21 +111,28 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
                                       const ScenarioRequest& request) {
   Scenario s;
   s.start_mode = request.start_state;
-  if (std::optional<std::vector<DeviceEvents>> listed = recording->devices()) {
-    absl::StatusOr<std::pair<DeviceId, std::string>> chosen =
-        ChooseListed(*recording, *listed, request.device);
+  std::optional<std::vector<DeviceEvents>> listed = recording->devices();
+  std::optional<DeviceId> wanted = request.device;
+  if (!request.device_name.empty()) {
+    absl::StatusOr<DeviceId> named = FindNamed(*recording, listed, request.device_name);
+    if (!named.ok()) return named.status();
+    wanted = *named;
+  }
+  if (listed) {
+    absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseListed(*recording, *listed, wanted);
     if (!chosen.ok()) return chosen.status();
     s.devices = *std::move(listed);
     s.device = chosen->first;
     s.device_reason = chosen->second;
-  } else if (request.device) {
-    s.device = request.device;
+  } else if (wanted) {
+    s.device = wanted;
     s.device_reason = "--device";
   }
   if (s.device) {
     s.start_state = recording->StartState(*s.device);
     s.start_summary = recording->StartStateSummary(*s.device);
     s.recorded_oom = recording->RecordedOom(*s.device);
+    s.recorded_limit = recording->Limit(*s.device);
   }
   s.recording = std::move(recording);
   return s;

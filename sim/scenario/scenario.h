@@ -9,9 +9,12 @@
 //                                                        └─ recorded settings (defaults under YAML/--set)
 //
 // The device is chosen as a person would:
-//   1. --device, if given (a recording that lists its devices must have it);
+//   1. --device, if given: a number, or the name the recording gives a device
+//      (a profile's allocator, GPU_0_bfc); a recording that lists its devices
+//      must have it;
 //   2. else the device with a recorded OOM (the lowest, if several);
-//   3. else the device with the most events (the lowest on a tie);
+//   3. else the device with the most events (the lowest on a tie), a device's
+//      memory before a pinned-host allocator's;
 //   4. a streamed format lists no devices up front: the device of the first
 //      event; the engine counts the others' events as it goes.
 // The reason is kept for the reports, with the other devices and their counts.
@@ -43,7 +46,8 @@ std::string_view StartStateModeName(StartStateMode m);  // "seed", "place"
 absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text);
 
 struct ScenarioRequest {
-  std::optional<DeviceId> device;  // --device
+  std::optional<DeviceId> device;  // --device N
+  std::string device_name;         // --device NAME (not a number)
   StartStateMode start_state = StartStateMode::kSeed;
 };
 // The request from the --device (empty: not given) and --start-state flags
@@ -59,6 +63,7 @@ struct Scenario {
   std::optional<StartSummary> start_summary;
   StartStateMode start_mode = StartStateMode::kSeed;
   std::optional<OomCapacity> recorded_oom;  // of the chosen device
+  std::optional<RecordedLimit> recorded_limit;  // the limit the recording states for it
 
   const std::string& path() const { return recording->path(); }
   // A new stream of the device's events (the engine skips other devices').

@@ -36,7 +36,8 @@ std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, Allocat
   const RecordingHooks& hooks = config.policy->recording;
   if (!hooks.recorded_options || !scenario.device || !scenario.start_summary) return applied;
   const OptionValues defaults = OptionValues::Defaults(config.policy->options);
-  const RecordedSettings settings = scenario.recording->settings().value_or(RecordedSettings{});
+  const RecordedSettings settings =
+      scenario.recording->DeviceSettings(*scenario.device).value_or(RecordedSettings{});
   for (const auto& [name, text] : hooks.recorded_options(settings, *scenario.device)) {
     const OptionSpec* spec = config.policy->FindOption(name);
     const OptionValue* now = Find(config.options, name);
@@ -76,6 +77,9 @@ absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfi
     return LimitChoice{*config.bytes_limit, config.source == "built-in" ? "--set bytes_limit" : config.source};
   }
   if (s.recorded_oom) return AutoLimit(s);
+  if (s.recorded_limit) {
+    return LimitChoice{s.recorded_limit->limit, fmt::format("the recording's {}", s.recorded_limit->how)};
+  }
   if (const std::string* device_bytes = s.recording->metadata().Find("device_bytes")) {
     absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
     if (!b.ok()) {

@@ -31,6 +31,8 @@ struct LimitChoice {
 //     the recorded OOM implies (an error without one, naming the device that
 //     has one);
 //   the config's bytes_limit (YAML or --set);
+//   the limit the recording states for the device (a profile's
+//     bytes_allocated + bytes_available + bytes_reserved);
 //   the trace's `# device_bytes:`;
 //   a policy that runs unlimited, on a recording with a start state: unlimited
 //     (the job never hit its capacity).

@@ -53,6 +53,28 @@ void WriteOom(Out out, const RecordedOom& o, DeviceId d, std::string_view printe
                  o.result.largest_free_block.value());
 }
 
+void WriteFigures(Out out, const FiguresCheck& f) {
+  fmt::format_to(out, "\nRecorded figures (after each of the device's records):\n");
+  for (int m = 0; m < kNumFigureMeasures; ++m) {
+    const FigureCount& c = f.count(static_cast<FigureMeasure>(m));
+    fmt::format_to(out, "  {:<18} {}/{} matched", FigureMeasureName(static_cast<FigureMeasure>(m)), c.matched,
+                   c.total);
+    if (c.first_mismatch) fmt::format_to(out, "; first mismatch at {}", *c.first_mismatch);
+    fmt::format_to(out, "\n");
+  }
+}
+
+Json FiguresJson(const FiguresCheck& f) {
+  Json j = Json::object();
+  for (int m = 0; m < kNumFigureMeasures; ++m) {
+    const FigureCount& c = f.count(static_cast<FigureMeasure>(m));
+    Json one{{"matched", c.matched}, {"total", c.total}};
+    one["first_mismatch"] = c.first_mismatch ? Json(*c.first_mismatch) : Json(nullptr);
+    j[std::string(FigureMeasureName(static_cast<FigureMeasure>(m)))] = one;
+  }
+  return j;
+}
+
 Json SegmentsJson(const SegmentComparison& c) {
   return Json{{"matched", c.matched()}, {"recorded", c.recorded.size()}, {"simulated", c.simulated.size()}};
 }
@@ -82,6 +104,11 @@ std::string ScenarioText(const ScenarioReportInput& in) {
                    "{} issues\n",
                    init.segments, init.reserved.value(), init.live_blocks, init.live_blocks_freed_in_trace,
                    init.issues);
+    if (init.peak_before) fmt::format_to(out, "  peak before:  {} B (recorded)\n", init.peak_before->value());
+    for (const std::string& note : init.notes) fmt::format_to(out, "  inferred:     {}\n", note);
+  }
+  if (sc.recorded_limit) {
+    fmt::format_to(out, "  limit:        {} B = {}\n", sc.recorded_limit->limit.value(), sc.recorded_limit->how);
   }
   const StartStateOutcome& st = run.start();
   if (st.refused) {
@@ -94,6 +121,8 @@ std::string ScenarioText(const ScenarioReportInput& in) {
     fmt::format_to(out,
                    "  seeded:       {} segments, {} live blocks (events 0-{}: their tag=preexisting allocs)\n",
                    st.segments, st.live_blocks, st.live_blocks);
+  } else if (sc.start_summary && sc.start_summary->live_blocks > 0 && sc.start_state.empty()) {
+    fmt::format_to(out, "  placed:       by the trace's own start-state events, before its first record\n");
   } else if (sc.start_summary && sc.start_summary->live_blocks > 0) {
     fmt::format_to(out, "  placed:       the start state's live blocks were allocated through the policy ({})\n",
                    sc.start_mode == StartStateMode::kPlace ? "--start-state place"
@@ -106,6 +135,8 @@ std::string ScenarioText(const ScenarioReportInput& in) {
   }
   const RecordingChecker* checker = run.checker();
   if (checker == nullptr) return text;
+  if (checker->figures()) WriteFigures(out, *checker->figures());
+  if (!sc.recording->records_side_entries()) return text;
   if (checker->empty_cache_calls() > 0) {
     fmt::format_to(out, "  empty_cache:  {} calls (recorded segment_free the policy had not done)\n",
                    checker->empty_cache_calls());
@@ -149,7 +180,10 @@ Json ScenarioJson(const ScenarioReportInput& in) {
   const ScenarioRun& run = *in.run;
   Json devices = Json::array();
   for (const DeviceEvents& d : sc.devices) {
-    devices.push_back(Json{{"device", d.device.value()}, {"events", d.events}, {"recorded_oom", d.recorded_oom}});
+    Json one{{"device", d.device.value()}, {"events", d.events}, {"recorded_oom", d.recorded_oom}};
+    if (!d.name.empty()) one["name"] = d.name;
+    if (d.host_memory) one["host_memory"] = true;
+    devices.push_back(one);
   }
   Json j{{"format", sc.recording->format()},
          {"description", sc.recording->Describe()},
@@ -163,6 +197,12 @@ Json ScenarioJson(const ScenarioReportInput& in) {
     j["initial_segments"] = sc.start_summary->segments;
     j["initial_live_blocks"] = sc.start_summary->live_blocks;
     j["initial_reserved_bytes"] = sc.start_summary->reserved.value();
+    j["initial_live_bytes"] = sc.start_summary->live_bytes.value();
+    if (sc.start_summary->peak_before) j["peak_before"] = sc.start_summary->peak_before->value();
+    j["start_state_notes"] = sc.start_summary->notes;
+  }
+  if (sc.recorded_limit) {
+    j["recorded_limit"] = Json{{"limit", sc.recorded_limit->limit.value()}, {"how", sc.recorded_limit->how}};
   }
   if (sc.recorded_oom) {
     j["oom_capacity"] = Json{{"capacity", sc.recorded_oom->capacity.value()},
@@ -172,6 +212,8 @@ Json ScenarioJson(const ScenarioReportInput& in) {
   }
   const RecordingChecker* checker = run.checker();
   if (checker == nullptr) return j;
+  if (checker->figures()) j["recorded_figures"] = FiguresJson(*checker->figures());
+  if (!sc.recording->records_side_entries()) return j;
   j["empty_cache_calls"] = checker->empty_cache_calls();
   j["segment_alloc"] = SegmentsJson(checker->segment_allocs());
   j["segment_map"] = SegmentsJson(checker->maps());

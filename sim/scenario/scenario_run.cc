@@ -45,10 +45,19 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
   ReplayOptions engine_options = options;
   if (!engine_options.device) engine_options.device = scenario.device;
   run->engine_ = std::make_unique<ReplayEngine>(run->driven(), engine_options);
-  if (scenario.recording->records_side_entries()) {
-    run->checker_ = std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
+  // A profile's figures are compared only when asked: each costs a walk of the memory map.
+  run->side_entries_ = scenario.recording->records_side_entries();
+  const bool figures = options.check_recorded && scenario.recording->records_figures();
+  if (run->side_entries_ || figures) {
+    run->checker_ =
+        std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
     run->engine_->AddObserver(run->checker_.get());
     if (scenario.device) run->final_history_ = scenario.recording->FinalHistory(*scenario.device);
+  }
+  if (figures) {
+    const std::optional<Bytes> peak =
+        scenario.start_summary ? scenario.start_summary->peak_before : std::nullopt;
+    run->checker_->EnableFigures(peak ? static_cast<int64_t>(peak->value()) : 0);
   }
   return run;
 }
@@ -94,7 +103,7 @@ absl::StatusOr<ReplaySummary> ScenarioRun::Run(EventReader& reader) {
     return engine_->RefuseStart(f);
   }
   absl::StatusOr<ReplaySummary> summary = engine_->Run(reader);
-  if (summary.ok() && checker_) {
+  if (summary.ok() && checker_ && side_entries_) {
     checker_->CompareHistory(driven(), final_history_);
     summary->recorded = checker_->Check();
   }

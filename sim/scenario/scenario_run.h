@@ -6,7 +6,8 @@
 //             (StartStateMode::kSeed and a policy with a seed hook) or refuse
 //             it when its reserved bytes exceed the limit; open a fresh
 //             stream of the device's events; watch a recording that records
-//             its device calls (RecordingChecker)
+//             its device calls, or under --check-recorded the figures its
+//             allocator reported (RecordingChecker)
 //   Run       the replay engine over the stream, with the caller's observers
 //
 // A refused start state is a failure at the start of the trace: Run replays
@@ -82,6 +83,7 @@ class ScenarioRun {
   std::unique_ptr<EventReader> reader_;
   std::unique_ptr<ReplayEngine> engine_;
   std::unique_ptr<RecordingChecker> checker_;
+  bool side_entries_ = false;  // the checker's alloc and segment counts are the summary's
   std::vector<ReplayObserver*> observers_;
   StartStateOutcome start_;
   Bytes limit_;

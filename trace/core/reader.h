@@ -47,6 +47,9 @@ class EventReader {
   // The last event's index in its device's recorded trace, for messages
   // ("device_traces[1][421]"); nullopt when the format has no such index.
   virtual std::optional<size_t> current_entry_index() const { return std::nullopt; }
+  // What the recorded allocator reported right after the last event (a
+  // profile's record); nullopt for formats and events that record none.
+  virtual std::optional<RecordedFigures> current_figures() const { return std::nullopt; }
   // Stack frames and labels the recording kept (context_table.h): the
   // table, or nullptr for formats without them, and the last event's ids.
   virtual const ContextTable* context_table() const { return nullptr; }

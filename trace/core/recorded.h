@@ -12,6 +12,10 @@
 //   recorded OOM    the capacity an OOM implies: reserved then + device_free
 //   side entries    a segment_alloc/free/map/unmap or an oom behind an event,
 //                   for comparing the simulation with the recording
+//   figures         what the recorded allocator reported right after an
+//                   event (TF/JAX profiles: BFC's address, chunk size, bytes
+//                   in use, fragmentation and peak), for the same comparison
+//   limit           the memory limit the recording states for a device
 #ifndef HBMSIM_TRACE_CORE_RECORDED_H_
 #define HBMSIM_TRACE_CORE_RECORDED_H_
 
@@ -51,6 +55,11 @@ struct StartSummary {
   uint64_t issues = 0;
   Bytes reserved;    // Σ segment sizes
   Bytes live_bytes;  // Σ sizes of the live blocks
+  // The recorded allocator's peak bytes in use when the recording began
+  // (profiles); nullopt when the recording does not say.
+  std::optional<Bytes> peak_before;
+  // Each inference the reader needed to build the start state, one line.
+  std::vector<std::string> notes;
 };
 
 // The trace entry behind a `mark` or an `alloc tag=oom`.
@@ -62,13 +71,18 @@ struct SideEntry {
   uint64_t device_free = 0;  // oom only
 };
 
-// allocator_settings, as recorded (PyTorch gen4+).
+// The allocator settings as recorded: PyTorch's allocator_settings (gen4+),
+// or what a TF/JAX profile tells about its BFC allocator.
 struct RecordedSettings {
   std::string alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF
   std::optional<int64_t> max_split_size;
   std::optional<bool> expandable_segments;
   std::optional<double> garbage_collection_threshold;
   std::vector<std::pair<uint64_t, uint64_t>> roundup_power2_divisions;  // (MiB, divisions)
+  // A TF/JAX profile's facts about its BFC allocator (last: PyTorch's are built positionally).
+  std::string framework;              // "tensorflow", "jax", "" (PyTorch, or unknown)
+  std::optional<bool> host_memory;    // a pinned-host allocator (gpu_host_bfc), not the device's
+  std::optional<bool> pool_grown;     // regions grown on demand (allow_growth), as the figures tell
 };
 
 // The capacity a recorded OOM implies: the bytes reserved when the first
@@ -96,11 +110,33 @@ struct HistoryAddresses {
   uint64_t past = 0;
 };
 
+// What the recorded allocator reported right after one event (a profile's
+// MemoryAllocation / MemoryDeallocation): each figure when recorded.
+struct RecordedFigures {
+  bool allocation = true;             // false: a deallocation
+  std::optional<uint64_t> addr;       // allocations: the chunk's address
+  std::optional<int64_t> chunk_bytes;  // the chunk allocated or freed (rounding included)
+  std::optional<int64_t> bytes_in_use;
+  // (free pool - largest free chunk) / free pool, free pool = pool - in use,
+  // as the runtime printed it (6 significant digits).
+  std::optional<double> fragmentation;
+  std::optional<int64_t> peak_bytes_in_use;
+  std::string where;  // the record's place in the file, for messages
+};
+
+// The memory limit a recording states for a device, and how it knows.
+struct RecordedLimit {
+  Bytes limit;
+  std::string how;  // "bytes_allocated + bytes_available + bytes_reserved of GPU_0_bfc"
+};
+
 // One device of a recording and how many events its stream yields.
 struct DeviceEvents {
   DeviceId device;
   uint64_t events = 0;
   bool recorded_oom = false;
+  std::string name;          // the recording's name for it ("GPU_0_bfc"); "" if none
+  bool host_memory = false;  // a pinned-host allocator: chosen only when asked for
 };
 
 }  // namespace hbmsim

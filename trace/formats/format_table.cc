@@ -18,6 +18,8 @@
 #include "trace/text/text_reader.h"
 #include "trace/xla/buffer_assignment_text.h"
 #include "trace/xla/heap_trace_proto.h"
+#include "trace/xplane/memory_profile_json.h"
+#include "trace/xplane/xspace_reader.h"
 
 namespace hbmsim {
 namespace {
@@ -41,13 +43,20 @@ constexpr char kRmm[] = "rmm-log";
 constexpr char kStalloc[] = "stalloc-mem-log";
 constexpr char kCsapp[] = "csapp-rep";
 
-bool IsPickle(const FileHead& h) { return !h.bytes.empty() && static_cast<unsigned char>(h.bytes[0]) == 0x80; }
-bool IsHbt(const FileHead& h) { return h.bytes.starts_with(hbt::kMagic) || h.bytes.starts_with(hbt::kZstdMagic); }
+bool IsPickle(const FileHead& h) {
+  return !h.bytes.empty() && static_cast<unsigned char>(h.bytes[0]) == 0x80;
+}
+bool IsHbt(const FileHead& h) {
+  return h.bytes.starts_with(hbt::kMagic) || h.bytes.starts_with(hbt::kZstdMagic);
+}
 // A protobuf has no magic: only a first byte that is a length-delimited field 1-4 is walked further.
 bool IsXlaProto(const FileHead& h) {
   const char c = h.bytes.empty() ? 0 : h.bytes[0];
   return (c == 0x0A || c == 0x12 || c == 0x1A || c == 0x22) && xla::LooksLikeXlaProtoFile(h.path);
 }
+// A profile's XSpace is a protobuf too: its first plane's name tells it from XLA's protos.
+bool IsXspace(const FileHead& h) { return xplane::LooksLikeXSpace(h.bytes); }
+bool IsMemoryProfile(const FileHead& h) { return xplane::LooksLikeMemoryProfileJson(h.bytes); }
 bool IsRmm(const FileHead& h) { return h.text.starts_with("Thread,Time,Action"); }
 // No text-trace line starts with a digit or holds "->" in its first word.
 bool IsXlaText(const FileHead& h) {
@@ -57,9 +66,11 @@ bool IsRep(const FileHead& h) { return csapp::RepReader::LooksLikeRep(h.text); }
 bool IsMemLog(const FileHead& h) { return stalloc::MemLogReader::LooksLikeMemLog(h.text); }
 bool Always(const FileHead&) { return true; }
 
-constexpr std::array<TraceFormatRow, 8> kFormats = {{
+constexpr std::array<TraceFormatRow, 10> kFormats = {{
     {"torch-snapshot", IsPickle, OpenSnapshotRecording},
     {kBinary, IsHbt, OpenStream<BinaryTraceReader, kBinary>},
+    {"xplane", IsXspace, OpenXplaneRecording},
+    {"memory-profile", IsMemoryProfile, OpenMemoryProfileRecording},
     {"xla-proto", IsXlaProto, OpenXlaProtoRecording},
     {kRmm, IsRmm, OpenStream<rmm::RmmLogReader, kRmm>},
     {"xla-text", IsXlaText, OpenXlaTextRecording},

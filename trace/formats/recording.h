@@ -9,7 +9,8 @@
 //       │                    start (a snapshot taken mid-run); empty: nothing
 //       ├─ RecordedOom(d)    the capacity d's first recorded OOM implies
 //       ├─ FinalHistory(d)   recorded addresses of the blocks live at the end
-//       └─ settings()        the allocator options the job ran with
+//       ├─ Limit(d)          the memory limit the recording states for d
+//       └─ DeviceSettings(d) the allocator options the job ran with
 //
 // Events() can be called again and again, from several threads at once: a
 // `size` search replays the recording once per trial, reading it afresh each
@@ -52,10 +53,17 @@ class Recording {
   // Whether streams report the recorded entries behind events
   // (EventReader::current_side): segment calls and OOMs to compare with.
   virtual bool records_side_entries() const { return false; }
+  // Whether streams report what the recorded allocator said after each event
+  // (EventReader::current_figures): a TF/JAX profile's BFC figures.
+  virtual bool records_figures() const { return false; }
   virtual std::vector<StartSegment> StartState(DeviceId device) const { return {}; }
   virtual std::optional<StartSummary> StartStateSummary(DeviceId device) const { return std::nullopt; }
   virtual std::optional<OomCapacity> RecordedOom(DeviceId device) const { return std::nullopt; }
   virtual std::optional<RecordedSettings> settings() const { return std::nullopt; }
+  // The settings of one device's allocator (a profile's allocators differ):
+  // the recording's by default.
+  virtual std::optional<RecordedSettings> DeviceSettings(DeviceId) const { return settings(); }
+  virtual std::optional<RecordedLimit> Limit(DeviceId device) const { return std::nullopt; }
   // Recorded addresses of the blocks live at the end (gen1 snapshots' history).
   virtual HistoryAddresses FinalHistory(DeviceId device) const { return {}; }
   // One line saying what the file is, for reports ("PyTorch snapshot, generation 4").

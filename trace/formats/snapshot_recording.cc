@@ -24,7 +24,7 @@ class SnapshotRecording final : public Recording {
     std::vector<DeviceEvents> out;
     const std::vector<DeviceId> with = DevicesWithTraces(*snap_);
     for (size_t i = 0; i < with.size(); ++i) {
-      out.push_back({with[i], all_.EventCount(i), all_.CapacityAtFirstOom(i).has_value()});
+      out.push_back({with[i], all_.EventCount(i), all_.CapacityAtFirstOom(i).has_value(), "", false});
     }
     return out;
   }

@@ -1,6 +1,6 @@
 // The Recordings of formats held whole in memory: PyTorch snapshots (a start
 // state, settings, OOMs and several devices) and XLA's compile-time dumps
-// (one program, one device per heap).
+// (one program, one device per heap), TF/JAX profiles.
 #ifndef HBMSIM_TRACE_FORMATS_SNAPSHOT_RECORDING_H_
 #define HBMSIM_TRACE_FORMATS_SNAPSHOT_RECORDING_H_
 
@@ -14,6 +14,9 @@ namespace hbmsim {
 absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::string& path);
 absl::StatusOr<std::unique_ptr<Recording>> OpenXlaTextRecording(const std::string& path);
 absl::StatusOr<std::unique_ptr<Recording>> OpenXlaProtoRecording(const std::string& path);
+// TF/JAX profiles: one device per BFC allocator (trace/formats/xplane_recording.cc).
+absl::StatusOr<std::unique_ptr<Recording>> OpenXplaneRecording(const std::string& path);
+absl::StatusOr<std::unique_ptr<Recording>> OpenMemoryProfileRecording(const std::string& path);
 
 }  // namespace hbmsim
 

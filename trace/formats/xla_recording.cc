@@ -19,7 +19,7 @@ class XlaRecording final : public Recording {
     std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
     for (const OwnedEvent& e : trace_.events) ++counts[e.event.device.value()];
     std::vector<DeviceEvents> out;
-    for (const auto& [d, n] : counts) out.push_back({DeviceId(d), n, false});
+    for (const auto& [d, n] : counts) out.push_back({DeviceId(d), n, false, "", false});
     return out;
   }
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {

@@ -34,7 +34,8 @@ std::optional<RecordedSettings> SnapshotEventReader::settings() const {
   if (!snap_->allocator_settings) return std::nullopt;
   const AllocatorSettings& a = *snap_->allocator_settings;
   return RecordedSettings{a.alloc_conf, a.max_split_size, a.expandable_segments,
-                          a.garbage_collection_threshold, a.roundup_power2_divisions};
+                          a.garbage_collection_threshold, a.roundup_power2_divisions, "", std::nullopt,
+                          std::nullopt};
 }
 
 std::vector<StartSegment> SnapshotEventReader::StartSegments(size_t i) const {
@@ -54,7 +55,8 @@ std::vector<StartSegment> SnapshotEventReader::StartSegments(size_t i) const {
 
 StartSummary SnapshotEventReader::Start(size_t i) const {
   const InitialState& s = devices_[i]->initial;
-  StartSummary out{s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count, {}, {}};
+  StartSummary out{s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count, {}, {},
+                   std::nullopt, {}};
   for (const InitialSegment& seg : s.segments) {
     out.reserved += seg.total_size;
     for (const InitialBlock& b : seg.blocks) {

@@ -1,0 +1,36 @@
+// libFuzzer target: a TF/JAX profile (trace/xplane), either form chosen by
+// content as OpenTrace does: an XSpace protobuf (ParseXSpace) or XProf's
+// memory_profile JSON, gzip or plain (ParseMemoryProfile); then the start
+// state inference and the events (BuildProfileTrace), read to the end.
+#include <cstddef>
+#include <cstdint>
+
+#include "tests/fuzz/fuzz_util.h"
+#include "trace/xplane/memory_profile_json.h"
+#include "trace/xplane/profile_trace.h"
+#include "trace/xplane/xspace_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace hbmsim;
+  const std::string name = "fuzz.xplane.pb";
+  const std::string bytes = fuzz::AsString(data, size);
+  absl::StatusOr<xplane::Profile> profile =
+      xplane::LooksLikeMemoryProfileJson(std::string_view(bytes).substr(0, 4096))
+          ? xplane::ParseMemoryProfile(bytes, name)
+          : xplane::ParseXSpace(bytes, name);
+  if (!profile.ok()) {
+    fuzz::CheckErrorMessage(profile.status(), name);
+    return 0;
+  }
+  absl::StatusOr<xplane::ProfileTrace> trace = xplane::BuildProfileTrace(*std::move(profile));
+  if (!trace.ok()) {
+    if (trace.status().code() == absl::StatusCode::kInternal)
+      fuzz::Fail(std::string(trace.status().message()));
+    fuzz::CheckErrorMessage(trace.status(), name);
+    return 0;
+  }
+  const uint64_t events = trace->events.size();
+  xplane::ProfileEventReader reader(*std::move(trace));
+  fuzz::DrainReader(reader, name, fuzz::AfterError::kStop, events + 2);
+  return 0;
+}

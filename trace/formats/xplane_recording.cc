@@ -1,0 +1,115 @@
+// TF/JAX profiles (an XSpace `*.xplane.pb` or XProf's memory_profile.json(.gz))
+// as a Recording: each BFC allocator of the profile is a device, its events
+// opening with the inferred start state (trace/xplane/profile_trace.h). The
+// profile is read whole once; each stream serves a copy (a profile holds a
+// few thousand records). What the recording tells besides the events:
+//
+//   devices      named by allocator (GPU_0_bfc); pinned-host allocators marked
+//   limit        bytes_allocated + bytes_available + bytes_reserved (start_state.h)
+//   settings     the framework, host memory or not, and whether the pool was
+//                grown on demand (the fragmentation readings): the policy's
+//                row maps them to its options
+//   start        the inferred start state's totals, its peak and its notes
+//   figures      every record's own figures, for --check-recorded
+#include <algorithm>
+#include <map>
+
+#include "fmt/format.h"
+#include "trace/formats/snapshot_recording.h"
+#include "trace/xplane/profile_trace.h"
+
+namespace hbmsim {
+namespace {
+
+class ProfileRecording final : public Recording {
+ public:
+  ProfileRecording(const std::string& path, std::string_view format, xplane::ProfileTrace trace)
+      : Recording(path, format), trace_(std::move(trace)) {}
+
+  const TraceMetadata& metadata() const override { return trace_.metadata; }
+  std::optional<std::vector<DeviceEvents>> devices() const override {
+    std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
+    for (const OwnedEvent& e : trace_.events) ++counts[e.event.device.value()];
+    std::vector<DeviceEvents> out;
+    for (const auto& [d, n] : counts) {
+      const std::string& name = Device(DeviceId(d)) ? Device(DeviceId(d))->recording.name : "";
+      out.push_back({DeviceId(d), n, false, name, xplane::IsHostAllocator(name)});
+    }
+    return out;
+  }
+  bool records_figures() const override { return true; }
+  std::optional<StartSummary> StartStateSummary(DeviceId d) const override;
+  std::optional<RecordedLimit> Limit(DeviceId d) const override;
+  std::optional<RecordedSettings> DeviceSettings(DeviceId d) const override;
+  absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
+    return std::make_unique<xplane::ProfileEventReader>(trace_);
+  }
+  std::string Describe() const override {
+    return trace_.framework.empty() ? trace_.form : trace_.form + ", " + trace_.framework;
+  }
+
+ private:
+  const xplane::ProfileDevice* Device(DeviceId d) const {
+    return d.value() < trace_.devices.size() ? &trace_.devices[d.value()] : nullptr;
+  }
+
+  const xplane::ProfileTrace trace_;
+};
+
+std::optional<StartSummary> ProfileRecording::StartStateSummary(DeviceId d) const {
+  const xplane::ProfileDevice* dev = Device(d);
+  if (dev == nullptr) return std::nullopt;
+  const xplane::StartState& s = dev->start;
+  StartSummary out;
+  out.segments = s.grown ? s.regions.size() : 1;
+  for (const xplane::StartChunk& c : s.chunks) {
+    if (c.kind == xplane::StartChunkKind::kHole) continue;
+    ++out.live_blocks;
+    out.live_blocks_freed_in_trace += c.kind == xplane::StartChunkKind::kKnown;
+  }
+  if (s.grown) {
+    for (const xplane::StartRegion& r : s.regions) out.reserved += Bytes(static_cast<uint64_t>(r.size));
+  } else if (s.limit && *s.limit > 0) {
+    out.reserved = Bytes(static_cast<uint64_t>(*s.limit));
+  }
+  out.live_bytes = Bytes(static_cast<uint64_t>(std::max<int64_t>(0, s.bytes_in_use_before)));
+  if (s.peak_before) out.peak_before = Bytes(static_cast<uint64_t>(std::max<int64_t>(0, *s.peak_before)));
+  out.notes = s.notes;
+  return out;
+}
+
+std::optional<RecordedLimit> ProfileRecording::Limit(DeviceId d) const {
+  const xplane::ProfileDevice* dev = Device(d);
+  if (dev == nullptr || !dev->start.limit || *dev->start.limit <= 0) return std::nullopt;
+  return RecordedLimit{
+      Bytes(static_cast<uint64_t>(*dev->start.limit)),
+      fmt::format("bytes_allocated + bytes_available + bytes_reserved of {}", dev->recording.name)};
+}
+
+std::optional<RecordedSettings> ProfileRecording::DeviceSettings(DeviceId d) const {
+  const xplane::ProfileDevice* dev = Device(d);
+  if (dev == nullptr) return std::nullopt;
+  RecordedSettings s;
+  s.framework = trace_.framework;
+  s.host_memory = xplane::IsHostAllocator(dev->recording.name);
+  if (dev->start.pool_estimate) s.pool_grown = dev->start.grown;
+  return s;
+}
+
+absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, std::string_view format) {
+  absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(path);
+  if (!t.ok()) return absl::InvalidArgumentError(t.status().message());
+  return std::unique_ptr<Recording>(new ProfileRecording(path, format, *std::move(t)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Recording>> OpenXplaneRecording(const std::string& path) {
+  return Open(path, "xplane");
+}
+
+absl::StatusOr<std::unique_ptr<Recording>> OpenMemoryProfileRecording(const std::string& path) {
+  return Open(path, "memory-profile");
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,213 @@
+#include "trace/xplane/memory_profile_json.h"
+
+#include <zlib.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace hbmsim::xplane {
+namespace {
+
+using Json = nlohmann::json;
+
+bool IsGzip(std::string_view b) { return b.size() >= 2 && b[0] == '\x1f' && b[1] == '\x8b'; }
+
+// proto3 JSON writes int64 as a string, some writers as a number.
+std::optional<int64_t> IntField(const Json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end()) return std::nullopt;
+  if (it->is_number_integer()) return it->get<int64_t>();
+  if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX))
+    return static_cast<int64_t>(it->get<uint64_t>());
+  if (!it->is_string()) return std::nullopt;
+  const std::string& s = it->get_ref<const std::string&>();
+  int64_t v = 0;
+  size_t used = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (used != s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<uint64_t> AddressField(const Json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end()) return std::nullopt;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  if (it->is_number_integer()) return static_cast<uint64_t>(it->get<int64_t>());
+  if (!it->is_string()) return std::nullopt;
+  const std::string& s = it->get_ref<const std::string&>();
+  size_t used = 0;
+  uint64_t v = 0;
+  try {
+    v = std::stoull(s, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (used != s.size() || s.starts_with("-")) return std::nullopt;
+  return v;
+}
+
+std::string StringField(const Json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+absl::Status SnapshotError(std::string_view source, const std::string& where, std::string_view what) {
+  return absl::InvalidArgumentError(fmt::format("{}: {}: {}", source, where, what));
+}
+
+absl::StatusOr<AllocatorRecording> ReadAllocator(const std::string& name, const Json& body,
+                                                 std::string_view source) {
+  AllocatorRecording rec;
+  rec.name = name;
+  auto snaps = body.find("memoryProfileSnapshots");
+  if (snaps == body.end()) return rec;
+  if (!snaps->is_array()) {
+    return SnapshotError(source, fmt::format("memoryProfilePerAllocator.{}.memoryProfileSnapshots", name),
+                         "not an array");
+  }
+  for (size_t i = 0; i < snaps->size(); ++i) {
+    const Json& s = (*snaps)[i];
+    const std::string where = fmt::format("memoryProfilePerAllocator.{}.memoryProfileSnapshots[{}]", name, i);
+    static const Json kEmpty = Json::object();
+    const Json& stats = s.is_object() && s.contains("aggregationStats") && s["aggregationStats"].is_object()
+                            ? s["aggregationStats"]
+                            : kEmpty;
+    const Json& act = s.is_object() && s.contains("activityMetadata") && s["activityMetadata"].is_object()
+                          ? s["activityMetadata"]
+                          : kEmpty;
+    const std::string activity = StringField(act, "memoryActivity");
+    if (activity != "ALLOCATION" && activity != "DEALLOCATION") {
+      return SnapshotError(
+          source, where,
+          fmt::format("activityMetadata.memoryActivity is \"{}\", not ALLOCATION or DEALLOCATION", activity));
+    }
+    MemoryRecord r;
+    r.allocation = activity == "ALLOCATION";
+    r.time_ps = IntField(s, "timeOffsetPs").value_or(0);
+    r.addr = AddressField(act, "address");
+    r.requested_bytes = IntField(act, "requestedBytes");
+    r.allocation_bytes = IntField(act, "allocationBytes");
+    r.bytes_allocated = IntField(stats, "heapAllocatedBytes");
+    r.bytes_available = IntField(stats, "freeMemoryBytes");
+    r.bytes_reserved = IntField(stats, "stackReservedBytes");
+    r.peak_bytes_in_use = IntField(stats, "peakBytesInUse");
+    if (auto f = stats.find("fragmentation"); f != stats.end() && f->is_number())
+      r.fragmentation = f->get<double>();
+    r.tf_op = StringField(act, "tfOpName");
+    r.step = IntField(act, "stepId");
+    r.region_type = StringField(act, "regionType");
+    r.data_type = StringField(act, "dataType");
+    r.shape = StringField(act, "tensorShape");
+    r.where = where;
+    rec.records.push_back(std::move(r));
+  }
+  return rec;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Gunzip(std::string_view bytes, std::string_view source) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 32) != Z_OK) return absl::InternalError("zlib: inflateInit2 failed");
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  char buf[65536];
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - z.avail_out);
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK || (z.avail_in == 0 && z.avail_out != 0)) {
+      const size_t at = bytes.size() - z.avail_in;
+      const std::string why = rc == Z_OK || rc == Z_BUF_ERROR
+                                  ? "the gzip stream is cut short"
+                                  : (z.msg != nullptr ? z.msg : "corrupt gzip data");
+      inflateEnd(&z);
+      return absl::InvalidArgumentError(fmt::format("{}: byte offset {}: {}", source, at, why));
+    }
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+absl::StatusOr<Profile> ParseMemoryProfile(std::string_view bytes, std::string_view source) {
+  std::string inflated;
+  std::string_view text = bytes;
+  if (IsGzip(bytes)) {
+    absl::StatusOr<std::string> g = Gunzip(bytes, source);
+    if (!g.ok()) return g.status();
+    inflated = *std::move(g);
+    text = inflated;
+  }
+  Json j;
+  try {
+    j = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    // nlohmann counts the bytes read, so the offending byte's 0-based offset is one less.
+    return absl::InvalidArgumentError(fmt::format("{}: byte offset {}{}: not valid JSON", source,
+                                                  e.byte > 0 ? e.byte - 1 : 0,
+                                                  IsGzip(bytes) ? " of the decompressed text" : ""));
+  }
+  auto per = j.is_object() ? j.find("memoryProfilePerAllocator") : j.end();
+  if (!j.is_object() || per == j.end() || !per->is_object()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: byte offset 0: no memoryProfilePerAllocator object: not an XProf memory profile", source));
+  }
+  Profile p;
+  p.source = std::string(source);
+  p.form = "memory_profile_json";
+  for (const auto& [name, body] : per->items()) {
+    absl::StatusOr<AllocatorRecording> rec = ReadAllocator(name, body, source);
+    if (!rec.ok()) return rec.status();
+    if (rec->records.empty()) continue;
+    if (name.starts_with("xla_")) p.framework = "jax";
+    if (p.framework.empty() && (name == "gpu_host_bfc" || name == "cuda_host_bfc"))
+      p.framework = "tensorflow";
+    p.allocators.push_back(*std::move(rec));
+  }
+  FinishProfile(p);
+  if (p.allocators.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: byte offset 0: a memory profile with no allocation or deallocation", source));
+  }
+  return p;
+}
+
+absl::StatusOr<Profile> ReadMemoryProfileFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(fmt::format("cannot open {}", path));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return absl::InvalidArgumentError(fmt::format("{}: read error", path));
+  return ParseMemoryProfile(bytes, path);
+}
+
+bool LooksLikeMemoryProfileJson(std::string_view head) {
+  std::string text(head);
+  if (IsGzip(head)) {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) return false;
+    char buf[512];
+    z.next_in = reinterpret_cast<Bytef*>(text.data());
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    inflate(&z, Z_SYNC_FLUSH);
+    text.assign(buf, sizeof(buf) - z.avail_out);
+    inflateEnd(&z);
+  }
+  const size_t brace = text.find_first_not_of(" \t\r\n");
+  if (brace == std::string::npos || text[brace] != '{') return false;
+  return text.find("\"memoryProfilePerAllocator\"") != std::string::npos;
+}
+
+}  // namespace hbmsim::xplane

@@ -1,0 +1,76 @@
+// What a TensorFlow/JAX profile records about device memory, read from either
+// of its two forms (xspace_reader.h, memory_profile_json.h) into one model:
+// the BFC allocator's own report of every allocation and free, per allocator.
+//
+// Upstream, BFCAllocator::AddTraceMe emits, AFTER each allocation and AFTER
+// each free has been applied (so every figure is the state after the event):
+//
+//   MemoryAllocation / MemoryDeallocation
+//     allocator_name     "GPU_0_bfc", "gpu_host_bfc", "xla_gpu_host_bfc", ...
+//     bytes_allocated    stats.bytes_in_use (chunk sizes)
+//     bytes_reserved     stats.bytes_reserved
+//     bytes_available    memory_limit - bytes_reserved - bytes_in_use
+//     fragmentation      (free_pool - largest_free_chunk) / free_pool, free_pool =
+//                        pool_bytes - bytes_in_use (printed with 6 significant digits)
+//     peak_bytes_in_use  stats.peak_bytes_in_use
+//     requested_bytes    what the caller asked for
+//     allocation_bytes   the chunk size (rounding and internal fragmentation included)
+//     addr               the chunk's address
+//     tf_op, id (step), region_type, data_type, shape   the op's annotation
+//
+// Any field may be missing (a TPU profile's deallocations carry no size); the
+// model keeps what was there and says so with std::optional.
+#ifndef HBMSIM_TRACE_XPLANE_PROFILE_H_
+#define HBMSIM_TRACE_XPLANE_PROFILE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hbmsim::xplane {
+
+struct MemoryRecord {
+  bool allocation = true;  // MemoryAllocation; false: MemoryDeallocation
+  int64_t time_ps = 0;     // line.timestamp_ns * 1000 + offset_ps (JSON: timeOffsetPs)
+  std::optional<uint64_t> addr;
+  std::optional<int64_t> requested_bytes;
+  std::optional<int64_t> allocation_bytes;
+  std::optional<int64_t> bytes_allocated;
+  std::optional<int64_t> bytes_available;
+  std::optional<int64_t> bytes_reserved;
+  std::optional<int64_t> peak_bytes_in_use;
+  std::optional<double> fragmentation;
+  std::string tf_op;            // empty when absent
+  std::optional<int64_t> step;  // the step the allocation belongs to (group_id, else id)
+  std::string region_type;      // "output", "temp", "persist", "dynamic", ...
+  std::string data_type;        // "float", "int32", ... (numbers are mapped to names)
+  std::string shape;            // "[256,28,28,1]"
+  std::string where;            // where the record is in the file, for messages
+};
+
+struct AllocatorRecording {
+  std::string name;                   // allocator_name
+  std::vector<MemoryRecord> records;  // in time order (stable for equal times)
+  int64_t allocations = 0;
+  int64_t deallocations = 0;
+};
+
+struct Profile {
+  std::string source;                          // the file, for messages
+  std::string form;                            // "xplane" or "memory_profile_json"
+  std::string framework;                       // "tensorflow", "jax" or "" (unknown)
+  std::vector<AllocatorRecording> allocators;  // sorted by name
+};
+
+// TF's DataType numbers (types.proto) as the names XProf prints ("float",
+// "int32", ...); an unknown number is written as its decimal value.
+std::string DataTypeName(int64_t number);
+
+// Sorts every allocator's records by time (stable), counts them and orders
+// the allocators by name. Readers call it last.
+void FinishProfile(Profile& p);
+
+}  // namespace hbmsim::xplane
+
+#endif  // HBMSIM_TRACE_XPLANE_PROFILE_H_

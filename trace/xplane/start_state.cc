@@ -1,0 +1,357 @@
+#include "trace/xplane/start_state.h"
+
+#include <algorithm>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "fmt/format.h"
+
+namespace hbmsim::xplane {
+namespace {
+
+constexpr int64_t kChunkAlign = 256;  // BFC's kMinAllocationSize
+constexpr int64_t kMiB = 1 << 20;
+constexpr int64_t kFirstRegion = 2 * kMiB;  // BFC's first region under allow_growth (REF)
+
+struct Range {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+std::string_view KindName(const MemoryRecord& r) {
+  return r.allocation ? "MemoryAllocation" : "MemoryDeallocation";
+}
+
+absl::Status RecordError(std::string_view source, const MemoryRecord& r, std::string_view what) {
+  return absl::InvalidArgumentError(fmt::format("{}: {}: {} {}", source, r.where, KindName(r), what));
+}
+
+// Pass 1: every record's chunk size, the known live chunks, what was touched.
+class Walker {
+ public:
+  Walker(const AllocatorRecording& rec, std::string_view source, StartState& out)
+      : rec_(rec), source_(source), out_(out) {}
+
+  absl::Status Run() {
+    for (size_t i = 0; i < rec_.records.size(); ++i) {
+      if (absl::Status s = Step(i); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  const std::vector<Range>& touched() const { return touched_; }
+  // Ends of chunks handed out whole though larger than the request: the free
+  // chunk they came from ended there.
+  const std::vector<uint64_t>& unsplit_ends() const { return unsplit_ends_; }
+
+ private:
+  absl::Status Step(size_t i) {
+    const MemoryRecord& r = rec_.records[i];
+    if (!r.addr) return RecordError(source_, r, "without addr");
+    const uint64_t addr = *r.addr;
+    ResolvedRecord rr;
+    auto live = live_.find(addr);
+    if (r.allocation_bytes && *r.allocation_bytes >= 0) {
+      rr.chunk_bytes = *r.allocation_bytes;
+    } else if (!r.allocation && live != live_.end()) {
+      rr.chunk_bytes = live->second;
+      rr.chunk_from = "its allocation's chunk";
+    } else if (prev_allocated_ && r.bytes_allocated) {
+      rr.chunk_bytes =
+          r.allocation ? *r.bytes_allocated - *prev_allocated_ : *prev_allocated_ - *r.bytes_allocated;
+      rr.chunk_from = "the change of bytes_allocated";
+    } else if (r.requested_bytes && *r.requested_bytes >= 0) {
+      rr.chunk_bytes = (*r.requested_bytes + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+      rr.chunk_from = "requested_bytes rounded up to 256";
+    }
+    if (rr.chunk_bytes < 0)
+      return RecordError(source_, r, fmt::format("with a negative size {}", rr.chunk_bytes));
+    rr.requested_bytes = r.requested_bytes.value_or(rr.chunk_bytes);
+    if (r.bytes_allocated) prev_allocated_ = r.bytes_allocated;
+    if (r.allocation) {
+      if (live != live_.end()) {
+        return RecordError(source_, r, fmt::format("at address {:#x}, which is still allocated", addr));
+      }
+      live_.emplace(addr, rr.chunk_bytes);
+      allocated_.insert(addr);
+      Touch(addr, rr.chunk_bytes);
+      const int64_t rounded = (rr.requested_bytes + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+      if (rr.chunk_bytes > rounded) unsplit_ends_.push_back(addr + static_cast<uint64_t>(rr.chunk_bytes));
+    } else if (live != live_.end()) {
+      live_.erase(live);
+    } else if (allocated_.contains(addr)) {
+      return RecordError(
+          source_, r, fmt::format("of address {:#x}, which the recording allocated and already freed", addr));
+    } else {
+      rr.preexisting = true;
+      out_.chunks.push_back({addr, rr.chunk_bytes, StartChunkKind::kKnown, i});
+      allocated_.insert(addr);  // a second free of it is an error too
+      Touch(addr, rr.chunk_bytes);
+    }
+    out_.records.push_back(std::move(rr));
+    return absl::OkStatus();
+  }
+
+  void Touch(uint64_t addr, int64_t size) {
+    if (size > 0) touched_.push_back({addr, addr + static_cast<uint64_t>(size)});
+  }
+
+  const AllocatorRecording& rec_;
+  std::string_view source_;
+  StartState& out_;
+  absl::btree_map<uint64_t, int64_t> live_;  // address -> chunk size, allocated in the recording
+  absl::btree_set<uint64_t> allocated_;      // every address allocated (or freed as preexisting)
+  std::optional<int64_t> prev_allocated_;
+  std::vector<Range> touched_;
+  std::vector<uint64_t> unsplit_ends_;
+};
+
+std::vector<Range> Merge(std::vector<Range> r) {
+  std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  std::vector<Range> out;
+  for (const Range& x : r) {
+    if (!out.empty() && x.begin <= out.back().end) {
+      out.back().end = std::max(out.back().end, x.end);
+    } else {
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+// The totals of the first record: bytes in use before it, the limit, the peak.
+void ReadTotals(const AllocatorRecording& rec, StartState& s, int64_t known_bytes) {
+  const MemoryRecord& first = rec.records.front();
+  const int64_t chunk = s.records.front().chunk_bytes;
+  if (first.bytes_allocated) {
+    s.bytes_in_use_before = *first.bytes_allocated + (first.allocation ? -chunk : chunk);
+  } else {
+    s.bytes_in_use_before = known_bytes;
+    s.notes.push_back(
+        "the first record has no bytes_allocated: bytes in use before it taken as the known chunks");
+  }
+  for (const MemoryRecord& r : rec.records) {
+    if (r.bytes_allocated && r.bytes_available) {
+      s.limit = *r.bytes_allocated + *r.bytes_available + r.bytes_reserved.value_or(0);
+      break;
+    }
+  }
+  if (first.peak_bytes_in_use) {
+    const bool raised_by_first = first.allocation && first.bytes_allocated == first.peak_bytes_in_use;
+    s.peak_before = raised_by_first ? s.bytes_in_use_before : *first.peak_bytes_in_use;
+  }
+}
+
+// Lays out [base, highest touched): the unknown bytes below and in the gaps,
+// the known chunks, free space for the rest.
+void LayOut(const std::vector<Range>& touched, StartState& s) {
+  std::vector<StartChunk> known = std::move(s.chunks);
+  std::sort(known.begin(), known.end(),
+            [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
+  s.chunks.clear();
+  int64_t left = s.unknown_bytes;
+  std::vector<StartChunk> gaps_taken;
+  for (size_t i = 1; i < touched.size(); ++i) {
+    const int64_t gap = static_cast<int64_t>(touched[i].begin - touched[i - 1].end);
+    if (gap <= left) {
+      gaps_taken.push_back({touched[i - 1].end, gap, StartChunkKind::kUnknown, 0});
+      left -= gap;
+    }
+  }
+  if (left > 0) {
+    if (static_cast<uint64_t>(left) > s.lowest_touched) {
+      s.notes.push_back(
+          fmt::format("{} unknown live bytes do not fit below the lowest address; placed at 0", left));
+    }
+    const uint64_t base =
+        s.lowest_touched - std::min<uint64_t>(static_cast<uint64_t>(left), s.lowest_touched);
+    s.chunks.push_back({base, static_cast<int64_t>(s.lowest_touched - base), StartChunkKind::kUnknown, 0});
+  }
+  // Merge the in-use chunks (known + gaps) in address order, free space between them.
+  std::vector<StartChunk> used = known;
+  used.insert(used.end(), gaps_taken.begin(), gaps_taken.end());
+  std::sort(used.begin(), used.end(),
+            [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
+  uint64_t at = s.lowest_touched;
+  for (const StartChunk& c : used) {
+    if (c.addr > at) s.chunks.push_back({at, static_cast<int64_t>(c.addr - at), StartChunkKind::kHole, 0});
+    if (c.addr < at) {
+      s.notes.push_back(fmt::format("recorded chunks overlap at {:#x}; the later one is left out", c.addr));
+      continue;
+    }
+    s.chunks.push_back(c);
+    at = c.addr + static_cast<uint64_t>(c.size);
+  }
+  // Free space up to the highest touched address is part of the free tail.
+}
+
+// P from consecutive fragmentation readings f0, f1 (in use i0, i1, chunk c):
+// the free bytes outside the largest chunk, f·(P − in_use), either stay put
+// (the chunk came from or went to the largest) or move by c.
+std::optional<int64_t> EstimatePool(const AllocatorRecording& rec, const StartState& s) {
+  absl::btree_map<int64_t, int> votes;  // MiB -> pairs
+  for (size_t i = 1; i < rec.records.size(); ++i) {
+    const MemoryRecord& a = rec.records[i - 1];
+    const MemoryRecord& b = rec.records[i];
+    if (!a.fragmentation || !b.fragmentation || !a.bytes_allocated || !b.bytes_allocated) continue;
+    const double f0 = *a.fragmentation, f1 = *b.fragmentation;
+    if (f0 <= 0 || f1 <= 0 || f0 == f1) continue;
+    const double i0 = static_cast<double>(*a.bytes_allocated), i1 = static_cast<double>(*b.bytes_allocated);
+    const double c = static_cast<double>(s.records[i].chunk_bytes) * (b.allocation ? 1 : -1);
+    for (const double moved : {0.0, -c}) {
+      const double p = (f1 * i1 - f0 * i0 + moved) / (f1 - f0);
+      if (p > std::max(i0, i1) && p < 9.0e18) ++votes[static_cast<int64_t>(p / kMiB + 0.5)];
+    }
+  }
+  std::optional<int64_t> best;
+  int best_votes = 2;  // at least 3 pairs agree
+  for (const auto& [mib, n] : votes) {
+    if (n > best_votes) {
+      best = mib * kMiB;
+      best_votes = n;
+    }
+  }
+  return best;
+}
+
+// The region of 2 MiB·2^k bytes that spans [begin, end) from begin.
+int64_t RegionSpanning(uint64_t begin, uint64_t end) {
+  constexpr int64_t kLargest = int64_t{1} << 62;  // no device has more; keeps hostile spans finite
+  int64_t size = kFirstRegion;
+  while (static_cast<uint64_t>(size) < end - begin && size < kLargest) size *= 2;
+  return size;
+}
+
+// allow_growth: one region per cluster of touched addresses (start_state.h).
+void LayOutGrown(const std::vector<Range>& touched, const std::vector<uint64_t>& unsplit_ends,
+                 StartState& s) {
+  std::vector<StartChunk> known = std::move(s.chunks);
+  s.chunks.clear();
+  // Clusters: touched ranges whose regions do not overlap.
+  std::vector<Range> clusters;
+  for (const Range& r : touched) {
+    if (!clusters.empty() && clusters.back().begin + static_cast<uint64_t>(RegionSpanning(
+                                                         clusters.back().begin, clusters.back().end)) >
+                                 r.begin) {
+      clusters.back().end = std::max(clusters.back().end, r.end);
+    } else {
+      clusters.push_back(r);
+    }
+  }
+  int64_t left = s.unknown_bytes;
+  std::vector<StartChunk> live;
+  uint64_t prev_end = 0;
+  for (const Range& c : clusters) {
+    // Device memory comes 2 MiB-aligned: a cluster starting past such a
+    // boundary has live bytes below it in its region, when U can hold them.
+    uint64_t base = c.begin;
+    const uint64_t aligned = c.begin / kFirstRegion * kFirstRegion;
+    if (aligned < c.begin && aligned >= prev_end && static_cast<int64_t>(c.begin - aligned) <= left &&
+        c.end - aligned <= static_cast<uint64_t>(RegionSpanning(c.begin, c.end))) {
+      live.push_back({aligned, static_cast<int64_t>(c.begin - aligned), StartChunkKind::kUnknown, 0});
+      left -= static_cast<int64_t>(c.begin - aligned);
+      base = aligned;
+    }
+    const int64_t size = RegionSpanning(base, c.end);
+    prev_end = base + static_cast<uint64_t>(size);
+    s.regions.push_back({base, size, 0});
+    // Untouched gaps inside the cluster: live while U lasts.
+    for (size_t i = 1; i < touched.size(); ++i) {
+      if (touched[i].begin <= c.begin || touched[i].begin > c.end) continue;
+      const int64_t gap = static_cast<int64_t>(touched[i].begin - touched[i - 1].end);
+      if (gap > 0 && gap <= left) {
+        live.push_back({touched[i - 1].end, gap, StartChunkKind::kUnknown, 0});
+        left -= gap;
+      }
+    }
+    const int64_t tail = static_cast<int64_t>(c.begin + static_cast<uint64_t>(size) - c.end);
+    const bool ended_there = std::find(unsplit_ends.begin(), unsplit_ends.end(), c.end) != unsplit_ends.end();
+    if (tail > 0 && ended_there && tail <= left) {
+      live.push_back({c.end, tail, StartChunkKind::kUnknown, 0});
+      left -= tail;
+    }
+  }
+  s.unknown_elsewhere = left;
+  live.insert(live.end(), known.begin(), known.end());
+  std::sort(live.begin(), live.end(),
+            [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
+  // Tile every region: live chunks, free space between them.
+  size_t next = 0;
+  for (const StartRegion& r : s.regions) {
+    uint64_t at = *r.base;
+    const uint64_t end = *r.base + static_cast<uint64_t>(r.size);
+    for (; next < live.size() && live[next].addr < end; ++next) {
+      const StartChunk& c = live[next];
+      if (c.addr < at) continue;  // overlapping records: noted by the flat layout's rule, kept out here
+      if (c.addr > at) s.chunks.push_back({at, static_cast<int64_t>(c.addr - at), StartChunkKind::kHole, 0});
+      s.chunks.push_back(c);
+      at = c.addr + static_cast<uint64_t>(c.size);
+    }
+    if (at < end) s.chunks.push_back({at, static_cast<int64_t>(end - at), StartChunkKind::kHole, 0});
+  }
+  // What the recording never touches: U's rest in a region of its own, and
+  // free regions making up the pool the fragmentation readings tell.
+  constexpr int64_t kCap = int64_t{1} << 62;  // saturate: hostile region sums must not wrap
+  int64_t pool = 0;
+  for (const StartRegion& r : s.regions) pool = std::min(kCap, pool + r.size);
+  if (left > 0) {
+    s.regions.push_back({std::nullopt, RegionSpanning(0, static_cast<uint64_t>(left)), left});
+    pool = std::min(kCap, pool + s.regions.back().size);
+  }
+  for (int64_t free = *s.pool_estimate - pool; free >= kFirstRegion;) {
+    int64_t size = kFirstRegion;
+    while (size <= free / 2) size *= 2;
+    s.regions.push_back({std::nullopt, size, 0});
+    free -= size;
+  }
+  std::stable_sort(s.regions.begin(), s.regions.end(),
+                   [](const StartRegion& a, const StartRegion& b) { return a.size < b.size; });
+  const size_t placed = static_cast<size_t>(std::count_if(
+      s.regions.begin(), s.regions.end(), [](const StartRegion& r) { return r.base.has_value(); }));
+  s.notes.push_back(fmt::format(
+      "the fragmentation readings say the pool held {} bytes, less than the limit: regions grown on demand "
+      "(allow_growth), {} placed from the addresses and {} the recording never touches{}",
+      *s.pool_estimate, placed, s.regions.size() - placed,
+      left > 0 ? fmt::format(" ({} live bytes in them)", left) : ""));
+}
+
+}  // namespace
+
+absl::StatusOr<StartState> InferStartState(const AllocatorRecording& rec, std::string_view source) {
+  StartState s;
+  if (rec.records.empty()) return s;
+  Walker walker(rec, source, s);
+  if (absl::Status st = walker.Run(); !st.ok()) return st;
+  int64_t known_bytes = 0;
+  for (const StartChunk& c : s.chunks) known_bytes += c.size;
+  ReadTotals(rec, s, known_bytes);
+  s.unknown_bytes = s.bytes_in_use_before - known_bytes;
+  if (s.unknown_bytes < 0) {
+    s.notes.push_back(
+        fmt::format("bytes in use before the first record ({}) are fewer than the chunks freed without being "
+                    "allocated ({})",
+                    s.bytes_in_use_before, known_bytes));
+    s.unknown_bytes = 0;
+  }
+  const std::vector<Range> touched = Merge(walker.touched());
+  if (!touched.empty()) {
+    s.lowest_touched = touched.front().begin;
+    s.highest_touched = touched.back().end;
+  }
+  for (const ResolvedRecord& r : s.records) {
+    if (!r.chunk_from.empty()) {
+      s.notes.push_back("chunk sizes missing from records were inferred (" + r.chunk_from + ", ...)");
+      break;
+    }
+  }
+  s.pool_estimate = EstimatePool(rec, s);
+  if (s.pool_estimate && s.limit && *s.pool_estimate < *s.limit - *s.limit / 100) {
+    s.grown = true;
+    LayOutGrown(touched, walker.unsplit_ends(), s);
+  } else {
+    LayOut(touched, s);
+  }
+  return s;
+}
+
+}  // namespace hbmsim::xplane
