@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
   libabsl-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libzstd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libzstd-dev zlib1g-dev
   libprotobuf-dev protobuf-compiler)
 # --sanitizers: also clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh).
 if [[ ${1:-} == --sanitizers ]]; then
