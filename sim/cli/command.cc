@@ -13,7 +13,21 @@ std::vector<CommandInfo>& Registry() {
   return registry;
 }
 
+std::vector<std::string>& HeldNotes() {
+  static std::vector<std::string> notes;
+  return notes;
+}
+
 }  // namespace
+
+void Note(std::string line) { HeldNotes().push_back(OneLineMessage(line)); }
+
+void FlushNotes(int exit_code) {
+  if (exit_code == kExitOk || exit_code == kExitFailures) {
+    for (const std::string& line : HeldNotes()) fmt::print(stderr, "{}\n", line);
+  }
+  HeldNotes().clear();
+}
 
 CommandRegistration::CommandRegistration(std::string name, std::string summary,
                                          std::unique_ptr<Command> (*make)()) {

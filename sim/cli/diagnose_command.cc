@@ -6,7 +6,6 @@
 // Exit 0 when the log held at least one dump or warning (they record failures
 // that already happened), 2 when it cannot be read or holds neither.
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "fmt/format.h"
@@ -14,6 +13,7 @@
 #include "sim/cli/command.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/io/output_set.h"
 #include "trace/xla/remat_warning.h"
 
 namespace hbmsim::cli {
@@ -28,6 +28,9 @@ class DiagnoseCommand : public Command {
   }
 
   int Run() override {
+    // --json is checked against LOG and created before the log is read (trace/io/output_set.h).
+    absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open({{"LOG", log_}}, {{"--json", json_}});
+    if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
     absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
     if (!remat.ok()) return Fail(std::string(remat.status().message()));
     absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(log_);
@@ -42,12 +45,12 @@ class DiagnoseCommand : public Command {
       text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
     }
     if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(std::string(s.message()));
     if (!json_.empty()) {
-      std::ofstream out(json_, std::ios::binary);
-      out << Json(log.ok() ? &*log : nullptr, diagnoses, *remat);
-      if (!out.flush()) return Fail(fmt::format("{}: cannot write", json_));
+      const std::string json = Json(log.ok() ? &*log : nullptr, diagnoses, *remat);
+      if (absl::Status s = outputs->Write("--json", json); !s.ok()) return Fail(std::string(s.message()));
     }
+    if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(std::string(s.message()));
     return kExitOk;
   }
 
@@ -72,7 +75,7 @@ class DiagnoseCommand : public Command {
   }
 
   static int Fail(const std::string& message) {
-    fmt::print(stderr, "hbmsim diagnose: {}\n", message);
+    fmt::print(stderr, "hbmsim diagnose: {}\n", OneLineMessage(message));
     return kExitBadInput;
   }
 

@@ -1,7 +1,9 @@
 // End to end through the real binary: hbmsim gen and convert, as a user runs them.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include <cstdlib>
 #include <string>
@@ -63,7 +65,8 @@ TEST(Cli, TruncatedBinaryExitsTwoWithTheByteOffset) {
 }
 
 // A flipped bit that still decodes (96 MiB became 64 MiB) is caught by the end
-// record's crc32: replay and convert exit 2 with one line naming its byte.
+// record's crc32: replay and convert exit 2 with one line naming its byte, and
+// convert leaves no output.
 TEST(Cli, CorruptBinaryExitsTwoWithTheChecksumsByteOffset) {
   const std::string bin = Temp("t.hbt"), bad = Temp("bad.hbt"), out = Temp("out.trace");
   ASSERT_EQ(Hbmsim("convert " + std::string(HBMSIM_SOURCE_DIR) + "/configs/examples/fragmentation.trace " + bin).code,
@@ -73,6 +76,7 @@ TEST(Cli, CorruptBinaryExitsTwoWithTheChecksumsByteOffset) {
   ASSERT_NE(at, std::string::npos);
   bytes[at + 3] = '\x20';  // 67108864: still a valid record
   testing::WriteFileBytes(bad, bytes);
+  std::remove(out.c_str());  // left by an earlier run of this test
   const size_t end_record = bytes.size() - 4 - 2;  // 0F, a one-byte count, the crc32
   for (const std::string cmd : {"replay", "convert"}) {
     SCOPED_TRACE(cmd);
@@ -84,6 +88,7 @@ TEST(Cli, CorruptBinaryExitsTwoWithTheChecksumsByteOffset) {
     EXPECT_TRUE(r.err.ends_with("; the file is corrupt\n")) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   }
+  EXPECT_NE(access(out.c_str(), F_OK), 0);
 }
 
 }  // namespace
