@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -19,6 +20,15 @@ std::vector<std::string>& HeldNotes() {
 }
 
 }  // namespace
+
+CLI::Validator UnsignedNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        absl::StatusOr<uint64_t> v = ParseU64(text);
+        return v.ok() ? std::string() : std::string(v.status().message());
+      },
+      "UINT");
+}
 
 void Note(std::string line) { HeldNotes().push_back(OneLineMessage(line)); }
 

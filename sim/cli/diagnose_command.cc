@@ -13,6 +13,7 @@
 #include "sim/cli/command.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/io/input_file.h"
 #include "trace/io/output_set.h"
 #include "trace/xla/remat_warning.h"
 
@@ -31,9 +32,13 @@ class DiagnoseCommand : public Command {
     // --json is checked against LOG and created before the log is read (trace/io/output_set.h).
     absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open({{"LOG", log_}}, {{"--json", json_}});
     if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
-    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
+    // A pipe is read once, into a scratch file both passes read (trace/io/input_file.h).
+    absl::StatusOr<io::InputFile> input = io::OpenInputFile(log_);
+    if (!input.ok()) return Fail(std::string(input.status().message()));
+    input_ = *std::move(input);
+    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(input_.path());
     if (!remat.ok()) return Fail(std::string(remat.status().message()));
-    absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(log_);
+    absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(input_.path());
     // A log with only a remat warning is still worth a report; without either, the BFC error says why.
     if (!log.ok() && (remat->empty() || absl::IsNotFound(log.status()))) {
       return Fail(std::string(log.status().message()));
@@ -45,9 +50,9 @@ class DiagnoseCommand : public Command {
       text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
     }
     if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
-    if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(std::string(s.message()));
+    if (absl::Status s = io::WriteStdout(input_.Rename(text)); !s.ok()) return Fail(std::string(s.message()));
     if (!json_.empty()) {
-      const std::string json = Json(log.ok() ? &*log : nullptr, diagnoses, *remat);
+      const std::string json = input_.Rename(Json(log.ok() ? &*log : nullptr, diagnoses, *remat));
       if (absl::Status s = outputs->Write("--json", json); !s.ok()) return Fail(std::string(s.message()));
     }
     if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(std::string(s.message()));
@@ -74,13 +79,14 @@ class DiagnoseCommand : public Command {
     return root.dump(2) + "\n";
   }
 
-  static int Fail(const std::string& message) {
-    fmt::print(stderr, "hbmsim diagnose: {}\n", OneLineMessage(message));
+  int Fail(const std::string& message) const {
+    fmt::print(stderr, "hbmsim diagnose: {}\n", OneLineMessage(input_.Rename(message)));
     return kExitBadInput;
   }
 
   std::string log_;
   std::string json_;
+  io::InputFile input_;  // LOG, spooled once when it is a pipe
 };
 
 const CommandRegistration kDiagnose("diagnose",

@@ -23,27 +23,27 @@ class GenCommand : public Command {
         ->check(CLI::IsMember({"training", "inference", "churn"}));
     app.add_option("-o,--output", out_, "the trace to write (.trace text, .hbt binary, .hbt.zst compressed)")
         ->required();
-    app.add_option("--seed", seed_, "the random seed (recorded in the header)")->required();
+    app.add_option("--seed", seed_, "the random seed (recorded in the header)")->required()->check(UnsignedNumber());
     app.add_option("--format", format_, "text, binary or binary-zstd (default: from the output's extension)")
         ->check(CLI::IsMember({"text", "binary", "binary-zstd"}));
-    app.add_option("--layers", layers_, "training, inference: transformer layers");
-    app.add_option("--hidden", hidden_, "training, inference: hidden size");
-    app.add_option("--seq", training_.seq, "training: sequence length");
-    app.add_option("--batch", batch_, "training: batch size; inference: concurrent requests");
-    app.add_option("--micro-batches", training_.micro_batches, "training: micro-batches per step");
+    app.add_option("--layers", layers_, "training, inference: transformer layers")->check(UnsignedNumber());
+    app.add_option("--hidden", hidden_, "training, inference: hidden size")->check(UnsignedNumber());
+    app.add_option("--seq", training_.seq, "training: sequence length")->check(UnsignedNumber());
+    app.add_option("--batch", batch_, "training: batch size; inference: concurrent requests")->check(UnsignedNumber());
+    app.add_option("--micro-batches", training_.micro_batches, "training: micro-batches per step")->check(UnsignedNumber());
     app.add_option("--recompute", recompute_, "training: activation recompute")
         ->check(CLI::IsMember({"on", "off"}));
-    app.add_option("--optimizer-states", training_.optimizer_states, "training: fp32 states per weight");
-    app.add_option("--grad-buckets", training_.grad_buckets, "training: all-reduce buckets per step");
-    app.add_option("--steps", training_.steps, "training: steps");
-    app.add_option("--prompt", inference_.prompt, "inference: prompt tokens (jittered +-25%)");
-    app.add_option("--new-tokens", inference_.new_tokens, "inference: generated tokens (jittered +-25%)");
-    app.add_option("--block-tokens", inference_.block_tokens, "inference: KV cache growth step");
-    app.add_option("--requests", inference_.requests, "inference: requests");
-    app.add_option("--events", churn_.events, "churn: events");
-    app.add_option("--min-bytes", churn_.min_bytes, "churn: smallest size");
-    app.add_option("--max-bytes", churn_.max_bytes, "churn: largest size");
-    app.add_option("--max-lifetime", churn_.max_lifetime, "churn: longest lifetime, in events");
+    app.add_option("--optimizer-states", training_.optimizer_states, "training: fp32 states per weight")->check(UnsignedNumber());
+    app.add_option("--grad-buckets", training_.grad_buckets, "training: all-reduce buckets per step")->check(UnsignedNumber());
+    app.add_option("--steps", training_.steps, "training: steps")->check(UnsignedNumber());
+    app.add_option("--prompt", inference_.prompt, "inference: prompt tokens (jittered +-25%)")->check(UnsignedNumber());
+    app.add_option("--new-tokens", inference_.new_tokens, "inference: generated tokens (jittered +-25%)")->check(UnsignedNumber());
+    app.add_option("--block-tokens", inference_.block_tokens, "inference: KV cache growth step")->check(UnsignedNumber());
+    app.add_option("--requests", inference_.requests, "inference: requests")->check(UnsignedNumber());
+    app.add_option("--events", churn_.events, "churn: events")->check(UnsignedNumber());
+    app.add_option("--min-bytes", churn_.min_bytes, "churn: smallest size")->check(UnsignedNumber());
+    app.add_option("--max-bytes", churn_.max_bytes, "churn: largest size")->check(UnsignedNumber());
+    app.add_option("--max-lifetime", churn_.max_lifetime, "churn: longest lifetime, in events")->check(UnsignedNumber());
   }
 
   int Run() override {

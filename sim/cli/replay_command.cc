@@ -10,6 +10,7 @@
 #include "sim/cli/command.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/report/failure_spill.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
@@ -67,6 +68,7 @@ class ReplayCommand : public Command {
   bool quiet_ = false;
   viz::VizFlags viz_;
   io::OutputSet outputs_;  // created before the replay, renamed into place after it
+  std::unique_ptr<FailureSpill> failure_spill_;  // --json's failures, streamed (bounded memory)
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -134,9 +136,6 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, Scena
 }
 
 void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s) const {
-  if (s.events_replayed == 0 && s.events_read > 0) {
-    Note(fmt::format("hbmsim replay: note: no event of {} is on device {}", trace_, s.device->value()));
-  }
   if (!check_recorded_) return;
   if (s.recorded.allocs_total == 0) {
     Note(fmt::format("hbmsim replay: --check-recorded: {} records no addresses (addr=); nothing was compared",
@@ -164,7 +163,9 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
   if (out == nullptr) return std::nullopt;
   nlohmann::ordered_json j = JsonReport(report);
   if (HasScenarioSection(*section.scenario)) j["recording"] = ScenarioJson(section);
-  if (absl::Status s = out->Write(j.dump(2) + "\n"); !s.ok()) return BadInput(io::WithRole("--json", s));
+  if (absl::Status s = WriteJsonReport(std::move(j), failure_spill_.get(), *out); !s.ok()) {
+    return BadInput(io::WithRole("--json", s));
+  }
   return std::nullopt;
 }
 
@@ -196,6 +197,12 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   std::unique_ptr<PlacementsWriter> placements;
   if (io::OutputFile* csv = outputs_.Get("--placements")) placements = std::make_unique<PlacementsWriter>(*csv);
   ReplayRecorder recorder((*run)->policy(), *config.policy);
+  if (!json_.empty()) {  // next to the JSON: the final file needs that space anyway, and /tmp may be RAM
+    absl::StatusOr<std::unique_ptr<io::SpillFile>> spill = io::SpillFile::Create(io::DirectoryOf(json_));
+    if (!spill.ok()) return BadInput(io::WithRole("--json", spill.status()));
+    failure_spill_ = std::make_unique<FailureSpill>(*std::move(spill));
+    recorder.SetFailureSink(failure_spill_.get());
+  }
   const EventReader& events = (*run)->reader();
   recorder.WatchReader(events);
   MemoryAttribution attribution(kLargestBuffersListed, [&events](const Event&) {
@@ -216,6 +223,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (placements) {
     if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(io::WithRole("--placements", s));
   }
+  if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
   NoteRecordedCheck(*summary);
   report.trace = trace_;
   report.config = &config;
