@@ -3,7 +3,6 @@
 // the job's allocator (its registry row's advice, sim/whatif/advice.h), each
 // with the minimum limit it needs, whether it fits at L and what it saves.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,28 +15,15 @@
 #include "trace/core/numbers.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
 
 int Fail(const absl::Status& s) {
   const bool internal = s.code() == absl::StatusCode::kInternal;
-  fmt::print(stderr, "hbmsim advise: {}{}\n", internal ? "internal error: " : "", std::string(s.message()));
+  fmt::print(stderr, "hbmsim advise: {}{}\n", internal ? "internal error: " : "", OneLineMessage(std::string(s.message())));
   return internal ? kExitInternal : kExitBadInput;
-}
-
-// The JSON goes to a temp file renamed over `path` once complete: a reader
-// never sees half of it, and a failed write leaves what was there.
-absl::Status WriteWhole(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(fmt::format("--json {}: cannot write", path));
-  }
-  return absl::OkStatus();
 }
 
 class AdviseCommand : public Command {
@@ -72,6 +58,10 @@ int AdviseCommand::Run() {
   if (jobs_ < 1) return Fail(absl::InvalidArgumentError(fmt::format("--jobs {}: must be at least 1", jobs_)));
   absl::StatusOr<ScenarioRequest> request = ParseScenarioRequest(device_, "seed");
   if (!request.ok()) return Fail(request.status());
+  // --json is checked against the inputs and created before the trials (trace/io/output_set.h).
+  absl::StatusOr<io::OutputSet> outputs =
+      io::OutputSet::Open({{"RECORDING", recording_}, {"--allocator", allocator_}}, {{"--json", json_}});
+  if (!outputs.ok()) return Fail(outputs.status());
   absl::StatusOr<Scenario> scenario = OpenScenario(recording_, *request);
   if (!scenario.ok()) return Fail(scenario.status());
   absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
@@ -99,11 +89,14 @@ int AdviseCommand::Run() {
     device_memory = scenario->recorded_oom->capacity;
   }
   const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
   if (!json_.empty()) {
-    const absl::Status s = WriteWhole(json_, AdviceJson(*scenario, l, *advice, device_memory).dump(2) + "\n");
-    if (!s.ok()) return Fail(s);
+    if (absl::Status s = outputs->Write("--json", AdviceJson(*scenario, l, *advice, device_memory).dump(2) + "\n");
+        !s.ok()) {
+      return Fail(s);
+    }
   }
+  if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(s);
   return kExitOk;
 }
 

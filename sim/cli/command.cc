@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "trace/core/numbers.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -13,7 +14,30 @@ std::vector<CommandInfo>& Registry() {
   return registry;
 }
 
+std::vector<std::string>& HeldNotes() {
+  static std::vector<std::string> notes;
+  return notes;
+}
+
 }  // namespace
+
+CLI::Validator UnsignedNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        absl::StatusOr<uint64_t> v = ParseU64(text);
+        return v.ok() ? std::string() : std::string(v.status().message());
+      },
+      "UINT");
+}
+
+void Note(std::string line) { HeldNotes().push_back(OneLineMessage(line)); }
+
+void FlushNotes(int exit_code) {
+  if (exit_code == kExitOk || exit_code == kExitFailures) {
+    for (const std::string& line : HeldNotes()) fmt::print(stderr, "{}\n", line);
+  }
+  HeldNotes().clear();
+}
 
 CommandRegistration::CommandRegistration(std::string name, std::string summary,
                                          std::unique_ptr<Command> (*make)()) {

@@ -49,6 +49,19 @@ class CommandRegistration {
 // other control bytes (from a binary file quoted in an error) print as \xNN.
 std::string OneLineMessage(std::string_view message);
 
+// A CLI11 check for unsigned integer options: the strict parse of
+// trace/core/numbers.h, so "-1" is an error instead of wrapping to 2^64-1.
+CLI::Validator UnsignedNumber();
+
+// Notes and warnings for stderr ("hbmsim size: t.trace: 8 events ...") are
+// held until the command knows its exit code: a run that ends with exit 2 or
+// 3 prints its one error line alone (shared/spec/cli-contract.md: one line
+// names the problem), any other run prints them all. Note() takes the whole
+// line without its newline; FlushNotes() prints (or drops) what is held and
+// is called by each command before its final message, and by main().
+void Note(std::string line);
+void FlushNotes(int exit_code);
+
 // Every registered command, sorted by name (static initialization order across
 // files is unspecified; help output must not depend on it).
 std::vector<CommandInfo> RegisteredCommands();

@@ -6,8 +6,8 @@
 // the side-by-side table a performance PR needs, each line with its delta.
 // Either form exits 1 when a configuration fails at the given limit, as
 // `replay` does.
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +21,7 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/numbers.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -62,8 +63,9 @@ class CompareCommand : public Command {
   }
   int Run() override {
     std::optional<Failure> f = Compare();
+    FlushNotes(f ? f->code : kExitOk);
     if (!f) return kExitOk;
-    if (!f->message.empty()) fmt::print(stderr, "hbmsim compare: {}\n", f->message);
+    if (!f->message.empty()) fmt::print(stderr, "hbmsim compare: {}\n", OneLineMessage(f->message));
     return f->code;
   }
 
@@ -74,7 +76,8 @@ class CompareCommand : public Command {
   absl::StatusOr<std::optional<Bytes>> Limit(const Scenario& scenario) const;
   absl::StatusOr<Scenario> Load(const std::string& path, const ScenarioRequest& request,
                                 ScenarioSurvey& survey) const;
-  std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json) const;
+  std::optional<Failure> OpenOutputs();
+  std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json);
   std::optional<Failure> Multi(const SizeOptions& options, const ScenarioRequest& request);
   std::optional<Failure> Pair(const SizeOptions& options, const ScenarioRequest& request);
 
@@ -86,6 +89,7 @@ class CompareCommand : public Command {
   std::string resolution_ = "256";
   int jobs_ = DefaultJobs();
   std::string json_;
+  io::OutputSet outputs_;  // --json, created before the trials, renamed into place after them
 };
 
 std::optional<Failure> CompareCommand::ParseCommon(SizeOptions& options, ScenarioRequest& request) const {
@@ -122,19 +126,36 @@ absl::StatusOr<Scenario> CompareCommand::Load(const std::string& path, const Sce
 
 // One stderr line per recording, once the arguments are known to be good.
 void Announce(const std::string& path, const ScenarioSurvey& survey) {
-  fmt::print(stderr, "hbmsim compare: {}: {} events of device {}, peak live {} B; every trial replays it afresh\n",
-             path, survey.events_replayed, survey.device ? fmt::format("{}", survey.device->value()) : "-",
-             survey.peak_live_bytes.value());
+  Note(fmt::format("hbmsim compare: {}: {} events of device {}, peak live {} B; every trial replays it afresh",
+                   path, survey.events_replayed, survey.device ? fmt::format("{}", survey.device->value()) : "-",
+                   survey.peak_live_bytes.value()));
 }
 
-std::optional<Failure> CompareCommand::Emit(const std::string& text,
-                                            const nlohmann::ordered_json& json) const {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  if (json_.empty()) return std::nullopt;
-  std::ofstream out(json_, std::ios::binary | std::ios::trunc);
-  out << json.dump(2) << "\n";
-  out.close();
-  if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+// Every file the command reads (traces, YAML configs named by --allocator(s))
+// is an input the --json output must not be; it is created before any trial.
+std::optional<Failure> CompareCommand::OpenOutputs() {
+  std::vector<io::NamedPath> inputs = {
+      {"TRACE", trace_}, {"--baseline", baseline_}, {"--candidate", candidate_}, {"--allocator", allocator_}};
+  for (size_t at = 0; at < allocators_.size();) {
+    const size_t comma = std::min(allocators_.find(',', at), allocators_.size());
+    const std::string item = allocators_.substr(at, comma - at);
+    inputs.push_back({"--allocators", item.substr(0, item.find(':'))});
+    at = comma + 1;
+  }
+  absl::StatusOr<io::OutputSet> opened = io::OutputSet::Open(inputs, {{"--json", json_}});
+  if (!opened.ok()) return Failure{kExitBadInput, std::string(opened.status().message())};
+  outputs_ = *std::move(opened);
+  return std::nullopt;
+}
+
+std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohmann::ordered_json& json) {
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
+  if (!json_.empty()) {
+    if (absl::Status s = outputs_.Write("--json", json.dump(2) + "\n"); !s.ok()) {
+      return Failure{kExitBadInput, std::string(s.message())};
+    }
+  }
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   return std::nullopt;
 }
 
@@ -150,8 +171,7 @@ std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const S
   Announce(trace_, survey);
   for (const AllocatorConfig& c : *configs) {
     if (c.policy->plan) {
-      fmt::print(stderr, "hbmsim compare: {} plans from one more pass over the trace, then replays\n",
-                 c.policy->name);
+      Note(fmt::format("hbmsim compare: {} plans from one more pass over the trace, then replays", c.policy->name));
     }
   }
   absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*scenario, survey, *configs, *limit, options);
@@ -207,6 +227,7 @@ std::optional<Failure> CompareCommand::Compare() {
     return Failure{kExitBadInput, "give either TRACE or --baseline/--candidate, not both"};
   if (!pair && trace_.empty())
     return Failure{kExitBadInput, "give TRACE --allocators ..., or --baseline/--candidate"};
+  if (auto f = OpenOutputs()) return f;
   return pair ? Pair(options, request) : Multi(options, request);
 }
 

@@ -3,7 +3,6 @@
 // as the .hbt binary encoding, one event at a time, so a file of any length
 // converts in the memory of what is live in it.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,16 +11,11 @@
 #include "sim/cli/command.h"
 #include "trace/formats/format_table.h"
 #include "trace/binary/trace_sink.h"
+#include "trace/io/output_file.h"
+#include "trace/io/path_identity.h"
 
 namespace hbmsim::cli {
 namespace {
-
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return s;
-}
 
 class ConvertCommand : public Command {
  public:
@@ -34,41 +28,52 @@ class ConvertCommand : public Command {
   }
 
   int Run() override {
-    if (std::optional<std::string> error = Convert()) {
-      fmt::print(stderr, "hbmsim convert: {}\n", OneLine(*error));
+    std::optional<std::string> error = Convert();
+    FlushNotes(error ? kExitBadInput : kExitOk);
+    if (error) {
+      fmt::print(stderr, "hbmsim convert: {}\n", OneLineMessage(*error));
       return kExitBadInput;
     }
     return kExitOk;
   }
 
  private:
+  // OUT is checked against IN and created before anything is read, so a bad
+  // OUT costs no time and never replaces IN; OUT appears only complete.
   std::optional<std::string> Convert() {
+    if (absl::Status s = io::CheckOutputsAreNotInputs({{"IN", in_}}, {{"OUT", out_}}); !s.ok()) {
+      return std::string(s.message());
+    }
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(out_);
+    if (!out.ok()) return std::string(out.status().message());
     absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(in_);
     if (!reader.ok()) return std::string(reader.status().message());
     // What a reader skipped is said on stderr too; the header keeps it as `# warning:` lines.
     for (const auto& [key, value] : (*reader)->metadata().entries) {
-      if (key == "warning") fmt::print(stderr, "hbmsim convert: warning: {}\n", value);
+      if (key == "warning") Note(fmt::format("hbmsim convert: warning: {}", value));
     }
-    std::ofstream out(out_, std::ios::binary | std::ios::trunc);
-    if (!out) return fmt::format("cannot write {}", out_);
     absl::StatusOr<std::unique_ptr<TraceSink>> sink =
-        MakeTraceSink(out, format_.empty() ? TraceFormatForPath(out_) : format_);
+        MakeTraceSink((*out)->stream(), format_.empty() ? TraceFormatForPath(out_) : format_);
     if (!sink.ok()) return std::string(sink.status().message());
-    if (absl::Status s = (*sink)->WriteHeader((*reader)->metadata()); !s.ok()) return WriteError(s);
+    if (absl::Status s = (*sink)->WriteHeader((*reader)->metadata()); !s.ok()) return WriteError(**out, s);
     Event e;
     while (true) {
       absl::StatusOr<bool> got = (*reader)->Next(e);
       if (!got.ok()) return std::string(got.status().message());
       if (!*got) break;
       if (absl::Status s = (*sink)->Write(e); !s.ok()) {
+        if (!(*out)->status().ok()) return std::string((*out)->status().message());
         return fmt::format("{}: {}", (*reader)->Location(), std::string(s.message()));
       }
     }
-    if (absl::Status s = (*sink)->Finish(); !s.ok()) return WriteError(s);
+    if (absl::Status s = (*sink)->Finish(); !s.ok()) return WriteError(**out, s);
+    if (absl::Status s = (*out)->Commit(); !s.ok()) return std::string(s.message());
     return std::nullopt;
   }
 
-  std::string WriteError(const absl::Status& s) const {
+  // A disk error says "cannot write OUT: REASON"; an event the format cannot hold names OUT too.
+  std::string WriteError(const io::OutputFile& out, const absl::Status& s) const {
+    if (!out.status().ok()) return std::string(out.status().message());
     return fmt::format("{}: {}", out_, std::string(s.message()));
   }
 

@@ -8,8 +8,6 @@
 // Exit 0 when the log held at least one dump or warning (they record failures
 // that already happened), 2 when it cannot be read or holds neither.
 #include <cstdio>
-#include <fstream>
-#include <optional>
 #include <string>
 
 #include "fmt/format.h"
@@ -18,6 +16,8 @@
 #include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/io/input_file.h"
+#include "trace/io/output_set.h"
 #include "trace/xla/remat_warning.h"
 #include "trace/xplane/profile_trace.h"
 
@@ -34,12 +34,20 @@ class DiagnoseCommand : public Command {
   }
 
   int Run() override {
+    // --json and --html are checked against LOG and created before it is read (trace/io/output_set.h).
+    absl::StatusOr<io::OutputSet> outputs =
+        io::OutputSet::Open({{"LOG", log_}}, {{"--json", json_}, {"--html", html_}});
+    if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
+    // A pipe is read once, into a scratch file both passes read (trace/io/input_file.h).
+    absl::StatusOr<io::InputFile> input = io::OpenInputFile(log_);
+    if (!input.ok()) return Fail(std::string(input.status().message()));
+    input_ = *std::move(input);
     // A profile is a recording of every allocation, not a log of failures: the one exception here.
-    if (xplane::IsProfileFile(log_)) return RunProfile();
+    if (xplane::IsProfileFile(input_.path())) return RunProfile(*outputs);
     if (!html_.empty()) return Fail(fmt::format("--html {}: only for a TF/JAX profile", html_));
-    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(log_);
+    absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(input_.path());
     if (!remat.ok()) return Fail(std::string(remat.status().message()));
-    absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(log_);
+    absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(input_.path());
     // A log with only a remat warning is still worth a report; without either, the BFC error says why.
     if (!log.ok() && (remat->empty() || absl::IsNotFound(log.status()))) {
       return Fail(std::string(log.status().message()));
@@ -51,12 +59,12 @@ class DiagnoseCommand : public Command {
       text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
     }
     if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (absl::Status s = io::WriteStdout(input_.Rename(text)); !s.ok()) return Fail(std::string(s.message()));
     if (!json_.empty()) {
-      std::ofstream out(json_, std::ios::binary);
-      out << Json(log.ok() ? &*log : nullptr, diagnoses, *remat);
-      if (!out.flush()) return Fail(fmt::format("{}: cannot write", json_));
+      const std::string json = input_.Rename(Json(log.ok() ? &*log : nullptr, diagnoses, *remat));
+      if (absl::Status s = outputs->Write("--json", json); !s.ok()) return Fail(std::string(s.message()));
     }
+    if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(std::string(s.message()));
     return kExitOk;
   }
 
@@ -81,47 +89,34 @@ class DiagnoseCommand : public Command {
   }
 
   // The profile's peak, what held it by tf_op, BFC's fragmentation over time.
-  int RunProfile() {
-    absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(log_);
+  int RunProfile(io::OutputSet& outputs) {
+    absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(input_.path());
     if (!t.ok()) return Fail(std::string(t.status().message()));
     const std::vector<xplane::AllocatorSummary> s = xplane::SummarizeProfile(*t);
-    const std::string text = RenderProfileText(*t, s);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (absl::Status st = io::WriteStdout(RenderProfileText(*t, s)); !st.ok()) return Fail(std::string(st.message()));
     if (!json_.empty()) {
-      if (auto f = WriteReplacing(json_, RenderProfileJson(*t, s).dump(2) + "\n")) return Fail(*f);
+      if (absl::Status st = outputs.Write("--json", RenderProfileJson(*t, s).dump(2) + "\n"); !st.ok()) {
+        return Fail(std::string(st.message()));
+      }
     }
     if (!html_.empty()) {
-      if (auto f = WriteReplacing(html_, RenderProfileHtml(*t, s))) return Fail(*f);
+      if (absl::Status st = outputs.Write("--html", RenderProfileHtml(*t, s)); !st.ok()) {
+        return Fail(std::string(st.message()));
+      }
     }
+    if (absl::Status st = outputs.CommitAll(); !st.ok()) return Fail(std::string(st.message()));
     return kExitOk;
   }
 
-  // Writes `path` through a temporary file renamed over it, so a failed write leaves no partial file.
-  static std::optional<std::string> WriteReplacing(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << text;
-      if (!out.flush()) {
-        std::remove(tmp.c_str());
-        return fmt::format("{}: cannot write", path);
-      }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return fmt::format("{}: cannot write", path);
-    }
-    return std::nullopt;
-  }
-
-  static int Fail(const std::string& message) {
-    fmt::print(stderr, "hbmsim diagnose: {}\n", message);
+  int Fail(const std::string& message) const {
+    fmt::print(stderr, "hbmsim diagnose: {}\n", OneLineMessage(input_.Rename(message)));
     return kExitBadInput;
   }
 
   std::string log_;
   std::string json_;
   std::string html_;
+  io::InputFile input_;  // LOG, spooled once when it is a pipe
 };
 
 const CommandRegistration kDiagnose("diagnose",

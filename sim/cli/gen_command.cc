@@ -2,7 +2,6 @@
 // synthetic trace (trace/gen/generators.h) as text or .hbt, by OUT's
 // extension or --format. The seed and every parameter go into the header.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +10,7 @@
 #include "sim/cli/command.h"
 #include "trace/binary/trace_sink.h"
 #include "trace/gen/generators.h"
+#include "trace/io/output_file.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -23,36 +23,32 @@ class GenCommand : public Command {
         ->check(CLI::IsMember({"training", "inference", "churn"}));
     app.add_option("-o,--output", out_, "the trace to write (.trace text, .hbt binary, .hbt.zst compressed)")
         ->required();
-    app.add_option("--seed", seed_, "the random seed (recorded in the header)")->required();
+    app.add_option("--seed", seed_, "the random seed (recorded in the header)")->required()->check(UnsignedNumber());
     app.add_option("--format", format_, "text, binary or binary-zstd (default: from the output's extension)")
         ->check(CLI::IsMember({"text", "binary", "binary-zstd"}));
-    app.add_option("--layers", layers_, "training, inference: transformer layers");
-    app.add_option("--hidden", hidden_, "training, inference: hidden size");
-    app.add_option("--seq", training_.seq, "training: sequence length");
-    app.add_option("--batch", batch_, "training: batch size; inference: concurrent requests");
-    app.add_option("--micro-batches", training_.micro_batches, "training: micro-batches per step");
+    app.add_option("--layers", layers_, "training, inference: transformer layers")->check(UnsignedNumber());
+    app.add_option("--hidden", hidden_, "training, inference: hidden size")->check(UnsignedNumber());
+    app.add_option("--seq", training_.seq, "training: sequence length")->check(UnsignedNumber());
+    app.add_option("--batch", batch_, "training: batch size; inference: concurrent requests")->check(UnsignedNumber());
+    app.add_option("--micro-batches", training_.micro_batches, "training: micro-batches per step")->check(UnsignedNumber());
     app.add_option("--recompute", recompute_, "training: activation recompute")
         ->check(CLI::IsMember({"on", "off"}));
-    app.add_option("--optimizer-states", training_.optimizer_states, "training: fp32 states per weight");
-    app.add_option("--grad-buckets", training_.grad_buckets, "training: all-reduce buckets per step");
-    app.add_option("--steps", training_.steps, "training: steps");
-    app.add_option("--prompt", inference_.prompt, "inference: prompt tokens (jittered +-25%)");
-    app.add_option("--new-tokens", inference_.new_tokens, "inference: generated tokens (jittered +-25%)");
-    app.add_option("--block-tokens", inference_.block_tokens, "inference: KV cache growth step");
-    app.add_option("--requests", inference_.requests, "inference: requests");
-    app.add_option("--events", churn_.events, "churn: events");
-    app.add_option("--min-bytes", churn_.min_bytes, "churn: smallest size");
-    app.add_option("--max-bytes", churn_.max_bytes, "churn: largest size");
-    app.add_option("--max-lifetime", churn_.max_lifetime, "churn: longest lifetime, in events");
+    app.add_option("--optimizer-states", training_.optimizer_states, "training: fp32 states per weight")->check(UnsignedNumber());
+    app.add_option("--grad-buckets", training_.grad_buckets, "training: all-reduce buckets per step")->check(UnsignedNumber());
+    app.add_option("--steps", training_.steps, "training: steps")->check(UnsignedNumber());
+    app.add_option("--prompt", inference_.prompt, "inference: prompt tokens (jittered +-25%)")->check(UnsignedNumber());
+    app.add_option("--new-tokens", inference_.new_tokens, "inference: generated tokens (jittered +-25%)")->check(UnsignedNumber());
+    app.add_option("--block-tokens", inference_.block_tokens, "inference: KV cache growth step")->check(UnsignedNumber());
+    app.add_option("--requests", inference_.requests, "inference: requests")->check(UnsignedNumber());
+    app.add_option("--events", churn_.events, "churn: events")->check(UnsignedNumber());
+    app.add_option("--min-bytes", churn_.min_bytes, "churn: smallest size")->check(UnsignedNumber());
+    app.add_option("--max-bytes", churn_.max_bytes, "churn: largest size")->check(UnsignedNumber());
+    app.add_option("--max-lifetime", churn_.max_lifetime, "churn: longest lifetime, in events")->check(UnsignedNumber());
   }
 
   int Run() override {
     if (std::optional<std::string> error = Generate()) {
-      std::string line = *error;
-      for (char& c : line) {
-        if (c == '\n') c = ' ';
-      }
-      fmt::print(stderr, "hbmsim gen: {}\n", line);
+      fmt::print(stderr, "hbmsim gen: {}\n", OneLineMessage(*error));
       return kExitBadInput;
     }
     return kExitOk;
@@ -69,25 +65,30 @@ class GenCommand : public Command {
 
   std::optional<std::string> Generate() {
     ApplyShared();
-    std::ofstream out(out_, std::ios::binary | std::ios::trunc);
-    if (!out) return fmt::format("cannot write {}", out_);
+    // Created before the work: an unwritable path costs nothing; the trace appears only complete.
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(out_);
+    if (!out.ok()) return std::string(out.status().message());
     absl::StatusOr<std::unique_ptr<TraceSink>> sink =
-        MakeTraceSink(out, format_.empty() ? TraceFormatForPath(out_) : format_);
+        MakeTraceSink((*out)->stream(), format_.empty() ? TraceFormatForPath(out_) : format_);
     if (!sink.ok()) return std::string(sink.status().message());
     const TraceMetadata metadata = kind_ == "training"    ? gen::Metadata(training_)
                                    : kind_ == "inference" ? gen::Metadata(inference_)
                                                           : gen::Metadata(churn_);
-    if (absl::Status s = (*sink)->WriteHeader(metadata); !s.ok()) return WriteError(s);
+    if (absl::Status s = (*sink)->WriteHeader(metadata); !s.ok()) return WriteError(**out, s);
     const gen::EventSink write = [&](const Event& e) { return (*sink)->Write(e); };
     absl::Status s = kind_ == "training"    ? gen::GenerateTraining(training_, write)
                      : kind_ == "inference" ? gen::GenerateInference(inference_, write)
                                             : gen::GenerateChurn(churn_, write);
+    if (!s.ok() && !(*out)->status().ok()) return std::string((*out)->status().message());
     if (!s.ok()) return fmt::format("{}: {}", kind_, std::string(s.message()));
-    if (absl::Status f = (*sink)->Finish(); !f.ok()) return WriteError(f);
+    if (absl::Status f = (*sink)->Finish(); !f.ok()) return WriteError(**out, f);
+    if (absl::Status c = (*out)->Commit(); !c.ok()) return std::string(c.message());
     return std::nullopt;
   }
 
-  std::string WriteError(const absl::Status& s) const {
+  // A disk error says "cannot write OUT: REASON"; anything else names OUT.
+  std::string WriteError(const io::OutputFile& out, const absl::Status& s) const {
+    if (!out.status().ok()) return std::string(out.status().message());
     return fmt::format("{}: {}", out_, std::string(s.message()));
   }
 

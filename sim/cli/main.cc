@@ -1,7 +1,9 @@
 // hbmsim: replays device-memory allocation traces through faithful allocator
 // models. main() only wires the registered subcommands into CLI11 and turns
 // every way of failing into one stderr line and a contract exit code.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <utility>
@@ -19,6 +21,17 @@ std::string CommandPath(const CLI::App& app) {
   std::string path = "hbmsim";
   for (const CLI::App* sub : app.get_subcommands()) path += " " + sub->get_name();
   return path;
+}
+
+// Every write is checked, standard output included: a report that could not
+// be written (`> /dev/full`, a closed pipe) is exit 2, unless the command has
+// already said why it fails with 2 (one stderr line per run).
+int CheckedStdout(const std::string& command, int code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if ((flushed && !std::ferror(stdout)) || code == hbmsim::cli::kExitBadInput) return code;
+  fmt::print(stderr, "{}: cannot write standard output: {}\n", command, std::strerror(errno != 0 ? errno : EIO));
+  return hbmsim::cli::kExitBadInput;
 }
 
 }  // namespace
@@ -54,7 +67,10 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [sub, command] : commands) {
-      if (sub->parsed()) return command->Run();
+      if (!sub->parsed()) continue;
+      const int code = CheckedStdout(CommandPath(app), command->Run());
+      hbmsim::cli::FlushNotes(code);
+      return code;
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: internal error: {}\n", CommandPath(app), hbmsim::cli::OneLineMessage(e.what()));

@@ -2,7 +2,6 @@
 // through one allocator and reports where and why allocations failed
 // (shared/spec/cli-contract.md fixes the flags, the CSV and the JSON keys).
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "sim/cli/command.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/report/failure_spill.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
@@ -25,6 +25,7 @@
 #include "sim/whatif/advice.h"
 #include "sim/whatif/thread_pool.h"
 #include "trace/core/numbers.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -55,6 +56,7 @@ class ReplayCommand : public Command {
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
   std::optional<Failure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
+  std::optional<Failure> OpenOutputs(const viz::VizOutputs& viz);
 
   std::string trace_;
   std::string allocator_;
@@ -71,6 +73,8 @@ class ReplayCommand : public Command {
   bool no_advice_ = false;
   int jobs_ = DefaultJobs();
   viz::VizFlags viz_;
+  io::OutputSet outputs_;  // created before the replay, renamed into place after it
+  std::unique_ptr<FailureSpill> failure_spill_;  // --json's failures, streamed (bounded memory)
 };
 
 void ReplayCommand::Configure(CLI::App& app) {
@@ -141,18 +145,12 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, Scena
 }
 
 void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) const {
-  if (s.events_replayed == 0 && s.events_read > 0) {
-    fmt::print(stderr, "hbmsim replay: note: no event of {} is on device {}\n", trace_, s.device->value());
-  }
   if (!check_recorded_ || figures) return;
   if (s.recorded.allocs_total == 0) {
-    fmt::print(stderr,
-               "hbmsim replay: --check-recorded: {} records no addresses (addr=); nothing was compared\n",
-               trace_);
+    Note(fmt::format("hbmsim replay: --check-recorded: {} records no addresses (addr=); nothing was compared",
+                     trace_));
   } else if (s.recorded.segments_total == 0) {
-    fmt::print(stderr,
-               "hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were "
-               "compared\n");
+    Note("hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were compared");
   }
 }
 
@@ -175,21 +173,35 @@ void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& c
   report.advice_json = AdviceJson(scenario, report.bytes_limit, *advice);
 }
 
+// Every output is checked against every input and created before any work,
+// so a bad path fails fast and an input is never overwritten.
+std::optional<Failure> ReplayCommand::OpenOutputs(const viz::VizOutputs& viz) {
+  std::vector<io::NamedPath> outputs = {{"--placements", placements_}, {"--json", json_}};
+  for (const io::NamedPath& p : viz.Outputs()) outputs.push_back(p);
+  absl::StatusOr<io::OutputSet> opened =
+      io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, outputs);
+  if (!opened.ok()) return BadInput(opened.status());
+  outputs_ = *std::move(opened);
+  return std::nullopt;
+}
+
 std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
                                                 const ScenarioReportInput& section) const {
-  if (json_.empty()) return std::nullopt;
-  std::ofstream out(json_, std::ios::binary | std::ios::trunc);
+  io::OutputFile* out = outputs_.Get("--json");
+  if (out == nullptr) return std::nullopt;
   nlohmann::ordered_json j = JsonReport(report);
   if (HasScenarioSection(*section.scenario)) j["recording"] = ScenarioJson(section);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+  if (absl::Status s = WriteJsonReport(std::move(j), failure_spill_.get(), *out); !s.ok()) {
+    return BadInput(io::WithRole("--json", s));
+  }
   return std::nullopt;
 }
 
 std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   ScenarioRequest request;
   if (auto f = ParseOptions(report.options, request)) return f;
+  viz::VizOutputs viz(viz_);
+  if (auto f = OpenOutputs(viz)) return f;
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
   if (!scenario.ok()) return BadInput(scenario.status());
   AllocatorConfig config;
@@ -197,7 +209,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (auto f = LoadConfig(*scenario, config, section.applied_settings)) return f;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
   for (const auto& [key, value] : scenario->recording->metadata().entries) {
-    if (key == "warning") fmt::print(stderr, "hbmsim replay: warning: {}\n", value);
+    if (key == "warning") Note(fmt::format("hbmsim replay: warning: {}", value));
   }
   absl::StatusOr<LimitChoice> limit = ResolveLimit(*scenario, config, bytes_limit_);
   if (!limit.ok()) return BadInput(limit.status());
@@ -211,12 +223,14 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   }
   section.run = run->get();
   std::unique_ptr<PlacementsWriter> placements;
-  if (!placements_.empty()) {
-    absl::StatusOr<std::unique_ptr<PlacementsWriter>> w = PlacementsWriter::Open(placements_);
-    if (!w.ok()) return BadInput(w.status());
-    placements = *std::move(w);
-  }
+  if (io::OutputFile* csv = outputs_.Get("--placements")) placements = std::make_unique<PlacementsWriter>(*csv);
   ReplayRecorder recorder((*run)->policy(), *config.policy);
+  if (!json_.empty()) {  // next to the JSON: the final file needs that space anyway, and /tmp may be RAM
+    absl::StatusOr<std::unique_ptr<io::SpillFile>> spill = io::SpillFile::Create(io::DirectoryOf(json_));
+    if (!spill.ok()) return BadInput(io::WithRole("--json", spill.status()));
+    failure_spill_ = std::make_unique<FailureSpill>(*std::move(spill));
+    recorder.SetFailureSink(failure_spill_.get());
+  }
   const EventReader& events = (*run)->reader();
   recorder.WatchReader(events);
   MemoryAttribution attribution(kLargestBuffersListed, [&events](const Event&) {
@@ -226,7 +240,6 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   engine.AddObserver(&recorder);
   engine.AddObserver(&attribution);
   if (placements) engine.AddObserver(placements.get());
-  viz::VizOutputs viz(viz_);
   absl::StatusOr<ReplaySummary> summary =
       (*run)->Run(viz.Attach((*run)->driven(), report.options, engine, (*run)->reader()));
   if (!summary.ok()) {
@@ -236,8 +249,9 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(summary.status().message()))};
   }
   if (placements) {
-    if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(s);
+    if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(io::WithRole("--placements", s));
   }
+  if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
   NoteRecordedCheck(*summary, scenario->recording->records_figures());
   report.trace = trace_;
   report.config = &config;
@@ -249,15 +263,17 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (auto f = WriteJson(report, section)) return f;
-  if (absl::Status s = viz.Write(report); !s.ok()) return BadInput(s);
+  if (absl::Status s = viz.Write(report, outputs_); !s.ok()) return BadInput(s);
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
   return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
 }
 
 int ReplayCommand::Run() {
   ReplayReportInput report;
   std::optional<Failure> outcome = Replay(report);
+  FlushNotes(outcome ? outcome->code : kExitOk);
   if (!outcome) return kExitOk;
   if (!outcome->message.empty()) fmt::print(stderr, "hbmsim replay: {}\n", OneLineMessage(outcome->message));
   return outcome->code;

@@ -5,7 +5,6 @@
 // replay `hbmsim replay` runs on the same scenario (device, start state,
 // recorded settings), so `replay` at the answer fits.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/human_bytes.h"
 #include "trace/core/numbers.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -65,6 +65,7 @@ class SizeCommand : public Command {
   std::string resolution_ = "256";
   int jobs_ = DefaultJobs();
   std::string json_;
+  io::OutputSet outputs_;  // --json, created before the search, renamed into place after it
 };
 
 std::string Human(Bytes b) { return HumanReadableNumBytes(b); }
@@ -140,18 +141,21 @@ std::optional<Failure> SizeCommand::Size() {
   absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
   if (!parsed.ok()) return Failure{kExitBadInput, std::string(parsed.status().message())};
   request = *parsed;
+  absl::StatusOr<io::OutputSet> outputs =
+      io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, {{"--json", json_}});
+  if (!outputs.ok()) return Failure{kExitBadInput, std::string(outputs.status().message())};
+  outputs_ = *std::move(outputs);
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
   absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
   if (!survey.ok()) return Failure{kExitBadInput, std::string(survey.status().message())};
-  fmt::print(stderr,
-             "hbmsim size: {}: {} events of device {}, peak live {} B; every trial replays the recording "
-             "afresh{}\n",
-             trace_, survey->events_replayed, survey->device ? fmt::format("{}", survey->device->value()) : "-",
+  Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; every trial replays the recording "
+                   "afresh{}",
+                   trace_, survey->events_replayed, survey->device ? fmt::format("{}", survey->device->value()) : "-",
              survey->peak_live_bytes.value(),
-             config->policy->plan ? " (offline plans from one more pass first)" : "");
+                   config->policy->plan ? " (offline plans from one more pass first)" : ""));
   device_used_ = survey->device;
   absl::StatusOr<TrialTarget> target = MakeTrialTarget(*scenario, *config, *survey);
   if (!target.ok()) return Failure{kExitBadInput, std::string(target.status().message())};
@@ -163,21 +167,23 @@ std::optional<Failure> SizeCommand::Size() {
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(r.status().message()))};
   }
   const std::string text = Text(*target, *r);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
-    std::ofstream out(json_, std::ios::binary | std::ios::trunc);
-    out << Json(*config, *r, resolution->value()).dump(2) << "\n";
-    out.close();
-    if (!out) return Failure{kExitBadInput, fmt::format("--json {}: cannot write", json_)};
+    const std::string json = Json(*config, *r, resolution->value()).dump(2) + "\n";
+    if (absl::Status s = outputs_.Write("--json", json); !s.ok()) {
+      return Failure{kExitBadInput, std::string(s.message())};
+    }
   }
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!r->found) return Failure{kExitFailures, "no limit up to 4EiB fits this trace"};
   return std::nullopt;
 }
 
 int SizeCommand::Run() {
   std::optional<Failure> f = Size();
+  FlushNotes(f ? f->code : kExitOk);
   if (!f) return kExitOk;
-  fmt::print(stderr, "hbmsim size: {}\n", f->message);
+  fmt::print(stderr, "hbmsim size: {}\n", OneLineMessage(f->message));
   return f->code;
 }
 

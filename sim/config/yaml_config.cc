@@ -1,4 +1,5 @@
 // Strict YAML loading for allocator configs (see allocator_config.h).
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -154,6 +155,8 @@ absl::StatusOr<AllocatorConfig> ParseAllocatorConfig(const PolicyRegistry& regis
 
 absl::StatusOr<AllocatorConfig> LoadAllocatorConfigFile(const PolicyRegistry& registry,
                                                         const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return absl::InvalidArgumentError(fmt::format("{} is a directory", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(fmt::format("{}: cannot open allocator config", path));
   std::string text;

@@ -77,6 +77,9 @@ bool ReplayEngine::SelectDevice(const Event& e) {
   if (!summary_.device) summary_.device = options_.device.value_or(e.device);
   if (e.device == *summary_.device) return true;
   ++summary_.events_other_device;
+  std::vector<DeviceId>& seen = summary_.other_devices;
+  const auto at = std::lower_bound(seen.begin(), seen.end(), e.device);
+  if ((at == seen.end() || *at != e.device) && seen.size() < ReplaySummary::kMaxListedDevices) seen.insert(at, e.device);
   return false;
 }
 

@@ -79,6 +79,10 @@ struct ReplaySummary {
   uint64_t events_with_other_attributes = 0;
   std::vector<std::string> other_attribute_keys;  // distinct, first seen first, at most kMaxOtherKeys
   static constexpr size_t kMaxOtherKeys = 16;
+  // The devices of the skipped events, ascending, at most kMaxListedDevices:
+  // what a --device with no event names instead.
+  std::vector<DeviceId> other_devices;
+  static constexpr size_t kMaxListedDevices = 16;
 };
 
 class ReplayEngine : private PolicyObserver {

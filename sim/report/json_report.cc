@@ -41,6 +41,8 @@ Json StatsJson(const AllocatorStats& s) {
               {"peak_pool_bytes", Optional(s.peak_pool_bytes)}};
 }
 
+}  // namespace
+
 Json FailureJson(const FailureRecord& f, const FailureLabels& labels, const std::string& mark_before) {
   Json j{{"event", f.event.value()},
          {"id", f.id},
@@ -55,6 +57,8 @@ Json FailureJson(const FailureRecord& f, const FailureLabels& labels, const std:
   if (!labels.shape.empty()) j["shape"] = labels.shape;
   return j;
 }
+
+namespace {
 
 Json SummaryJson(const ReplaySummary& s) {
   Json j{{"events_read", s.events_read},

@@ -1,44 +1,39 @@
 #include "sim/report/placements_writer.h"
 
-#include <cerrno>
-#include <cstring>
-
-#include "fmt/format.h"
+#include <iterator>
+#include <string_view>
 
 namespace hbmsim {
+namespace {
 
-absl::StatusOr<std::unique_ptr<PlacementsWriter>> PlacementsWriter::Open(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("--placements {}: cannot create: {}", path, std::strerror(errno)));
-  }
-  fmt::print(f, "event,id,requested,status,offset,size\n");
-  return std::unique_ptr<PlacementsWriter>(new PlacementsWriter(f, path));
-}
+constexpr size_t kFlushBytes = size_t{1} << 16;
 
-PlacementsWriter::~PlacementsWriter() {
-  if (file_ != nullptr) std::fclose(file_);
+}  // namespace
+
+PlacementsWriter::PlacementsWriter(io::OutputFile& out) : out_(out) {
+  fmt::format_to(std::back_inserter(rows_), "event,id,requested,status,offset,size\n");
 }
 
 void PlacementsWriter::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
-  // fmt::print formats into a stack buffer: no heap allocation per row.
+  // Formatted into one growing buffer: no heap allocation per row.
   if (r.ok() && r.has_offset) {
-    fmt::print(file_, "{},{},{},ok,{},{}\n", index.value(), e.id, e.bytes.value(), r.offset.value(),
-               r.size.value());
+    fmt::format_to(std::back_inserter(rows_), "{},{},{},ok,{},{}\n", index.value(), e.id, e.bytes.value(),
+                   r.offset.value(), r.size.value());
   } else {
-    fmt::print(file_, "{},{},{},{},,{}\n", index.value(), e.id, e.bytes.value(), AllocStatusName(r.status),
-               r.ok() ? r.size.value() : 0);
+    fmt::format_to(std::back_inserter(rows_), "{},{},{},{},,{}\n", index.value(), e.id, e.bytes.value(),
+                   AllocStatusName(r.status), r.ok() ? r.size.value() : 0);
   }
+  if (rows_.size() >= kFlushBytes) FlushIfFull();
+}
+
+void PlacementsWriter::FlushIfFull() {
+  if (status_.ok()) status_ = out_.Write(std::string_view(rows_.data(), rows_.size()));
+  rows_.clear();
 }
 
 absl::Status PlacementsWriter::Finish() {
-  const bool failed = std::ferror(file_) != 0;
-  const bool close_failed = std::fclose(file_) != 0;
-  file_ = nullptr;
-  if (failed || close_failed)
-    return absl::InvalidArgumentError(fmt::format("--placements {}: write failed", path_));
-  return absl::OkStatus();
+  FlushIfFull();
+  return status_;
 }
 
 }  // namespace hbmsim

@@ -10,29 +10,29 @@
 #ifndef HBMSIM_SIM_REPORT_PLACEMENTS_WRITER_H_
 #define HBMSIM_SIM_REPORT_PLACEMENTS_WRITER_H_
 
-#include <cstdio>
-#include <memory>
-#include <string>
-
 #include "absl/status/statusor.h"
+#include "fmt/format.h"
 #include "sim/engine/replay_observer.h"
+#include "trace/io/output_file.h"
 
 namespace hbmsim {
 
 class PlacementsWriter : public ReplayObserver {
  public:
-  // Creates (truncates) `path` and writes the header.
-  static absl::StatusOr<std::unique_ptr<PlacementsWriter>> Open(const std::string& path);
-  ~PlacementsWriter() override;
+  // Writes the header to `out` (an atomic output the command created before
+  // the replay and commits after it: a killed replay leaves no cut CSV).
+  explicit PlacementsWriter(io::OutputFile& out);
 
   void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
-  // Flushes and closes; an I/O error names the file.
+  // Writes what is buffered; the first write error ("cannot write PATH: REASON").
   absl::Status Finish();
 
  private:
-  PlacementsWriter(std::FILE* f, std::string path) : file_(f), path_(std::move(path)) {}
-  std::FILE* file_;
-  std::string path_;
+  void FlushIfFull();
+
+  io::OutputFile& out_;
+  fmt::memory_buffer rows_;  // written in 64 KiB pieces
+  absl::Status status_;      // the first failed write; later rows are dropped
 };
 
 }  // namespace hbmsim

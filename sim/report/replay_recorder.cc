@@ -16,9 +16,14 @@ void ReplayRecorder::OnFailure(const FailureRecord& f) {
     program_mark_before_first_ = last_program_mark_;
     if (labelled) KeepFirstFrames();
   }
-  failures_.push_back(f);
-  labels_.push_back(labelled ? pending_ : FailureLabels{});
-  marks_before_.push_back(last_mark_);
+  static const FailureLabels kNone;
+  const FailureLabels& labels = labelled ? pending_ : kNone;
+  if (sink_ != nullptr) sink_->Add(f, labels, last_mark_);
+  if (failures_.size() < kKeptFailures) {
+    failures_.push_back(f);
+    labels_.push_back(labels);
+    marks_before_.push_back(last_mark_);
+  }
   if (f.kind == AllocStatus::kFragmentation) {
     ++fragmentation_;
   } else {

@@ -1,7 +1,11 @@
-// The observer behind the text and JSON reports: it keeps every failure (the
-// JSON lists them all) with the labels its request carried (tag=, shape=),
-// counts policy events by kind, and renders the memory dump at the FIRST
-// failure, while the allocator is still in that state. Given the reader the
+// The observer behind the text and JSON reports: it counts failures (oom and
+// fragmentation) and keeps the first kKeptFailures of them with the labels
+// their request carried (tag=, shape=) and the mark before each, which is what
+// the reports list; every failure also goes to the FailureSink when one is
+// set (the --json report's streamed list, sim/report/failure_spill.h), so
+// memory stays bounded whatever the number of failures. It counts policy
+// events by kind and renders the memory dump at the FIRST failure, while the
+// allocator is still in that state. Given the reader the
 // engine reads (WatchReader), it also keeps the first failure's recorded
 // stack and tells the marks a program wrote (a step, a phase) from the ones a
 // recording adds for its allocator's own actions (segment_map, ...).
@@ -28,8 +32,17 @@ struct FailureLabels {
   std::string shape;  // `shape=` in its canonical spelling; "" when absent
 };
 
+// Where every failure goes as it happens, with what the reports say about it.
+class FailureSink {
+ public:
+  virtual ~FailureSink() = default;
+  virtual void Add(const FailureRecord& f, const FailureLabels& labels, const std::string& mark_before) = 0;
+};
+
 class ReplayRecorder : public ReplayObserver {
  public:
+  static constexpr size_t kKeptFailures = 64;
+
   // `policy` is the registry row `allocator` was built from: its texts render
   // the dump at the first failure.
   ReplayRecorder(const Allocator& allocator, const PolicySpec& policy)
@@ -38,13 +51,17 @@ class ReplayRecorder : public ReplayObserver {
   // The reader the engine reads (or the one under its wrappers): its current
   // event's context gives the stack frames and the kind of each mark.
   void WatchReader(const EventReader& reader) { reader_ = &reader; }
+  // Every failure, in order, also goes to `sink` (not owned; may be null).
+  void SetFailureSink(FailureSink* sink) { sink_ = sink; }
 
   void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
   void OnFailure(const FailureRecord& f) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
   void OnMark(EventIndex index, std::string_view label) override;
 
+  // The first min(failure_count(), kKeptFailures) failures, in order.
   const std::vector<FailureRecord>& failures() const { return failures_; }
+  uint64_t failure_count() const { return oom_ + fragmentation_; }
   const FailureLabels& labels(size_t i) const { return labels_[i]; }
   // The label of the last `mark` before failures()[i] ("" if none): which
   // step or phase of the job failed.
@@ -69,6 +86,7 @@ class ReplayRecorder : public ReplayObserver {
   const Allocator& allocator_;
   const PolicySpec& policy_;
   const EventReader* reader_ = nullptr;
+  FailureSink* sink_ = nullptr;
   std::vector<FailureRecord> failures_;
   std::vector<FailureLabels> labels_;
   std::vector<std::string> marks_before_;

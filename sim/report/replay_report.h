@@ -41,7 +41,13 @@ std::string TextReport(const ReplayReportInput& in);
 // The details: header, stats, the lower bound, the failure table and the
 // memory at the first failure.
 std::string DetailsText(const ReplayReportInput& in);
+// The --json report. Its "failures" lists the failures the recorder kept
+// (ReplayRecorder::kKeptFailures); `hbmsim replay` writes the whole list
+// through a FailureSpill instead (failure_spill.h).
 nlohmann::ordered_json JsonReport(const ReplayReportInput& in);
+// One element of "failures".
+nlohmann::ordered_json FailureJson(const FailureRecord& f, const FailureLabels& labels,
+                                   const std::string& mark_before);
 
 // The options that run (PolicySpec::effective_options: an alloc_conf key shows
 // as the option it sets), in declaration order.

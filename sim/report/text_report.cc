@@ -96,7 +96,8 @@ void WriteFailures(Out out, const ReplayReportInput& in) {
     fmt::format_to(out, "\nEvery allocation fit.\n");
     return;
   }
-  fmt::format_to(out, "\nFailed allocations ({}):\n", failures.size());
+  const uint64_t count = in.recorder->failure_count();
+  fmt::format_to(out, "\nFailed allocations ({}):\n", count);
   fmt::format_to(out, "  {:>10} {:>10} {:>14} {:>14}  {:<13} {:>14} {:>14}\n", "event", "id", "requested",
                  "rounded", "verdict", "free", "largest_free");
   for (size_t i = 0; i < failures.size() && i < kMaxListedFailures; ++i) {
@@ -111,8 +112,8 @@ void WriteFailures(Out out, const ReplayReportInput& in) {
       fmt::format_to(out, "  after mark {}", in.recorder->mark_before(i));
     fmt::format_to(out, "\n");
   }
-  if (failures.size() > kMaxListedFailures) {
-    fmt::format_to(out, "  ... and {} more (see --json)\n", failures.size() - kMaxListedFailures);
+  if (count > kMaxListedFailures) {
+    fmt::format_to(out, "  ... and {} more (see --json)\n", count - kMaxListedFailures);
   }
   const FailureRecord& first = failures.front();
   fmt::format_to(out, "\nMemory at the first failure (event {}, id {}):\n{}", first.event.value(), first.id,

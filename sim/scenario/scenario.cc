@@ -144,4 +144,16 @@ absl::StatusOr<Scenario> OpenScenario(const std::string& path, const ScenarioReq
   return MakeScenario(std::shared_ptr<const Recording>(*std::move(r)), request);
 }
 
+absl::Status CheckReplayedSomething(const Scenario& scenario, const ReplaySummary& summary,
+                                    const std::string& name) {
+  if (summary.events_replayed > 0 || !scenario.start_state.empty()) return absl::OkStatus();
+  if (summary.events_read == 0) return absl::InvalidArgumentError(fmt::format("no events in {}", name));
+  std::string devices;
+  for (const DeviceId d : summary.other_devices) devices += fmt::format("{}{}", devices.empty() ? "" : ", ", d.value());
+  if (summary.other_devices.size() == ReplaySummary::kMaxListedDevices) devices += ", ...";
+  const uint64_t device = summary.device ? summary.device->value() : 0;
+  return absl::InvalidArgumentError(fmt::format("--device {}: no event of {} is on device {}; devices with events: {}",
+                                                device, name, device, devices));
+}
+
 }  // namespace hbmsim

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/engine/replay_engine.h"
 #include "trace/formats/recording.h"
 
 namespace hbmsim {
@@ -75,6 +76,14 @@ struct Scenario {
 };
 
 absl::StatusOr<Scenario> OpenScenario(const std::string& path, const ScenarioRequest& request);
+
+// A run that replayed nothing is bad input, never "every allocation fit":
+// "no events in PATH" when the recording holds neither events nor a start
+// state (a zero-byte download), "--device N: no event of PATH is on device N;
+// devices with events: 0, 3" when the chosen device has none. `name` is the
+// input as the user gave it.
+absl::Status CheckReplayedSomething(const Scenario& scenario, const ReplaySummary& summary,
+                                    const std::string& name);
 absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request);
 

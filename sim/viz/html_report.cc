@@ -69,8 +69,9 @@ std::string FailureTable(const ReplayReportInput& in) {
         Escape(in.recorder->mark_before(i)));
   }
   out += "</table>\n";
-  if (fs.size() > kMaxListedFailures) {
-    out += fmt::format("<p>… and {} more failures (see --json).</p>\n", fs.size() - kMaxListedFailures);
+  if (in.recorder->failure_count() > kMaxListedFailures) {
+    out += fmt::format("<p>… and {} more failures (see --json).</p>\n",
+                       in.recorder->failure_count() - kMaxListedFailures);
   }
   return out;
 }

@@ -1,7 +1,6 @@
 #include "sim/viz/viz_outputs.h"
 
 #include <cstdio>
-#include <fstream>
 
 #include "fmt/format.h"
 #include "sim/viz/html_report.h"
@@ -10,12 +9,12 @@
 namespace hbmsim::viz {
 namespace {
 
-absl::Status WriteText(std::string_view flag, const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return absl::InvalidArgumentError(fmt::format("{} {}: cannot write", flag, path));
-  return absl::OkStatus();
+// The file was created with the command's other outputs before the replay
+// (trace/io/output_set.h); the command commits them all at the end.
+absl::Status WriteText(std::string_view flag, const io::OutputSet& outputs, const std::string& text) {
+  io::OutputFile* out = outputs.Get(flag);
+  if (out == nullptr) return absl::InternalError(fmt::format("{}: not opened", flag));
+  return io::WithRole(flag, out->Write(text));
 }
 
 }  // namespace
@@ -57,7 +56,11 @@ absl::StatusOr<std::string> VizOutputs::AddressesShown() const {
   return fmt::format("simulated ({})", counts);
 }
 
-absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report) const {
+std::vector<io::NamedPath> VizOutputs::Outputs() const {
+  return {{"--memory-viz", flags_.memory_viz}, {"--html", flags_.html}, {"--perfetto", flags_.perfetto}};
+}
+
+absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report, const io::OutputSet& outputs) const {
   if (memory_viz_ == nullptr) return absl::OkStatus();
   absl::StatusOr<std::string> addresses = AddressesShown();
   if (!addresses.ok()) return addresses.status();
@@ -71,19 +74,19 @@ absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report) const {
   const nlohmann::ordered_json snapshot = memory_viz_->Snapshot(settings);
   const std::string& path = flags_.memory_viz;
   const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  return WriteText("--memory-viz", path, json ? snapshot.dump() + "\n" : SnapshotPickle(snapshot));
+  return WriteText("--memory-viz", outputs, json ? snapshot.dump() + "\n" : SnapshotPickle(snapshot));
 }
 
-absl::Status VizOutputs::Write(const ReplayReportInput& report) {
-  if (absl::Status s = WriteMemoryViz(report); !s.ok()) return s;
+absl::Status VizOutputs::Write(const ReplayReportInput& report, const io::OutputSet& outputs) {
+  if (absl::Status s = WriteMemoryViz(report, outputs); !s.ok()) return s;
   if (recorder_ == nullptr) return absl::OkStatus();
   recorder_->Finish();
   if (!flags_.html.empty()) {
-    if (absl::Status s = WriteText("--html", flags_.html, HtmlReport(*recorder_, report)); !s.ok()) return s;
+    if (absl::Status s = WriteText("--html", outputs, HtmlReport(*recorder_, report)); !s.ok()) return s;
   }
   if (!flags_.perfetto.empty()) {
     const std::string json = PerfettoTrace(*recorder_, report.allocator->name()).dump() + "\n";
-    if (absl::Status s = WriteText("--perfetto", flags_.perfetto, json); !s.ok()) return s;
+    if (absl::Status s = WriteText("--perfetto", outputs, json); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

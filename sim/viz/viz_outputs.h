@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -15,6 +16,7 @@
 #include "sim/viz/memory_viz.h"
 #include "sim/viz/progress.h"
 #include "sim/viz/viz_recorder.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::viz {
 
@@ -34,11 +36,14 @@ class VizOutputs {
   // Adds the observers to `engine` and returns the reader it must read.
   EventReader& Attach(const Allocator& allocator, const ReplayOptions& options, ReplayEngine& engine,
                       EventReader& reader);
-  // Writes the requested files; an error names the flag and the file.
-  absl::Status Write(const ReplayReportInput& report);
+  // The requested files, for the command's io::OutputSet (empty paths: not requested).
+  std::vector<io::NamedPath> Outputs() const;
+  // Writes the requested files into `outputs` (opened from Outputs() before
+  // the replay; the command commits them); an error names the flag and the file.
+  absl::Status Write(const ReplayReportInput& report, const io::OutputSet& outputs);
 
  private:
-  absl::Status WriteMemoryViz(const ReplayReportInput& report) const;
+  absl::Status WriteMemoryViz(const ReplayReportInput& report, const io::OutputSet& outputs) const;
   absl::StatusOr<std::string> AddressesShown() const;
 
   VizFlags flags_;

@@ -46,6 +46,7 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario) {
   ReplayEngine engine(ideal, options);
   absl::StatusOr<ReplaySummary> s = engine.Run(**reader);
   if (!s.ok()) return s.status();
+  if (absl::Status st = CheckReplayedSomething(scenario, *s, scenario.path()); !st.ok()) return st;
   return ScenarioSurvey{s->peak_live_bytes, s->peak_live_event, s->events_read, s->events_replayed, s->device};
 }
 

@@ -60,7 +60,7 @@ TEST(DiagnoseCliTest, BadInputExitsTwoWithOneLine) {
                           "README.md: no BFC allocator dump found (28 lines, 23 not part of a dump)\n");
   const CliRun missing = Hbmsim("diagnose /nonexistent/train.log");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.out, "hbmsim diagnose: /nonexistent/train.log: cannot read\n");
+  EXPECT_EQ(missing.out, "hbmsim diagnose: cannot read /nonexistent/train.log: No such file or directory\n");
 }
 
 #endif  // HBMSIM_BINARY

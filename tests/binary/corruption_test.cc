@@ -51,7 +51,7 @@ TEST(Corruption, EveryCompressedTruncationIsAnError) {
 
 TEST(Corruption, TruncatedAtARecordBoundarySaysTheEndRecordIsMissing) {
   const std::string full = Valid();
-  const std::string cut = full.substr(0, full.size() - 2);  // the end record is 2 bytes
+  const std::string cut = full.substr(0, full.size() - 6);  // the end record: 0F, a 1-byte count, the crc32
   EXPECT_EQ(
       Message(ReadAll(cut)),
       fmt::format("t.hbt: byte {}: truncated: the file ends without the end-of-trace record", cut.size()));
@@ -77,10 +77,14 @@ TEST(Corruption, FlippedBytesNeverCrash) {
 
 TEST(Corruption, BadMagicAndVersion) {
   EXPECT_EQ(Message(ReadAll("alloc 1 1\n")), "t.hbt: byte 0: not an hbmsim binary trace (bad magic bytes)");
-  std::string v2 = Valid();
-  v2[8] = 2;
-  EXPECT_EQ(Message(ReadAll(v2)),
-            "t.hbt: byte 9: unsupported binary trace version 2 (this reader reads version 1)");
+  std::string v3 = Valid();
+  v3[8] = 3;
+  EXPECT_EQ(Message(ReadAll(v3)),
+            "t.hbt: byte 9: unsupported binary trace version 3 (this reader reads versions 1 to 2)");
+  std::string v0 = Valid();
+  v0[8] = 0;
+  EXPECT_EQ(Message(ReadAll(v0)),
+            "t.hbt: byte 9: unsupported binary trace version 0 (this reader reads versions 1 to 2)");
 }
 
 const std::string kHead = "\x89HBT\r\n\x1a\n\x01\x00"s;

@@ -123,13 +123,14 @@ TEST(RoundTrip, EncodingIsTheDocumentedOne) {
       TextToBinary("# hbmsim-trace v1\n# k: v\nalloc 1 300 t=2 tag=w\nalloc 2 1 tag=w\nfree 1\nmark m\n");
   ASSERT_TRUE(binary.ok()) << binary.status();
   const std::string expected = std::string("\x89HBT\r\n\x1a\n", 8) +              // magic
-                               std::string("\x01\x00\x01", 3) +                   // version, flags, 1 entry
+                               std::string("\x02\x00\x01", 3) +                   // version, flags, 1 entry
                                std::string("\x01k\x01v", 4) +                     // key, value
                                std::string("\x50\x02\xac\x02\x04\x00\x01w", 8) +  // alloc 1 300 t=2 tag=w
                                std::string("\x40\x02\x01\x01", 4) +  // alloc 2 1 tag=<dictionary 1>
                                std::string("\x01\x01", 2) +          // free 1: zigzag(1 - 2) = 1
                                std::string("\x07\x01m", 3) +         // mark m
-                               std::string("\x0f\x04", 2);           // end, 4 events
+                               std::string("\x0f\x04", 2) +          // end, 4 events
+                               std::string("\xb0\x26\xb9\xbc", 4);  // crc32 of all the above, little-endian
   EXPECT_EQ(*binary, expected);
 }
 

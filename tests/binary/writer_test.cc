@@ -41,8 +41,9 @@ TEST(BinaryWriter, HeaderOnceAndNothingAfterFinish) {
             "the trace header must be written once, before any event");
   ASSERT_TRUE(writer.Finish().ok());
   EXPECT_EQ(Message(writer.Write(Event{})), "cannot write an event after Finish()");
-  // magic, version, flags, no entries, end record with 0 events
-  EXPECT_EQ(out.str(), std::string("\x89HBT\r\n\x1a\n\x01\x00\x00\x0f\x00", 13));
+  // magic, version 2, flags, no entries, end record with 0 events and the crc32 of the 13 bytes before it
+  // (python3 -c "import zlib; print(hex(zlib.crc32(b'\\x89HBT\\r\\n\\x1a\\n\\x02\\x00\\x00\\x0f\\x00')))": 0xdfdd7ab9)
+  EXPECT_EQ(out.str(), std::string("\x89HBT\r\n\x1a\n\x02\x00\x00\x0f\x00\xb9\x7a\xdd\xdf", 17));
 }
 
 // A million events cross many 64 KiB flushes and zstd chunks; the read-back

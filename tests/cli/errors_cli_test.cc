@@ -34,7 +34,7 @@ TEST(ErrorsCliTest, FreeOfAnIdThatIsNotLive) {
 
 TEST(ErrorsCliTest, MissingTraceFile) {
   ExpectBadInput(RunHbmsim("replay configs/examples/nope.trace --allocator bfc --bytes-limit 1MiB"),
-                 "hbmsim replay: cannot open configs/examples/nope.trace: No such file or directory");
+                 "hbmsim replay: cannot read configs/examples/nope.trace: No such file or directory");
 }
 
 TEST(ErrorsCliTest, UnknownAllocator) {

@@ -136,15 +136,17 @@ struct Replayed {
 void ReplayFake(Replayed& r, std::vector<std::string> lines, const std::string& csv) {
   r.allocator = std::make_unique<FakeAllocator>(Bytes(2048));
   r.recorder = std::make_unique<ReplayRecorder>(*r.allocator, *BuiltinPolicies().Find("bfc"));
-  auto writer = PlacementsWriter::Open(csv);
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  auto out = io::OutputFile::Create(csv);
+  ASSERT_TRUE(out.ok()) << out.status();
+  PlacementsWriter writer(**out);
   VectorReader reader(std::move(lines));
   ReplayEngine engine(*r.allocator, {});
   engine.AddObserver(r.recorder.get());
-  engine.AddObserver(writer->get());
+  engine.AddObserver(&writer);
   absl::StatusOr<ReplaySummary> s = engine.Run(reader);
   ASSERT_TRUE(s.ok()) << s.status();
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_TRUE(writer.Finish().ok());
+  ASSERT_TRUE((*out)->Commit().ok());
   r.summary = *s;
   r.config = DefaultConfig(*BuiltinPolicies().Find("bfc"));
   r.input.trace = "t.trace";
@@ -171,11 +173,15 @@ TEST(PlacementsWriterTest, OneRowPerAllocInTraceOrder) {
             "5,4,500,ok,1024,512\n");
 }
 
-TEST(PlacementsWriterTest, AnUnwritablePathIsBadInput) {
-  auto w = PlacementsWriter::Open("/nonexistent-dir/p.csv");
-  ASSERT_FALSE(w.ok());
-  EXPECT_EQ(w.status().message(),
-            "--placements /nonexistent-dir/p.csv: cannot create: No such file or directory");
+TEST(PlacementsWriterTest, AWriteErrorIsReportedByFinish) {
+  auto out = io::OutputFile::Create("/dev/full");
+  ASSERT_TRUE(out.ok()) << out.status();
+  PlacementsWriter writer(**out);
+  Event e;
+  e.id = 1;
+  e.bytes = Bytes(8);
+  for (uint64_t i = 0; i < 10000; ++i) writer.OnAlloc(EventIndex(i), e, AllocResult{});
+  EXPECT_EQ(writer.Finish().message(), "cannot write /dev/full: No space left on device");
 }
 
 TEST(JsonReportTest, HasTheContractKeysWithExactValues) {

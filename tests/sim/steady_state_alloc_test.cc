@@ -67,12 +67,13 @@ TEST(SteadyStateTest, ReplayAllocatesNothingPerEventAfterWarmup) {
   BfcOptions options;
   options.memory_limit = Bytes::GiB(1);
   BfcAllocator bfc(options);
-  auto writer = PlacementsWriter::Open("/dev/null");
-  ASSERT_TRUE(writer.ok());
+  auto out = io::OutputFile::Create("/dev/null");
+  ASSERT_TRUE(out.ok());
+  PlacementsWriter writer(**out);
   ReplayRecorder recorder(bfc, *BuiltinPolicies().Find("bfc"));
   ReplayEngine engine(bfc, {});
   engine.AddObserver(&recorder);
-  engine.AddObserver(writer->get());
+  engine.AddObserver(&writer);
   PrebuiltReader reader(SlidingWindow(50000), /*warmup=*/20000);
   absl::StatusOr<ReplaySummary> s = engine.Run(reader);
   ASSERT_TRUE(s.ok()) << s.status();
@@ -80,7 +81,8 @@ TEST(SteadyStateTest, ReplayAllocatesNothingPerEventAfterWarmup) {
   EXPECT_EQ(s->events_read, 50000u + 50000u - 64u);
   EXPECT_GT(reader.news_after_warmup_, 0u);  // the counter does count (maps, chunks)
   EXPECT_EQ(reader.news_at_end_ - reader.news_after_warmup_, 0u);
-  EXPECT_TRUE((*writer)->Finish().ok());
+  EXPECT_TRUE(writer.Finish().ok());
+  EXPECT_TRUE((*out)->Commit().ok());
 }
 
 }  // namespace

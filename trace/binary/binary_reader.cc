@@ -121,10 +121,11 @@ Decode BinaryTraceReader::DecodeHeaderStart(Cursor& c, uint64_t& entries) {
   }
   uint64_t version = 0;
   HBT_TRY(c.Varint(version));
-  if (version != hbt::kVersion) {
-    return Malformed(c, fmt::format("unsupported binary trace version {} (this reader reads version {})",
-                                    version, hbt::kVersion));
+  if (version < hbt::kOldestVersion || version > hbt::kVersion) {
+    return Malformed(c, fmt::format("unsupported binary trace version {} (this reader reads versions {} to {})",
+                                    version, hbt::kOldestVersion, hbt::kVersion));
   }
+  version_ = version;
   uint8_t flags = 0;
   HBT_TRY(c.Byte(flags));
   if (flags != 0) return Malformed(c, fmt::format("unknown header flags {:#04x}", flags));
@@ -394,6 +395,20 @@ Decode BinaryTraceReader::FinishTrace(Cursor& c) {
   if (count != events_) {
     return Malformed(record, fmt::format("the end-of-trace record counts {} events but the file holds {}",
                                          count, events_));
+  }
+  if (version_ >= hbt::kFirstChecksumVersion) {
+    const uint32_t computed = window_.ChecksumUpTo(c.p);
+    std::string_view stored;
+    HBT_TRY(c.Bytes(hbt::kChecksumBytes, stored));
+    uint32_t expected = 0;
+    for (size_t i = 0; i < hbt::kChecksumBytes; ++i) {
+      expected |= uint32_t{static_cast<uint8_t>(stored[i])} << (8 * i);
+    }
+    if (expected != computed) {
+      return Malformed(record, fmt::format("checksum mismatch: the end-of-trace record says {:#010x} but the "
+                                           "bytes before it give {:#010x}; the file is corrupt",
+                                           expected, computed));
+    }
   }
   finished_ = true;
   return Decode::kOk;

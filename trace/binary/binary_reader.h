@@ -95,6 +95,7 @@ class BinaryTraceReader : public EventReader {
   TraceValidator validator_;
   DeltaState state_;
   std::vector<std::string> dictionary_;  // reserved up front: views stay valid
+  uint64_t version_ = 0;  // from the header; 2 and later end with a checksum
   uint64_t metadata_bytes_ = 0;
   uint64_t events_ = 0;
   uint64_t event_offset_ = 0;           // decoded offset of the last event

@@ -1,5 +1,7 @@
 #include "trace/binary/binary_writer.h"
 
+#include <zlib.h>
+
 #include <cstring>
 
 #include "fmt/format.h"
@@ -54,6 +56,7 @@ BinaryTraceWriter::BinaryTraceWriter(std::ostream& out, BinaryWriterOptions opti
   if (options_.compress) {
     cctx_ = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.zstd_level);
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);  // `zstd -t` and our reader verify it
     zbuf_.resize(ZSTD_CStreamOutSize());
   }
 }
@@ -170,6 +173,7 @@ absl::Status BinaryTraceWriter::FlushIfFull() {
 }
 
 absl::Status BinaryTraceWriter::Emit(const uint8_t* data, size_t n, ZSTD_EndDirective mode) {
+  crc_ = static_cast<uint32_t>(crc32_z(crc_, data, n));
   if (cctx_ == nullptr) {
     out_.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
   } else {
@@ -196,6 +200,8 @@ absl::Status BinaryTraceWriter::Finish() {
   if (buf_.size() < used_ + 16) buf_.resize(used_ + 16);
   buf_[used_++] = hbt::kEndOfTrace;
   PutVarint(events_);
+  const uint32_t crc = static_cast<uint32_t>(crc32_z(crc_, buf_.data(), used_));
+  for (size_t i = 0; i < hbt::kChecksumBytes; ++i) buf_[used_++] = static_cast<uint8_t>(crc >> (8 * i));
   const size_t n = used_;
   used_ = 0;
   if (absl::Status s = Emit(buf_.data(), n, ZSTD_e_end); !s.ok()) return s;

@@ -8,7 +8,8 @@
 // The writer refuses exactly what TextTraceWriter refuses (a tag or label
 // with blanks, an attribute on an event that has no place for it, metadata
 // the header cannot carry), so every .hbt file converts to text. Finish()
-// writes the end-of-trace record; a file without it (a writer that died)
+// writes the end-of-trace record with the checksum of every byte before it
+// (zstd frames also get zstd's checksum); a file without it (a writer that died)
 // reads back as truncated, never as a shorter valid trace.
 #ifndef HBMSIM_TRACE_BINARY_BINARY_WRITER_H_
 #define HBMSIM_TRACE_BINARY_BINARY_WRITER_H_
@@ -73,6 +74,7 @@ class BinaryTraceWriter {
   size_t used_ = 0;
   DeltaState state_;
   absl::flat_hash_map<std::string, uint32_t> dictionary_;  // tag -> 1-based reference
+  uint32_t crc_ = 0;  // zlib crc32 of every byte emitted so far (before compression)
   bool header_written_ = false;
   bool finished_ = false;
   uint64_t events_ = 0;

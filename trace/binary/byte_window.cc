@@ -1,5 +1,8 @@
 #include "trace/binary/byte_window.h"
 
+#include <zlib.h>
+#include <zstd_errors.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -9,9 +12,11 @@
 namespace hbmsim::hbt {
 namespace {
 
-// A zstd frame may ask for any window; refusing more than 8 MiB bounds what a
-// hostile file can make the decoder hold (the writer uses 2 MiB at level 3).
-constexpr int kMaxWindowLog = 23;
+// A zstd frame may ask for any window. 128 MiB is what `zstd --long` and the
+// highest levels use (and libzstd's own default limit); more is refused with
+// a message saying so, which bounds what a hostile file can make us hold.
+// The writer uses 2 MiB at level 3.
+constexpr int kMaxWindowLog = 27;
 
 }  // namespace
 
@@ -63,6 +68,12 @@ absl::StatusOr<size_t> ByteWindow::Decompress(uint8_t* dst, size_t n) {
     ZSTD_inBuffer in{in_.data(), in_pos_ + pending_in_, in_pos_};
     ZSTD_outBuffer out{dst, n, 0};
     const size_t ret = ZSTD_decompressStream(dstream_, &out, &in);
+    if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge) {
+      return absl::InvalidArgumentError(fmt::format(
+          "byte {}: the zstd frame needs a window above {} MiB, more than hbmsim allows (the file is not "
+          "corrupt: recompress it with `zstd -d -c FILE | zstd -19 -o OTHER`)",
+          offset_ + size(), (uint64_t{1} << kMaxWindowLog) >> 20));
+    }
     if (ZSTD_isError(ret)) {
       return absl::InvalidArgumentError(fmt::format("byte {}: corrupt zstd data ({}) near compressed byte {}",
                                                     offset_ + size(), ZSTD_getErrorName(ret),
@@ -79,8 +90,15 @@ absl::StatusOr<size_t> ByteWindow::Decompress(uint8_t* dst, size_t n) {
   }
 }
 
+uint32_t ByteWindow::ChecksumUpTo(const uint8_t* upto) const {
+  const uint8_t* from = buf_.data() + hashed_;
+  return static_cast<uint32_t>(crc32_z(crc_, from, static_cast<size_t>(upto - from)));
+}
+
 void ByteWindow::MakeRoom() {
   if (begin_ > 0) {
+    crc_ = static_cast<uint32_t>(crc32_z(crc_, buf_.data() + hashed_, begin_ - hashed_));
+    hashed_ = 0;
     std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;

@@ -52,6 +52,11 @@ class ByteWindow {
   // Errors carry no file name: "byte N: zstd: <reason>" style text is built
   // by the caller from offset(); read errors are passed through.
   absl::StatusOr<bool> Refill();
+  // zlib crc32 of every decoded byte from the start of the stream up to
+  // `upto` (a pointer into the window). Pure: a record that is decoded again
+  // after a Refill() gets the same answer. Consumed bytes are folded into the
+  // running value when the window moves, so this costs nothing per event.
+  uint32_t ChecksumUpTo(const uint8_t* upto) const;
   // Bytes of the file read so far (for compressed files, where decoded
   // offsets differ from file offsets).
   uint64_t file_bytes_read() const { return file_bytes_read_; }
@@ -69,6 +74,8 @@ class ByteWindow {
   uint64_t offset_ = 0;
   bool at_eof_ = false;
   uint64_t file_bytes_read_ = 0;
+  uint32_t crc_ = 0;    // crc32 of the decoded bytes before buf_[hashed_]
+  size_t hashed_ = 0;   // <= begin_
 
   // Compressed input only.
   ZSTD_DStream* dstream_ = nullptr;

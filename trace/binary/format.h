@@ -1,4 +1,4 @@
-// The .hbt binary trace encoding, version 1 (docs/formats/binary-trace.md).
+// The .hbt binary trace encoding, version 2 (docs/formats/binary-trace.md).
 // Reader and writer share these constants and the varint helpers, so the two
 // sides cannot disagree about a bit.
 //
@@ -7,7 +7,8 @@
 //   stream  = magic(8) version(varint) header_flags(u8, 0) metadata event* end
 //   metadata= count(varint) { key(str) value(str) }*
 //   event   = head(u8) [ext(u8)] fields...
-//   end     = 0x0F event_count(varint), then nothing
+//   end     = 0x0F event_count(varint) crc32(u32, little-endian), then nothing
+//             (version 1 files, still read, end after event_count)
 //   str     = length(varint) bytes
 //
 //   head:  bits 0-3 kind (0-7 EventKind, 15 end of trace)
@@ -25,6 +26,10 @@
 //   addr=   zigzag(addr - previous addr)
 //   other   str: the attributes the text format does not define (Event::attrs,
 //           `key=value` fields joined by single spaces), as read
+// crc32 is zlib's CRC-32 (the one gzip and PNG use) of every decoded byte
+// from the magic through event_count: any corruption the decoder does not
+// catch as malformed (one flipped bit in a size) is caught at the end, and a
+// compressed file also carries zstd's own frame checksum.
 // Deltas are modulo 2^64, so every value round-trips. The tag dictionary is
 // built identically on both sides: a literal tag of at most kMaxDictTagBytes
 // is appended while the dictionary has fewer than kMaxDictTags entries.
@@ -43,7 +48,10 @@ namespace hbmsim::hbt {
 
 inline constexpr std::string_view kMagic("\x89HBT\r\n\x1a\n", 8);
 inline constexpr std::string_view kZstdMagic("\x28\xb5\x2f\xfd", 4);
-inline constexpr uint64_t kVersion = 1;
+inline constexpr uint64_t kVersion = 2;            // what the writer writes
+inline constexpr uint64_t kOldestVersion = 1;      // version 1: no checksum in the end record
+inline constexpr uint64_t kFirstChecksumVersion = 2;
+inline constexpr size_t kChecksumBytes = 4;
 
 inline constexpr uint8_t kKindMask = 0x0F;
 inline constexpr uint8_t kEndOfTrace = 0x0F;

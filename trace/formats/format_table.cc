@@ -1,7 +1,5 @@
 #include "trace/formats/format_table.h"
 
-#include <sys/stat.h>
-
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +9,8 @@
 #include "trace/binary/binary_reader.h"
 #include "trace/binary/format.h"
 #include "trace/csapp/rep_reader.h"
+#include "trace/io/input_file.h"
+#include "trace/formats/named_recording.h"
 #include "trace/formats/snapshot_recording.h"
 #include "trace/formats/stream_recording.h"
 #include "trace/rmm/rmm_reader.h"
@@ -84,10 +84,6 @@ constexpr std::array<TraceFormatRow, 10> kFormats = {{
 std::span<const TraceFormatRow> TraceFormats() { return kFormats; }
 
 absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path) {
-  // Peeking at a pipe (`<(zstdcat t.zst)`, /dev/stdin) would eat its first
-  // bytes: only regular files are sniffed; a stream is read as text.
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return &kFormats.back();
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     return absl::InvalidArgumentError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
@@ -106,9 +102,16 @@ absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path)
 }
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path) {
-  absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(path);
-  if (!row.ok()) return row.status();
-  return (*row)->open(path);
+  // A directory or an unreadable path fails here; a pipe is spooled once.
+  absl::StatusOr<io::InputFile> opened = io::OpenInputFile(path);
+  if (!opened.ok()) return opened.status();
+  auto input = std::make_shared<const io::InputFile>(*std::move(opened));
+  absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(input->path());
+  if (!row.ok()) return input->Rename(row.status());
+  absl::StatusOr<std::unique_ptr<Recording>> recording = (*row)->open(input->path());
+  if (!recording.ok()) return input->Rename(recording.status());
+  if (!input->spooled()) return recording;
+  return std::unique_ptr<Recording>(std::make_unique<NamedRecording>(input, *std::move(recording)));
 }
 
 absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) {

@@ -16,9 +16,11 @@
 //   stalloc-mem-log  a first line "1 0x7f.. 512 0" or a marker (trace/stalloc)
 //   text             anything else: the text format v1
 //
-// A new format is one row here plus its reader. Pipes and other files that
-// are not regular are not sniffed (that would consume their first bytes): they
-// are read as text, once.
+// A new format is one row here plus its reader. A pipe, a FIFO, `-` or
+// /dev/stdin is read once into an unnamed scratch file (trace/io/input_file.h)
+// that is then sniffed and read like any file, so every format can be piped
+// in and every command can read it more than once; messages name the input
+// as the user did (`-` is "<stdin>").
 #ifndef HBMSIM_TRACE_FORMATS_FORMAT_TABLE_H_
 #define HBMSIM_TRACE_FORMATS_FORMAT_TABLE_H_
 
@@ -49,10 +51,12 @@ struct TraceFormatRow {
 // Every format, in the order they are tried.
 std::span<const TraceFormatRow> TraceFormats();
 
-// The row that recognises `path` (text for a pipe). Errors name the file.
+// The row that recognises `path`, a regular file (OpenRecording spools the
+// others). Errors name the file.
 absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path);
 
-// Detects and opens `path`. Errors are InvalidArgument and name the file.
+// Detects and opens `path`. Errors are InvalidArgument and name the file:
+// "PATH is a directory", "cannot read PATH: REASON", or the reader's.
 absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path);
 
 // Every event of every device of `path`, in file order (convert and tools

@@ -1,0 +1,40 @@
+// An EventReader over a spooled input (input_file.h): keeps the scratch file
+// open for as long as the reader runs and says the user's name for the input
+// (`-` is "<stdin>") in every message and Location(), never /proc/self/fd/N.
+#ifndef HBMSIM_TRACE_IO_NAMED_READER_H_
+#define HBMSIM_TRACE_IO_NAMED_READER_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "trace/core/reader.h"
+#include "trace/io/input_file.h"
+
+namespace hbmsim::io {
+
+class NamedReader : public EventReader {
+ public:
+  NamedReader(std::shared_ptr<const InputFile> input, std::unique_ptr<EventReader> inner)
+      : input_(std::move(input)), inner_(std::move(inner)) {}
+
+  absl::StatusOr<bool> Next(Event& e) override {
+    absl::StatusOr<bool> got = inner_->Next(e);
+    if (!got.ok()) return input_->Rename(got.status());
+    return got;
+  }
+  const TraceMetadata& metadata() const override { return inner_->metadata(); }
+  std::string Location() const override { return input_->Rename(inner_->Location()); }
+  std::optional<SideEntry> current_side() const override { return inner_->current_side(); }
+  std::optional<size_t> current_entry_index() const override { return inner_->current_entry_index(); }
+  const ContextTable* context_table() const override { return inner_->context_table(); }
+  EventContext context() const override { return inner_->context(); }
+
+ private:
+  std::shared_ptr<const InputFile> input_;
+  std::unique_ptr<EventReader> inner_;
+};
+
+}  // namespace hbmsim::io
+
+#endif  // HBMSIM_TRACE_IO_NAMED_READER_H_
