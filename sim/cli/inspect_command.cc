@@ -63,15 +63,8 @@ class InspectCommand : public Command {
       return Fail(fmt::format("--stream {}: {}", stream_, std::string(stream.status().message())));
     absl::StatusOr<inspect::InspectedState> state = inspect::LoadInspectedState(options);
     if (!state.ok()) return Fail(std::string(std::string(state.status().message())));
-    inspect::InspectReport report;
-    report.file = snapshot_;
-    report.state = &*state;
-    report.analysis = inspect::Analyze(*state->torch);
-    bool failed = false;
-    for (Bytes size : sizes) {
-      report.probes.push_back(inspect::Probe(*state->torch, size, StreamId(*stream)));
-      failed |= !report.probes.back().result.ok();
-    }
+    const inspect::InspectReport report =
+        inspect::MakeInspectReport(snapshot_, *state, sizes, StreamId(*stream));
     const std::string text = inspect::RenderInspectText(report);
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (!json_.empty()) {
@@ -79,7 +72,7 @@ class InspectCommand : public Command {
         return Fail(*error);
       }
     }
-    return failed ? kExitFailures : kExitOk;
+    return inspect::AnyProbeFailed(report) ? kExitFailures : kExitOk;
   }
 
  private:

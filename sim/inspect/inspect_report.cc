@@ -1,10 +1,13 @@
 #include "sim/inspect/inspect_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
+#include <utility>
 
 #include "allocator/torch/torch_messages.h"
 #include "fmt/format.h"
+#include "sim/report/user_frames.h"
 
 namespace hbmsim::inspect {
 namespace {
@@ -59,7 +62,30 @@ void WriteSegments(Out out, const StateAnalysis& a) {
   }
 }
 
-void WriteBiggest(Out out, const StateAnalysis& a) {
+// The recorded stack of a live block: its user frames (innermost first), or
+// when it has none its innermost frames, and how many were recorded.
+struct BlockStack {
+  std::vector<std::string> shown;
+  size_t recorded = 0;
+  bool user = false;
+};
+
+BlockStack StackOf(const InspectedState& s, Offset addr, size_t most) {
+  BlockStack out;
+  const ContextTable* table = s.recording ? s.recording->context_table() : nullptr;
+  auto it = s.frames.find(addr.value());
+  if (table == nullptr || it == s.frames.end()) return out;
+  std::vector<StackFrame> frames;
+  for (uint32_t id : table->list(it->second)) frames.push_back(table->frame(id));
+  out.recorded = frames.size();
+  std::vector<StackFrame> user = UserFrames(frames);
+  out.user = !user.empty();
+  const std::vector<StackFrame>& pick = out.user ? user : frames;
+  for (size_t i = 0; i < pick.size() && out.shown.size() < most; ++i) out.shown.push_back(FrameText(pick[i]));
+  return out;
+}
+
+void WriteBiggest(Out out, const InspectedState& s, const StateAnalysis& a) {
   fmt::format_to(out, "\nLargest live blocks ({}):\n", a.biggest.size());
   if (a.biggest.empty()) return;
   fmt::format_to(out, "  {:<18} {:>14} {:>14} {:>6} {:<13} {:<18}\n", "address", "size", "requested",
@@ -68,8 +94,15 @@ void WriteBiggest(Out out, const StateAnalysis& a) {
     fmt::format_to(out, "  {:<#18x} {:>14} {:>14} {:>6} {:<13} {:<#18x}\n", b.addr.value(), b.size.value(),
                    b.requested.value(), fmt::format("{:#x}", b.stream),
                    b.pending_free ? "pending_free" : "allocated", b.segment.value());
+    const BlockStack stack = StackOf(s, b.addr, 3);
+    if (stack.recorded == 0) continue;
+    fmt::format_to(
+        out, "      {} of {} frames{}:\n", stack.shown.size(), stack.recorded,
+        stack.user ? " (the user's own code, innermost first)" : " (innermost first; none is user code)");
+    for (const std::string& f : stack.shown) fmt::format_to(out, "        {}\n", f);
   }
-  fmt::format_to(out, "  (stack frames are not read from snapshots; MemoryViz shows them)\n");
+  if (s.frames.empty())
+    fmt::format_to(out, "  (no stack frames: the snapshot recorded none for these blocks)\n");
 }
 
 void WriteProbe(Out out, const ProbeAnswer& p) {
@@ -101,15 +134,26 @@ Json PoolJson(const PoolTotals& t) {
 
 }  // namespace
 
+InspectReport MakeInspectReport(std::string file, const InspectedState& state,
+                                const std::vector<Bytes>& probes, StreamId stream) {
+  InspectReport report;
+  report.file = std::move(file);
+  report.state = &state;
+  report.analysis = Analyze(*state.torch);
+  for (Bytes size : probes) report.probes.push_back(Probe(*state.torch, size, stream));
+  return report;
+}
+
+bool AnyProbeFailed(const InspectReport& r) {
+  return std::any_of(r.probes.begin(), r.probes.end(), [](const ProbeAnswer& p) { return !p.result.ok(); });
+}
+
 std::string RenderInspectText(const InspectReport& r) {
   std::string text;
   Out out(text);
   const InspectedState& s = *r.state;
   fmt::format_to(out, "hbmsim inspect\n");
-  fmt::format_to(out, "  snapshot:  {}{}\n", r.file,
-                 s.generation > 0
-                     ? fmt::format(" (generation {}{})", s.generation, s.bare_list ? ", a bare list" : "")
-                     : std::string());
+  fmt::format_to(out, "  snapshot:  {} ({})\n", r.file, s.source);
   fmt::format_to(out, "  device:    {}\n", s.device.value());
   fmt::format_to(out, "  state:     {}\n", s.where);
   fmt::format_to(out, "  capacity:  {}\n", s.capacity);
@@ -120,7 +164,7 @@ std::string RenderInspectText(const InspectReport& r) {
   WritePools(out, r.analysis);
   WriteFree(out, r.analysis);
   WriteSegments(out, r.analysis);
-  WriteBiggest(out, r.analysis);
+  WriteBiggest(out, s, r.analysis);
   if (!r.probes.empty()) {
     fmt::format_to(out, "\nProbes (each on a copy of this state, through the torch policy):\n");
     for (const ProbeAnswer& p : r.probes) WriteProbe(out, p);
@@ -151,12 +195,15 @@ Json RenderInspectJson(const InspectReport& r) {
   }
   Json biggest = Json::array();
   for (const LiveBlock& b : a.biggest) {
+    const BlockStack stack = StackOf(s, b.addr, SIZE_MAX);
     biggest.push_back(Json{{"address", b.addr.value()},
                            {"size", b.size.value()},
                            {"requested", b.requested.value()},
                            {"stream", b.stream},
                            {"pending_free", b.pending_free},
-                           {"segment", b.segment.value()}});
+                           {"segment", b.segment.value()},
+                           {"frames_recorded", stack.recorded},
+                           {stack.user ? "user_frames" : "frames", stack.shown}});
   }
   Json probes = Json::array();
   for (const ProbeAnswer& p : r.probes) {
@@ -180,7 +227,7 @@ Json RenderInspectJson(const InspectReport& r) {
   }
   Json total = PoolJson(a.total);
   return Json{{"snapshot", r.file},
-              {"generation", s.generation},
+              {"source", s.source},
               {"device", s.device.value()},
               {"state", s.where},
               {"capacity", s.capacity},

@@ -24,6 +24,12 @@ struct InspectReport {
 // Segments listed in the text (the JSON has them all): those with the most free bytes.
 inline constexpr size_t kTextSegments = 20;
 
+// The analysis of `state` and one answer per probe size (each on a copy of it).
+InspectReport MakeInspectReport(std::string file, const InspectedState& state,
+                                const std::vector<Bytes>& probes, StreamId stream);
+// Whether a probe failed (the command then exits 1).
+bool AnyProbeFailed(const InspectReport& r);
+
 std::string RenderInspectText(const InspectReport& r);
 nlohmann::ordered_json RenderInspectJson(const InspectReport& r);
 

@@ -8,7 +8,7 @@
 #include "sim/engine/replay_engine.h"
 #include "sim/scenario/scenario_config.h"
 #include "trace/core/numbers.h"
-#include "trace/torch/final_state.h"
+#include "trace/formats/format_table.h"
 
 namespace hbmsim::inspect {
 namespace {
@@ -63,26 +63,35 @@ std::string CapacityText(const SourceOptions& o, const std::optional<Bytes>& fro
   return "unlimited (a snapshot does not record the device's size; --bytes-limit sets it)";
 }
 
-absl::StatusOr<InspectedState> FromFinalState(const SourceOptions& o) {
-  absl::StatusOr<FinalState> s = LoadFinalState(o.path, o.device);
-  if (!s.ok()) return s.status();
+// The recording's own state (a snapshot's segments) seeded into the torch
+// policy configured from its allocator_settings.
+absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording> recording,
+                                                 const SourceOptions& o) {
+  std::optional<RecordedState> s = recording->FinalState(o.device);
+  if (!s) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {} records no allocator state (inspect reads PyTorch memory snapshots)", o.path,
+                    recording->Describe()));
+  }
   absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
   if (!config.ok()) return config.status();
   InspectedState out;
-  out.settings = ApplyRecordedSettings(s->settings.value_or(RecordedSettings{}), s->device, *config);
-  absl::StatusOr<std::unique_ptr<Allocator>> built = BuildAllocator(*config, o.bytes_limit.value_or(Bytes::Max()));
+  out.settings =
+      ApplyRecordedSettings(recording->settings().value_or(RecordedSettings{}), s->device, *config);
+  absl::StatusOr<std::unique_ptr<Allocator>> built =
+      BuildAllocator(*config, o.bytes_limit.value_or(Bytes::Max()));
   if (!built.ok()) return built.status();
   out.owner = *std::move(built);
   // The segments go in through the policy's seed hook, as ScenarioRun installs
   // a start state; no engine follows, so the seeded blocks' answers are unused.
   const RecordingHooks& hooks = config->policy->recording;
   if (absl::StatusOr<std::vector<SeededBlock>> seeded = hooks.seed(*out.owner, s->segments); !seeded.ok()) {
-    return absl::InvalidArgumentError(fmt::format("{}: {}", s->file_name, std::string(seeded.status().message())));
+    return absl::InvalidArgumentError(fmt::format("{}: {}", o.path, std::string(seeded.status().message())));
   }
   out.torch = dynamic_cast<const torch::TorchAllocator*>(out.owner.get());
   out.device = s->device;
-  out.generation = s->generation;
-  out.bare_list = s->bare_list;
+  out.source = recording->Describe();
+  out.frames = std::move(s->frames);
   out.where = fmt::format(
       "the snapshot's segments ({} on device {}{})", s->segments.size(), s->device.value(),
       s->trace_entries > 0
@@ -95,18 +104,22 @@ absl::StatusOr<InspectedState> FromFinalState(const SourceOptions& o) {
     out.notes.push_back(
         fmt::format("devices holding segments: {} (--device N picks one)", fmt::join(ids, ", ")));
   }
+  out.recording = std::move(recording);
   return out;
 }
 
 // --at: the one replay every command runs (ScenarioRun: recorded settings,
 // start state seeded through the policy's hook, recorded addresses checked),
 // read through StopAt and left standing at that point.
-absl::StatusOr<InspectedState> FromReplay(const SourceOptions& o) {
+absl::StatusOr<InspectedState> FromReplay(std::shared_ptr<const Recording> recording,
+                                          const SourceOptions& o) {
   ScenarioRequest request;
   request.device = o.device;
-  absl::StatusOr<Scenario> scenario = OpenScenario(o.path, request);
+  absl::StatusOr<Scenario> scenario = MakeScenario(recording, request);
   if (!scenario.ok()) return scenario.status();
   InspectedState out;
+  out.recording = std::move(recording);
+  out.source = out.recording->Describe();
   out.scenario = std::make_unique<Scenario>(*std::move(scenario));
   const Scenario& sc = *out.scenario;
   absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
@@ -139,8 +152,16 @@ absl::StatusOr<InspectedState> FromReplay(const SourceOptions& o) {
 
 }  // namespace
 
+absl::StatusOr<InspectedState> InspectRecording(std::shared_ptr<const Recording> recording,
+                                                const SourceOptions& options) {
+  return options.at ? FromReplay(std::move(recording), options)
+                    : FromRecordedState(std::move(recording), options);
+}
+
 absl::StatusOr<InspectedState> LoadInspectedState(const SourceOptions& options) {
-  return options.at ? FromReplay(options) : FromFinalState(options);
+  absl::StatusOr<std::unique_ptr<Recording>> recording = OpenRecording(options.path);
+  if (!recording.ok()) return recording.status();
+  return InspectRecording(std::shared_ptr<const Recording>(*std::move(recording)), options);
 }
 
 }  // namespace hbmsim::inspect

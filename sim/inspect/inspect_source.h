@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "allocator/torch/torch_allocator.h"
 #include "sim/scenario/scenario.h"
@@ -34,13 +35,16 @@ struct SourceOptions {
 };
 
 struct InspectedState {
-  std::unique_ptr<Allocator> owner;     // the policy as built (the snapshot's own segments)
-  std::unique_ptr<Scenario> scenario;   // --at: the recording the run reads
-  std::unique_ptr<ScenarioRun> run;     // --at: owns the policy, stopped at the point asked
+  std::shared_ptr<const Recording> recording;
+  std::unique_ptr<Allocator> owner;    // the policy as built (the snapshot's own segments)
+  std::unique_ptr<Scenario> scenario;  // --at: the recording the run reads
+  std::unique_ptr<ScenarioRun> run;    // --at: owns the policy, stopped at the point asked
   const torch::TorchAllocator* torch = nullptr;
   DeviceId device;
-  int generation = 0;
-  bool bare_list = false;
+  std::string source;  // "PyTorch snapshot (generation 4)"
+  // The stack of each live block by address (the snapshot's own segments
+  // only: a replayed state does not carry them), ids of recording's table.
+  absl::flat_hash_map<uint64_t, uint32_t> frames;
   std::string where;     // "the snapshot's segments (...)" or "after event 421 (device_traces[1][421])"
   std::string capacity;  // "84298432512 B from the recorded OOM", "unlimited (...)", ...
   std::vector<std::string> settings;  // options taken from the snapshot, "key=value"
@@ -48,6 +52,10 @@ struct InspectedState {
 };
 
 absl::StatusOr<InspectedState> LoadInspectedState(const SourceOptions& options);
+// The same for a recording already open (`hbmsim replay` of a state-only
+// snapshot hands its recording over rather than reading the file again).
+absl::StatusOr<InspectedState> InspectRecording(std::shared_ptr<const Recording> recording,
+                                                const SourceOptions& options);
 
 }  // namespace hbmsim::inspect
 
