@@ -11,6 +11,7 @@
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/failure_spill.h"
+#include "sim/inspect/inspect_report.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
@@ -26,6 +27,7 @@
 #include "sim/whatif/thread_pool.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
+#include "trace/formats/format_table.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -52,6 +54,8 @@ class ReplayCommand : public Command {
   std::optional<Failure> LoadConfig(const Scenario& scenario, AllocatorConfig& config,
                                     std::vector<std::string>& applied) const;
   std::optional<Failure> Replay(ReplayReportInput& report);
+  std::optional<Failure> InspectState(std::shared_ptr<const Recording> recording,
+                                      const ScenarioRequest& request) const;
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
@@ -100,9 +104,10 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_option("--device", device_,
                  "replay the events of this device (default: the one with the recorded OOM, else the one "
                  "with the most events; for formats that do not list their devices, the first event's)");
-  app.add_option("--start-state", start_state_,
-                 "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
-                 "at the start when they exceed the limit; place allocates its live blocks through the policy")
+  app.add_option(
+         "--start-state", start_state_,
+         "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
+         "at the start when they exceed the limit; place allocates its live blocks through the policy")
       ->check(CLI::IsMember({"seed", "place"}));
   app.add_flag("--quiet", quiet_, "print the verdict paragraph only (the files asked for are still written)");
   app.add_flag("--no-advice", no_advice_,
@@ -202,7 +207,11 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (auto f = ParseOptions(report.options, request)) return f;
   viz::VizOutputs viz(viz_);
   if (auto f = OpenOutputs(viz)) return f;
-  absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
+  absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(trace_);
+  if (!opened.ok()) return BadInput(opened.status());
+  std::shared_ptr<const Recording> recording(*std::move(opened));
+  if (recording->state_only()) return InspectState(std::move(recording), request);
+  absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
   if (!scenario.ok()) return BadInput(scenario.status());
   AllocatorConfig config;
   ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_, {}};
@@ -268,6 +277,38 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (absl::Status s = viz.Write(report, outputs_); !s.ok()) return BadInput(s);
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
   return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
+}
+
+// A state snapshot (segments, no history) has nothing to replay: its state
+// is what the user has, so replay answers with `hbmsim inspect`'s analysis
+// (exit 0) instead of refusing the file.
+std::optional<Failure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
+                                                   const ScenarioRequest& request) const {
+  inspect::SourceOptions options;
+  options.path = trace_;
+  options.device = request.device;
+  if (!bytes_limit_.empty()) {
+    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
+    if (!b.ok())
+      return Failure{kExitBadInput,
+                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
+    options.bytes_limit = *b;
+  }
+  absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);
+  if (!state.ok()) return BadInput(state.status());
+  const inspect::InspectReport report = inspect::MakeInspectReport(trace_, *state, {}, StreamId(0));
+  const std::string text = fmt::format(
+      "{} holds an allocator state and no trace to replay: its state, analysed as `hbmsim inspect` does "
+      "(--probe SIZE asks what the torch policy would do with a request)\n\n{}",
+      trace_, quiet_ ? "" : inspect::RenderInspectText(report));
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
+  if (!json_.empty()) {
+    if (absl::Status s = outputs_.Write("--json", inspect::RenderInspectJson(report).dump(2) + "\n"); !s.ok()) {
+      return BadInput(s);
+    }
+  }
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
+  return Failure{kExitOk, ""};
 }
 
 int ReplayCommand::Run() {

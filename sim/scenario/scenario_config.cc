@@ -32,13 +32,19 @@ absl::StatusOr<LimitChoice> AutoLimit(const Scenario& s) {
 }  // namespace
 
 std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config) {
+  if (!scenario.device || !scenario.start_summary) return {};
+  // Per device: a profile records each allocator's own framework and host facts.
+  return ApplyRecordedSettings(scenario.recording->DeviceSettings(*scenario.device).value_or(RecordedSettings{}),
+                               *scenario.device, config);
+}
+
+std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings, DeviceId device,
+                                               AllocatorConfig& config) {
   std::vector<std::string> applied;
   const RecordingHooks& hooks = config.policy->recording;
-  if (!hooks.recorded_options || !scenario.device || !scenario.start_summary) return applied;
+  if (!hooks.recorded_options) return applied;
   const OptionValues defaults = OptionValues::Defaults(config.policy->options);
-  const RecordedSettings settings =
-      scenario.recording->DeviceSettings(*scenario.device).value_or(RecordedSettings{});
-  for (const auto& [name, text] : hooks.recorded_options(settings, *scenario.device)) {
+  for (const auto& [name, text] : hooks.recorded_options(settings, device)) {
     const OptionSpec* spec = config.policy->FindOption(name);
     const OptionValue* now = Find(config.options, name);
     const OptionValue* def = Find(defaults, name);

@@ -19,6 +19,10 @@ namespace hbmsim {
 // YAML config's values and --set, applied afterwards by the caller, win.
 // Returns "key=value" for each option set.
 std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config);
+// The same for settings read outside a Scenario (a snapshot's own segments,
+// `hbmsim inspect`): `device` is the one the settings are applied for.
+std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings, DeviceId device,
+                                               AllocatorConfig& config);
 
 struct LimitChoice {
   Bytes limit;

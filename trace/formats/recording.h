@@ -28,8 +28,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "trace/core/context_table.h"
 #include "trace/core/reader.h"
 #include "trace/core/recorded.h"
+#include "trace/core/recorded_state.h"
 
 namespace hbmsim {
 
@@ -66,6 +68,17 @@ class Recording {
   virtual std::optional<RecordedLimit> Limit(DeviceId device) const { return std::nullopt; }
   // Recorded addresses of the blocks live at the end (gen1 snapshots' history).
   virtual HistoryAddresses FinalHistory(DeviceId device) const { return {}; }
+  // The allocator state the file was written in (a snapshot's own segments)
+  // for `device`, else the first device holding a segment; nullopt when the
+  // format records none (recorded_state.h).
+  virtual std::optional<RecordedState> FinalState(std::optional<DeviceId> device) const {
+    return std::nullopt;
+  }
+  // True when the file holds that state and no event on any device: nothing
+  // to replay (a snapshot dumped without _record_memory_history).
+  virtual bool state_only() const { return false; }
+  // The stacks and labels FinalState's frames refer to; null when none.
+  virtual const ContextTable* context_table() const { return nullptr; }
   // One line saying what the file is, for reports ("PyTorch snapshot, generation 4").
   virtual std::string Describe() const { return std::string(format_); }
 

@@ -5,6 +5,7 @@
 #include "trace/formats/snapshot_recording.h"
 
 #include "fmt/format.h"
+#include "trace/torch/final_state.h"
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_events.h"
 
@@ -14,9 +15,7 @@ namespace {
 class SnapshotRecording final : public Recording {
  public:
   SnapshotRecording(const std::string& path, std::shared_ptr<const Snapshot> snap)
-      : Recording(path, "torch-snapshot"),
-        snap_(std::move(snap)),
-        all_(snap_, DevicesWithTraces(*snap_)) {}
+      : Recording(path, "torch-snapshot"), snap_(std::move(snap)), all_(snap_, DevicesWithTraces(*snap_)) {}
 
   const TraceMetadata& metadata() const override { return all_.metadata(); }
 
@@ -39,9 +38,15 @@ class SnapshotRecording final : public Recording {
   }
   std::optional<RecordedSettings> settings() const override { return all_.settings(); }
   HistoryAddresses FinalHistory(DeviceId device) const override { return One(device).FinalHistory(0); }
+  std::optional<RecordedState> FinalState(std::optional<DeviceId> device) const override {
+    return SnapshotFinalState(*snap_, device);
+  }
+  bool state_only() const override { return SnapshotIsStateOnly(*snap_); }
+  const ContextTable* context_table() const override { return &snap_->context; }
   bool records_side_entries() const override { return true; }
   std::string Describe() const override {
-    return fmt::format("PyTorch snapshot (generation {})", snap_->generation);
+    return fmt::format("PyTorch snapshot (generation {}{})", snap_->generation,
+                       snap_->bare_list ? ", a bare list of segments" : "");
   }
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {

@@ -1,0 +1,103 @@
+// `hbmsim inspect SNAPSHOT [--probe SIZE]... [--at EVENT|LABEL|oom] [--device N]
+// [--bytes-limit SIZE] [--json OUT]`: what a PyTorch allocator held when the
+// snapshot was taken (or at a point of its trace), in memory_stats() terms,
+// and what it would do with a request of SIZE (sim/inspect/).
+// Exit 0, 1 when a probe fails, 2 for bad input.
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "sim/cli/command.h"
+#include "sim/inspect/inspect_report.h"
+#include "trace/core/numbers.h"
+#include "trace/io/output_set.h"
+
+namespace hbmsim::cli {
+namespace {
+
+class InspectCommand : public Command {
+ public:
+  void Configure(CLI::App& app) override {
+    app.add_option("SNAPSHOT", snapshot_, "a PyTorch memory snapshot pickle (any generation, trace or not)")
+        ->required();
+    app.add_option(
+        "--probe", probes_,
+        "a request size (e.g. 512MiB, 1e9): what the torch policy would do with it now; repeatable");
+    app.add_option(
+        "--at", at_,
+        "replay the device's trace up to this event index, mark label (e.g. segment_alloc) or `oom` "
+        "(the first recorded OOM) and inspect that state; default: the snapshot's own segments");
+    app.add_option("--device", device_, "the device to inspect (default: the first holding a segment)");
+    app.add_option("--bytes-limit", bytes_limit_, "the device capacity for probes (default: unlimited)");
+    app.add_option("--stream", stream_, "the stream probes are made on (default 0)");
+    app.add_option("--json", json_, "also write the report as JSON here");
+  }
+
+  int Run() override {
+    // --json is checked against SNAPSHOT and created before any work (trace/io/output_set.h).
+    absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open({{"SNAPSHOT", snapshot_}}, {{"--json", json_}});
+    if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
+    inspect::SourceOptions options;
+    options.path = snapshot_;
+    if (!at_.empty()) options.at = at_;
+    if (!device_.empty()) {
+      absl::StatusOr<uint64_t> d = ParseU64(device_);
+      if (!d.ok()) return Fail(fmt::format("--device {}: {}", device_, std::string(d.status().message())));
+      options.device = DeviceId(*d);
+    }
+    if (!bytes_limit_.empty()) {
+      absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
+      if (!b.ok())
+        return Fail(fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message())));
+      options.bytes_limit = *b;
+    }
+    std::vector<Bytes> sizes;
+    for (const std::string& p : probes_) {
+      absl::StatusOr<Bytes> b = ParseBytes(p, /*allow_more_units=*/true);
+      if (!b.ok()) return Fail(fmt::format("--probe {}: {}", p, std::string(b.status().message())));
+      sizes.push_back(*b);
+    }
+    absl::StatusOr<uint64_t> stream = ParseU64(stream_);
+    if (!stream.ok())
+      return Fail(fmt::format("--stream {}: {}", stream_, std::string(stream.status().message())));
+    absl::StatusOr<inspect::InspectedState> state = inspect::LoadInspectedState(options);
+    if (!state.ok()) return Fail(std::string(std::string(state.status().message())));
+    const inspect::InspectReport report =
+        inspect::MakeInspectReport(snapshot_, *state, sizes, StreamId(*stream));
+    const std::string text = inspect::RenderInspectText(report);
+    if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(std::string(s.message()));
+    if (!json_.empty()) {
+      if (absl::Status s = outputs->Write("--json", inspect::RenderInspectJson(report).dump(2) + "\n"); !s.ok()) {
+        return Fail(std::string(s.message()));
+      }
+    }
+    if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(std::string(s.message()));
+    return inspect::AnyProbeFailed(report) ? kExitFailures : kExitOk;
+  }
+
+ private:
+  static int Fail(const std::string& message) {
+    fmt::print(stderr, "hbmsim inspect: {}\n", OneLineMessage(message));
+    return kExitBadInput;
+  }
+
+  std::string snapshot_;
+  std::vector<std::string> probes_;
+  std::string at_;
+  std::string device_;
+  std::string bytes_limit_;
+  std::string stream_ = "0";
+  std::string json_;
+};
+
+}  // namespace
+
+const CommandRegistration kInspect(
+    "inspect",
+    "what a PyTorch snapshot's allocator holds (any generation, with or without a "
+    "trace) and what it would do with a request (--probe)",
+    []() -> std::unique_ptr<Command> { return std::make_unique<InspectCommand>(); });
+
+}  // namespace hbmsim::cli
