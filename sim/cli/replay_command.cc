@@ -24,7 +24,9 @@
 #include "sim/scenario/scenario_run.h"
 #include "sim/viz/viz_outputs.h"
 #include "sim/whatif/advice.h"
+#include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
+#include "sim/whatif/trial.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
 #include "trace/formats/format_table.h"
@@ -42,6 +44,8 @@ Failure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.m
 
 // "Where the memory went" lists this many of the largest live buffers.
 constexpr size_t kLargestBuffersListed = 10;
+
+absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config);
 
 class ReplayCommand : public Command {
  public:
@@ -221,6 +225,9 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
     if (key == "warning") Note(fmt::format("hbmsim replay: warning: {}", value));
   }
   absl::StatusOr<LimitChoice> limit = ResolveLimit(*scenario, config, bytes_limit_);
+  if (!limit.ok() && bytes_limit_.empty() && scenario->recording->metadata().Find("compiled_program")) {
+    limit = SmallestFittingLimit(*scenario, config);
+  }
   if (!limit.ok()) return BadInput(limit.status());
   report.bytes_limit = section.limit = limit->limit;
   report.limit_source = limit->source;
@@ -272,11 +279,32 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
+  // What the reader found worth saying beside the numbers (XLA's own peak listing and why it differs).
+  for (const auto& [key, value] : scenario->recording->metadata().entries) {
+    if (key == "note" && !quiet_) text += fmt::format("{}\n", value);
+  }
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (auto f = WriteJson(report, section)) return f;
   if (absl::Status s = viz.Write(report, outputs_); !s.ok()) return BadInput(s);
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
   return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
+}
+
+// A compiled program (an XLA dump) has no device limit: the question is its
+// peak and what each policy needs, so without --bytes-limit the replay runs at
+// the smallest limit the policy fits (the `hbmsim size` search).
+absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config) {
+  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(scenario);
+  if (!survey.ok()) return survey.status();
+  absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, *survey);
+  if (!target.ok()) return target.status();
+  absl::StatusOr<SizeResult> r = FindMinLimit(*target, SizeOptions{});
+  if (!r.ok()) return r.status();
+  if (!r->found) return absl::InvalidArgumentError("no limit up to 4EiB fits this program");
+  return LimitChoice{r->min_bytes_limit,
+                     fmt::format("none given: a compiled program has no device limit; the smallest limit at "
+                                 "which {} fits it (hbmsim size), {:.2f}% over its peak live {} B",
+                                 config.policy->name, 100 * r->overhead, r->peak_live_bytes.value())};
 }
 
 // A state snapshot (segments, no history) has nothing to replay: its state

@@ -3,7 +3,10 @@
 namespace hbmsim {
 
 void ReplayRecorder::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
-  if (r.ok()) return;  // placed allocs cost nothing here: the replay's hot path
+  if (r.ok()) {  // placed allocs cost one test here: the replay's hot path
+    zero_byte_allocs_ += e.bytes.is_zero();
+    return;
+  }
   pending_event_ = index;
   pending_.tag.assign(e.tag);
   pending_.shape = e.shape ? FormatShape(*e.shape) : std::string();

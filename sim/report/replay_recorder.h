@@ -78,6 +78,8 @@ class ReplayRecorder : public ReplayObserver {
   std::vector<std::pair<std::string_view, uint64_t>> PolicyEventCounts() const;
   uint64_t oom_failures() const { return oom_; }
   uint64_t fragmentation_failures() const { return fragmentation_; }
+  // Allocs of 0 bytes that were served (no memory, usually no block).
+  uint64_t zero_byte_allocs() const { return zero_byte_allocs_; }
 
  private:
   static constexpr size_t kPolicyEventKinds = static_cast<size_t>(PolicyEventKind::kCacheFlush) + 1;
@@ -101,6 +103,7 @@ class ReplayRecorder : public ReplayObserver {
   std::array<uint64_t, kPolicyEventKinds> policy_events_{};
   uint64_t oom_ = 0;
   uint64_t fragmentation_ = 0;
+  uint64_t zero_byte_allocs_ = 0;
 };
 
 }  // namespace hbmsim

@@ -55,6 +55,13 @@ void WriteHeader(Out out, const ReplayReportInput& in) {
   }
   fmt::format_to(out, "  outcome:    {} of {} allocations failed ({} oom, {} fragmentation)\n", s.failures,
                  s.allocs, r.oom_failures(), r.fragmentation_failures());
+  // The stats' num_allocs counts blocks handed out; a 0-byte request gets none.
+  if (r.zero_byte_allocs() > 0) {
+    fmt::format_to(out,
+                   "              {} of them asked for 0 bytes: they take no memory and get no block, so "
+                   "the allocator's num_allocs does not count them\n",
+                   r.zero_byte_allocs());
+  }
 }
 
 void WriteStats(Out out, const ReplayReportInput& in) {

@@ -193,6 +193,7 @@ absl::StatusOr<XlaTrace> ParseHeapSimulatorProto(std::string_view bytes, std::st
   XlaTrace trace;
   trace.source = std::string(source);
   trace.metadata.entries.emplace_back("source", fmt::format("xla heap-simulator trace ({})", kind));
+  trace.metadata.entries.emplace_back("compiled_program", "true");  // no device limit: replay sizes it
   trace.metadata.entries.emplace_back("xla_heap_traces", std::to_string(ba->heap_simulator_traces_size()));
   uint64_t time = 0;
   for (int i = 0; i < ba->heap_simulator_traces_size(); ++i) {

@@ -51,17 +51,31 @@ absl::StatusOr<uint64_t> ParseHeader(std::string_view line) {
 }
 
 // A section title switches the section; returns false for any other line.
-bool SwitchSection(std::string_view s, Section& section) {
+// "Live ranges at T (peak):" also opens the listed peak.
+bool SwitchSection(std::string_view s, Section& section, LiveRanges& ranges) {
   if (s == "InstructionSequence:") {
     section = Section::kSequence;
   } else if (s == "BufferLiveRange:") {
     section = Section::kBuffers;
-  } else if (s.starts_with("Live ranges at ")) {
+  } else if (Consume(s, "Live ranges at ")) {
     section = Section::kPeak;
+    std::optional<uint64_t> time = ConsumeDecimal(s);
+    if (time) ranges.peak = ListedPeak{*time, {}};
   } else {
     return false;
   }
   return true;
+}
+
+// "fft.4.0: 1061683200 bytes" (or "... bytes (cumulative: N bytes)"): kept
+// when it reads so; the list is XLA's summary, so an odd line is passed over.
+void AddListed(std::string_view s, LiveRanges& ranges) {
+  const size_t colon = s.find(": ");
+  if (!ranges.peak || colon == std::string_view::npos) return;
+  std::string_view rest = s.substr(colon + 2);
+  std::optional<uint64_t> bytes = ConsumeDecimal(rest);
+  if (bytes && rest.starts_with(" bytes"))
+    ranges.peak->values.emplace_back(std::string(s.substr(0, colon)), *bytes);
 }
 
 }  // namespace
@@ -80,11 +94,12 @@ absl::StatusOr<LiveRanges> ParseLiveRangeText(std::string_view text, std::string
   Section section = Section::kNone;
   while ((line = lines.Next())) {
     const std::string_view s = StripBlanks(*line);
-    if (s.empty() || SwitchSection(s, section)) continue;
+    if (s.empty() || SwitchSection(s, section, ranges)) continue;
     if (section == Section::kNone) {
       return LineError(source, lines.line(), fmt::format("expected a section title, got \"{}\"", s));
     }
-    if (section != Section::kBuffers) continue;  // the schedule and the peak list are not needed
+    if (section == Section::kPeak) AddListed(s, ranges);
+    if (section != Section::kBuffers) continue;  // the schedule is not needed
     absl::StatusOr<LiveRangeEntry> entry = ParseEntry(s);
     if (!entry.ok()) return LineError(source, lines.line(), std::string(entry.status().message()));
     if (entry->end > ranges.max_time) {

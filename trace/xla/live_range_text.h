@@ -11,14 +11,18 @@
 //     Live ranges at 3 (peak):
 //       add.1: 1024 bytes
 //
-// Only the BufferLiveRange section is used: `<instruction><shape index>:<start>-<end>`,
-// times inclusive. The other sections are checked for shape, not used.
+// The BufferLiveRange section gives the intervals: `<instruction><shape index>:<start>-<end>`,
+// times inclusive. The peak list (`name: N bytes`, newer XLA `name{i}: N bytes
+// (cumulative: M bytes)`) is kept to be set beside hbmsim's peak
+// (listed_peak.h); the instruction sequence is checked for shape, not used.
 #ifndef HBMSIM_TRACE_XLA_LIVE_RANGE_TEXT_H_
 #define HBMSIM_TRACE_XLA_LIVE_RANGE_TEXT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,9 +36,16 @@ struct LiveRangeEntry {
   int line = 0;
 };
 
+// "Live ranges at T (peak):" and its `name: N bytes` lines, as XLA printed them.
+struct ListedPeak {
+  uint64_t time = 0;
+  std::vector<std::pair<std::string, uint64_t>> values;  // (name as printed, bytes), file order
+};
+
 struct LiveRanges {
   uint64_t max_time = 0;
   std::vector<LiveRangeEntry> entries;  // file order
+  std::optional<ListedPeak> peak;
 };
 
 // `text` must start (after blank lines) with "HloLiveRange (max N):".

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "trace/xla/listed_peak.h"
 
 namespace hbmsim::xla {
 namespace {
@@ -110,6 +111,8 @@ void AddMetadata(XlaTrace& trace, std::string_view lr_source, size_t values, siz
                  int by_base_name, uint64_t max_time) {
   auto& m = trace.metadata.entries;
   m.emplace_back("source", "xla buffer-assignment + live-range");
+  // A compiled program has no device limit: replay sizes it rather than refuse.
+  m.emplace_back("compiled_program", "true");
   m.emplace_back("xla_live_ranges", std::string(lr_source));
   m.emplace_back("xla_max_time", std::to_string(max_time));
   m.emplace_back("xla_assigned_values", std::to_string(values));
@@ -152,6 +155,12 @@ XlaTrace JoinTextPair(const BufferAssignmentText& assignment, std::string_view b
     trace.warnings.push_back(UnusedRangesWarning(lr_source, unused, ranges.entries.size()));
   }
   AddMetadata(trace, lr_source, total, intervals.size(), merged, by_base_name, ranges.max_time);
+  if (ranges.peak) {
+    const PeakComparison peak = ComparePeak(*ranges.peak, intervals);
+    trace.metadata.entries.emplace_back("xla_listed_peak_time", std::to_string(peak.listed_time));
+    trace.metadata.entries.emplace_back("xla_listed_peak_bytes", std::to_string(peak.listed_bytes));
+    for (std::string& line : ExplainPeak(peak)) trace.metadata.entries.emplace_back("note", std::move(line));
+  }
   for (const std::string& w : trace.warnings) trace.metadata.entries.emplace_back("warning", w);
   return trace;
 }
