@@ -18,15 +18,19 @@ std::string DeviceList(const std::vector<DeviceEvents>& devices) {
   return out;
 }
 
+// --device NAME: the listed device the recording calls NAME.
 absl::StatusOr<DeviceId> FindNamed(const Recording& r,
                                    const std::optional<std::vector<DeviceEvents>>& devices,
                                    const std::string& name) {
   for (const DeviceEvents& d : devices.value_or(std::vector<DeviceEvents>{})) {
     if (d.name == name) return d.device;
   }
-  return absl::InvalidArgumentError(fmt::format("--device {}: {} has no device of that name (devices: {})",
-                                                name, r.path(),
-                                                devices ? DeviceList(*devices) : "not listed"));
+  if (!devices) {
+    return absl::InvalidArgumentError(
+        fmt::format("--device {}: expected a device number ({} does not name its devices)", name, r.path()));
+  }
+  return absl::InvalidArgumentError(
+      fmt::format("--device {}: {} has no device of that name (devices: {})", name, r.path(), DeviceList(*devices)));
 }
 
 // Rules 1-3 of scenario.h over a recording that lists its devices.

@@ -1,9 +1,11 @@
 // libFuzzer target: a TF/JAX profile (trace/xplane), either form chosen by
 // content as OpenTrace does: an XSpace protobuf (ParseXSpace) or XProf's
 // memory_profile JSON, gzip or plain (ParseMemoryProfile); then the start
-// state inference and the events (BuildProfileTrace), read to the end.
+// state inference and the events (BuildProfileTrace), read to the end, with
+// each record's figures.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "tests/fuzz/fuzz_util.h"
 #include "trace/xplane/memory_profile_json.h"
@@ -30,6 +32,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const uint64_t events = trace->events.size();
+  // Every record's figures (what --check-recorded compares) name where the record is.
+  xplane::ProfileEventReader figures(*trace);
+  Event e;
+  while (figures.Next(e).value_or(false)) {
+    const std::optional<RecordedFigures> f = figures.current_figures();
+    if (f && f->where.empty()) fuzz::Fail("figures without the record's place");
+  }
   xplane::ProfileEventReader reader(*std::move(trace));
   fuzz::DrainReader(reader, name, fuzz::AfterError::kStop, events + 2);
   return 0;

@@ -143,6 +143,14 @@ TEST(XplaneCli, AnUnknownDeviceNamesTheAllocators) {
                 "(xla_gpu_host_bfc))\n");
 }
 
+TEST(XplaneCli, ADeviceNameOnATraceThatNamesNoDevices) {
+  const std::string trace = std::string(HBMSIM_SOURCE_DIR) + "/configs/examples/fragmentation.trace";
+  const auto run = RunHbmsim("replay " + trace + " --allocator bfc --bytes-limit 256MiB --device GPU_0_bfc");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "hbmsim replay: --device GPU_0_bfc: expected a device number (" + trace +
+                         " does not name its devices)\n");
+}
+
 TEST(XplaneCli, DiagnoseAProfile) {
   const std::string json = TempPath("diag.json");
   const std::string html = TempPath("diag.html");
