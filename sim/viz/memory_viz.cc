@@ -121,6 +121,7 @@ void MemoryVizRecorder::OnFailure(const FailureRecord& f) {
 void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
   Context c = now_;
   c.category = 0;
+  const uint64_t stream = e.stream.value_or(now_stream_);
   switch (e.kind) {
     case PolicyEventKind::kDefragmentation:
     case PolicyEventKind::kProgramEvicted:
@@ -128,13 +129,13 @@ void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
       sync_pending_ = true;
       return;
     case PolicyEventKind::kRegionAdded:
-      return Push(Action::kSegmentAlloc, e.offset.value(), e.bytes.value(), now_stream_, c);
+      return Push(Action::kSegmentAlloc, e.offset.value(), e.bytes.value(), stream, c);
     case PolicyEventKind::kRegionExtended:
-      return Push(Action::kSegmentMap, e.offset.value(), e.bytes.value(), now_stream_, c);
+      return Push(Action::kSegmentMap, e.offset.value(), e.bytes.value(), stream, c);
     case PolicyEventKind::kRegionReleased:
       // Expandable segments unmap pages without freeing the segment.
       return Push(e.detail == kRegionPagesUnmapped ? Action::kSegmentUnmap : Action::kSegmentFree,
-                  e.offset.value(), e.bytes.value(), now_stream_, c);
+                  e.offset.value(), e.bytes.value(), stream, c);
     default:
       return;
   }
