@@ -95,6 +95,9 @@ struct PolicyEvent {
   Bytes bytes;
   Offset offset;
   uint64_t detail = 0;  // kind-specific: the region details below, buffers moved, program id, ...
+  // The stream the region serves, when it is not the stream of the request
+  // being served (a pool every stream shares says 0; see RegionInfo::stream).
+  std::optional<uint64_t> stream{};
 };
 
 // PolicyEvent::detail of the region kinds, one meaning for every policy, so a

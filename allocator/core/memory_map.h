@@ -12,6 +12,7 @@
 #define HBMSIM_ALLOCATOR_CORE_MEMORY_MAP_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -29,6 +30,9 @@ struct RegionInfo {
   // what PyTorch reports as one segment.
   bool expandable = false;
   bool small_pool = false;  // a caching allocator's pool of small blocks
+  // The stream the region serves, when it is not the stream of its first
+  // block: a pool every stream shares (CUDA's stream-ordered pool) says 0.
+  std::optional<uint64_t> stream{};
 };
 
 inline constexpr uint64_t kNoHandle = ~uint64_t{0};

@@ -23,7 +23,7 @@ CudaAsyncAllocator::CudaAsyncAllocator(const CudaAsyncOptions& options)
   if (options_.preallocate && physical_granules_ > 0) {
     // TF allocates and frees the whole pool once: one range, every granule mapped.
     const uint64_t base = ReserveRange(physical_granules_ * options_.granule);
-    mapped_.Map(base, base + physical_granules_ * options_.granule);
+    MapGranules(base, base + physical_granules_ * options_.granule);
     NoteMapped();
   }
 }
@@ -119,7 +119,7 @@ AllocResult CudaAsyncAllocator::Place(const Placement& p, const AllocRequest& re
     const Block& b = blocks_.at(address);
     if (b.kind == Kind::kQueued && b.stream == req.stream.value()) ++same_stream_reuses_;
   }
-  mapped_.Map(mapped_.Floor(address), mapped_.Ceil(address + rounded));
+  MapGranules(mapped_.Floor(address), mapped_.Ceil(address + rounded));
   Carve(address, rounded, req);
   NoteMapped();
   DropEmptyRanges();

@@ -52,6 +52,14 @@
 //              may not use; largest_free_block = the largest request the same
 //              ladder would serve now (exact: all candidates are tried)
 //
+// Policy events: mapping granules is kRegionExtended / kRegionPagesMapped,
+// unmapping them kRegionReleased / kRegionPagesUnmapped, one event per
+// contiguous run inside one VA range, on stream 0 (the pool is every
+// stream's). Reserving or giving back VA is no event: it holds no memory, as
+// PyTorch reports its expandable segments (segment_map / segment_unmap only).
+// The memory map shows each range as an expandable region whose unmapped
+// granules are kUnmapped blocks, so its segments are the mapped runs.
+//
 // Invariants (CheckInvariants):
 //   blocks tile every VA range (CheckMemoryMapTiling); ranges are granule sized
 //   every address and size          ≡ 0 (mod alignment)
@@ -77,6 +85,7 @@
 #include <set>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "allocator/core/allocator.h"
@@ -170,6 +179,8 @@ class CudaAsyncAllocator final : public Allocator {
   uint64_t RemapCost(uint64_t begin, uint64_t size) const;  // |granules(X) \ H|
   uint64_t LargestAt(uint64_t address, const Block& b, uint64_t budget) const;
   uint64_t LargestRequest(const Want& w) const;
+  void MapGranules(uint64_t begin, uint64_t end);  // granule aligned; notifies each new run
+  void UnmapGranules(std::vector<uint64_t> granules);  // notifies each run, split at ranges
   void UnmapCached(uint64_t count, uint64_t keep_begin, uint64_t keep_end);
   void ReleaseAfterFree(uint64_t address);
   void DropEmptyRanges();

@@ -14,8 +14,7 @@ uint64_t CudaAsyncAllocator::ReserveRange(uint64_t rounded) {
   b.range = base;
   blocks_.emplace(base, b);
   Index(base, b);
-  ++ranges_reserved_;
-  Notify({PolicyEventKind::kRegionAdded, Bytes(size), Offset(base)});
+  ++ranges_reserved_;  // no event: VA holds no memory until granules are mapped
   return base;
 }
 

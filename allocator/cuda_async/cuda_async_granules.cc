@@ -1,6 +1,8 @@
 // Granule arithmetic: what a placement costs in physical memory, the largest
 // request that fits, and giving cached granules back (remap, release).
 #include <algorithm>
+#include <iterator>
+#include <utility>
 #include <vector>
 
 #include "allocator/cuda_async/cuda_async_allocator.h"
@@ -55,6 +57,30 @@ uint64_t CudaAsyncAllocator::LargestRequest(const Want& w) const {
   return best;
 }
 
+void CudaAsyncAllocator::MapGranules(uint64_t begin, uint64_t end) {
+  for (const auto& [lo, hi] : mapped_.Holes(begin, end)) {
+    mapped_.Map(lo, hi);
+    Notify({PolicyEventKind::kRegionExtended, Bytes(hi - lo), Offset(lo), kRegionPagesMapped, 0});
+  }
+}
+
+// Runs of adjacent granules are unmapped and reported together; a run that
+// crosses from one VA range into the next (ranges may touch) is two events,
+// since each range is its own region of the memory map.
+void CudaAsyncAllocator::UnmapGranules(std::vector<uint64_t> granules) {
+  const uint64_t g = options_.granule;
+  std::sort(granules.begin(), granules.end());
+  for (size_t i = 0; i < granules.size();) {
+    const uint64_t begin = granules[i];
+    auto range = std::prev(ranges_.upper_bound(begin));
+    const uint64_t range_end = range->first + range->second;
+    uint64_t end = begin + g;
+    for (++i; i < granules.size() && granules[i] == end && end < range_end; ++i) end += g;
+    mapped_.Unmap(begin, end);
+    Notify({PolicyEventKind::kRegionReleased, Bytes(end - begin), Offset(begin), kRegionPagesUnmapped, 0});
+  }
+}
+
 void CudaAsyncAllocator::UnmapCached(uint64_t count, uint64_t keep_begin, uint64_t keep_end) {
   const uint64_t g = options_.granule;
   std::vector<uint64_t> victims;
@@ -66,10 +92,7 @@ void CudaAsyncAllocator::UnmapCached(uint64_t count, uint64_t keep_begin, uint64
       if (!Held(granule)) victims.push_back(granule);
     }
   }
-  for (uint64_t granule : victims) mapped_.Unmap(granule, granule + g);
-  if (!victims.empty()) {
-    Notify({PolicyEventKind::kRegionReleased, Bytes(victims.size() * g), Offset(victims.back())});
-  }
+  UnmapGranules(std::move(victims));
   NoteMapped();
 }
 
@@ -81,10 +104,12 @@ void CudaAsyncAllocator::ReleaseAfterFree(uint64_t address) {
   if (mapped_.count() <= keep) return;
   const uint64_t before = mapped_.count();
   const Block& b = blocks_.at(address);
-  for (uint64_t at = mapped_.Ceil(address + b.size); at > mapped_.Floor(address) && mapped_.count() > keep;
-       at -= g) {
-    if (!Held(at - g) && mapped_.MappedIn(at - g, at) == 1) mapped_.Unmap(at - g, at);
+  std::vector<uint64_t> own;
+  for (uint64_t at = mapped_.Ceil(address + b.size);
+       at > mapped_.Floor(address) && mapped_.count() - own.size() > keep; at -= g) {
+    if (!Held(at - g) && mapped_.MappedIn(at - g, at) == 1) own.push_back(at - g);
   }
+  UnmapGranules(std::move(own));
   const uint64_t cached = mapped_.count() - HeldGranules();
   if (mapped_.count() > keep && cached > 0) UnmapCached(std::min(mapped_.count() - keep, cached), 0, 0);
   granules_released_ += static_cast<int64_t>(before - mapped_.count());

@@ -32,7 +32,9 @@ void CudaAsyncAllocator::AppendCounters(Counters& out) const {
 void CudaAsyncAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   uint64_t index = 0;
   for (const auto& [base, size] : ranges_) {
-    v.OnRegion({Offset(base), Bytes(size), index++});
+    RegionInfo region{Offset(base), Bytes(size), index++, /*expandable=*/true};
+    region.stream = 0;  // every stream's pool
+    v.OnRegion(region);
     for (auto it = blocks_.lower_bound(base); it != blocks_.end() && it->first < base + size; ++it) {
       const Block& b = it->second;
       if (b.kind != Kind::kFree) {

@@ -18,6 +18,19 @@ uint64_t MappedGranules::MappedIn(uint64_t begin, uint64_t end) const {
   return bytes / granule_;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> MappedGranules::Holes(uint64_t begin, uint64_t end) const {
+  std::vector<std::pair<uint64_t, uint64_t>> holes;
+  auto it = runs_.upper_bound(begin);
+  if (it != runs_.begin() && std::prev(it)->second > begin) --it;
+  uint64_t at = begin;
+  for (; it != runs_.end() && it->first < end && at < end; ++it) {
+    if (it->first > at) holes.emplace_back(at, it->first);
+    at = std::max(at, it->second);
+  }
+  if (at < end) holes.emplace_back(at, end);
+  return holes;
+}
+
 void MappedGranules::Map(uint64_t begin, uint64_t end) {
   if (end <= begin) return;
   count_ += (end - begin) / granule_ - MappedIn(begin, end);

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -32,6 +34,9 @@ class MappedGranules {
 
   // Granules mapped inside the granule-aligned range [begin, end).
   uint64_t MappedIn(uint64_t begin, uint64_t end) const;
+  // The unmapped runs of the granule-aligned range [begin, end), in address
+  // order: what Map(begin, end) would map.
+  std::vector<std::pair<uint64_t, uint64_t>> Holes(uint64_t begin, uint64_t end) const;
   // Maps / unmaps every granule of the granule-aligned range [begin, end).
   void Map(uint64_t begin, uint64_t end);
   void Unmap(uint64_t begin, uint64_t end);

@@ -77,7 +77,9 @@ void MemoryVizRecorder::Track(const Event& e) {
 // Frees reach us before the engine applies them; only buffers we saw placed
 // count (the engine ignores frees of failed allocs, and so do we). A free
 // carries the frames of the alloc it ends, as PyTorch records it, unless the
-// recording gave it its own.
+// recording gave it its own; its user metadata and compile context are the
+// free's own when recorded (PyTorch stamps each entry when it happens, and a
+// block of the start state has no alloc entry to take them from).
 void MemoryVizRecorder::TrackFree(const Event& e) {
   if (e.kind != EventKind::kFree && e.kind != EventKind::kFreeRequested &&
       e.kind != EventKind::kFreeCompleted)
@@ -87,6 +89,8 @@ void MemoryVizRecorder::TrackFree(const Event& e) {
   const Placed p = it->second;
   Context c = p.context;
   if (now_.frames != 0) c.frames = now_.frames;
+  if (now_.user_metadata != 0) c.user_metadata = now_.user_metadata;
+  if (now_.compile_context != 0) c.compile_context = now_.compile_context;
   if (e.kind != EventKind::kFreeCompleted) Push(Action::kFreeRequested, p.addr, p.requested, p.stream, c);
   if (e.kind != EventKind::kFreeRequested) {
     Push(Action::kFreeCompleted, p.addr, p.requested, p.stream, c);
@@ -121,6 +125,7 @@ void MemoryVizRecorder::OnFailure(const FailureRecord& f) {
 void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
   Context c = now_;
   c.category = 0;
+  const uint64_t stream = e.stream.value_or(now_stream_);
   switch (e.kind) {
     case PolicyEventKind::kDefragmentation:
     case PolicyEventKind::kProgramEvicted:
@@ -128,13 +133,13 @@ void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {
       sync_pending_ = true;
       return;
     case PolicyEventKind::kRegionAdded:
-      return Push(Action::kSegmentAlloc, e.offset.value(), e.bytes.value(), now_stream_, c);
+      return Push(Action::kSegmentAlloc, e.offset.value(), e.bytes.value(), stream, c);
     case PolicyEventKind::kRegionExtended:
-      return Push(Action::kSegmentMap, e.offset.value(), e.bytes.value(), now_stream_, c);
+      return Push(Action::kSegmentMap, e.offset.value(), e.bytes.value(), stream, c);
     case PolicyEventKind::kRegionReleased:
       // Expandable segments unmap pages without freeing the segment.
       return Push(e.detail == kRegionPagesUnmapped ? Action::kSegmentUnmap : Action::kSegmentFree,
-                  e.offset.value(), e.bytes.value(), now_stream_, c);
+                  e.offset.value(), e.bytes.value(), stream, c);
     default:
       return;
   }

@@ -14,7 +14,8 @@
 //                      (addr, requested size), free_requested/free_completed
 //                      (a plain `free` writes both), segment_alloc/segment_free
 //                      (region added/released), segment_map/segment_unmap
-//                      (pages mapped/unmapped), oom (device_free = the
+//                      (pages mapped/unmapped; on the stream the policy
+//                      names for the region, else the request's), oom (device_free = the
 //                      failure's free bytes, size = rounded); each with the
 //                      event's time_us, stream, frames, category (the
 //                      recording's, else the `tag=`; `unknown` when none),

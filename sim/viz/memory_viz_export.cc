@@ -97,7 +97,7 @@ Json MemoryVizRecorder::Segments() const {
                         {"allocated_size", allocated},
                         {"active_size", active},
                         {"requested_size", requested},
-                        {"stream", first.stream},
+                        {"stream", r.region.stream.value_or(first.stream)},
                         {"segment_type", r.region.small_pool ? "small" : "large"},
                         {"segment_pool_id", Json::array({0, 0})},
                         {"is_expandable", r.region.expandable || run.begin > 0 || run.end < r.blocks.size()},

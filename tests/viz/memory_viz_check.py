@@ -6,12 +6,15 @@
 # other views and torch/cuda/_memory_viz.py rely on (blocks tile segments,
 # frames are {filename, line, name}, a `category` list holds `unknown`).
 #
-# Usage: memory_viz_check.py SNAPSHOT [--summary]
+# Usage: memory_viz_check.py SNAPSHOT [--walk]
 # Prints one line per device that has a trace or segments:
-#   device D: S segments, B blocks, N entries (action=count ...), start R/A, end R/A
-# where R/A are the viewer's "reserved / allocated" figures at the first
-# event and after the last. Exit 1 with "FAIL: <path>: <why>" on the first
-# violation.
+#   device D: S segments, B blocks, N entries (action=count ...), before R/A, start R/A, end R/A
+# where R/A are the viewer's "reserved / allocated" figures: `start` at the
+# first event (the viewer undoes entries 1..n-1), `end` after the last, and
+# `before` with entry 0 undone too (the state before the trace: what the
+# recording held when it began). --walk adds one line "  i R/A" per entry i,
+# the figures the viewer prints when entry i is selected. Exit 1 with
+# "FAIL: <path>: <why>" on the first violation.
 import bisect
 import json
 import pickle
@@ -233,7 +236,7 @@ def fmt_figures(f):
     return f"{f[0]}/{f[1]}"
 
 
-def check(path):
+def check(path, walk=False):
     snap = load(path)
     traces = annotate(snap)
     devices = sorted({s.get("device", 0) for s in snap["segments"]} |
@@ -246,23 +249,30 @@ def check(path):
         st = final_state(snap, d)
         end = st.figures()
         nseg, nblk = len(st.seg), len(st.blk)
-        for e in reversed(trace[1:]):  # the state drawn at event 0 undoes entries 1..n-1
-            undo(st, e)
-        start = st.figures()
+        steps = []  # (entry index, figures drawn there), newest first
+        for i in range(len(trace) - 1, -1, -1):
+            steps.append((i, st.figures()))
+            undo(st, trace[i])
+        start = steps[-1][1] if steps else end
+        before = st.figures()
         counts = {}
         for e in snap["device_traces"][d] if d < len(snap["device_traces"]) else []:
             counts[e["action"]] = counts.get(e["action"], 0) + 1
         acts = " ".join(f"{k}={counts[k]}" for k in sorted(counts))
         lines.append(f"device {d}: {nseg} segments, {nblk} blocks, "
                      f"{len(snap['device_traces'][d]) if d < len(snap['device_traces']) else 0} entries"
-                     f" ({acts}), start {fmt_figures(start)}, end {fmt_figures(end)}")
+                     f" ({acts}), before {fmt_figures(before)}, start {fmt_figures(start)}, "
+                     f"end {fmt_figures(end)}")
+        if walk:
+            # Indices are those of the viewer's list (a free pair is one entry).
+            lines.extend(f"  {i} {fmt_figures(f)}" for i, f in reversed(steps))
     return lines
 
 
 def main():
     path = sys.argv[1]
     try:
-        for line in check(path):
+        for line in check(path, "--walk" in sys.argv[2:]):
             print(line)
     except Fail as f:
         print(f"FAIL: {path}: {f}")

@@ -50,23 +50,23 @@ TEST(MemoryVizCli, BfcPickleReadsBackThroughOurUnpickler) {
 
 TEST(MemoryVizCli, PickleAndJsonPassPythonsChecks) {
   if (!HavePython()) GTEST_SKIP() << "python3 missing: pickle.load check skipped";
-  // segments, live blocks, entries, and the viewer's reserved/allocated at
-  // the first event and at the end: bfc holds one 256 MiB region and fails
+  // segments, live blocks, entries, and the viewer's reserved/allocated
+  // before the trace, at the first event and at the end: bfc holds one 256 MiB region and fails
   // alloc 5; torch frees cached segments to retry and fits; tpu defragments
   // (act_l2 moves: one more free and alloc) and fits. The tags are
   // categories, so a closing `snapshot` entry brings `unknown` where no
   // segment entry has it.
   const std::string bfc =
       "device 0: 1 segments, 0 blocks, 17 entries (alloc=5 free_completed=5 free_requested=5 oom=1 "
-      "segment_alloc=1), start 268435456/0, end 268435456/0\n";
+      "segment_alloc=1), before 0/0, start 268435456/0, end 268435456/0\n";
   EXPECT_EQ(MemoryVizCheck(Export("bfc", "bfc.pickle")), bfc);
   EXPECT_EQ(MemoryVizCheck(Export("bfc", "bfc.json")), bfc);
   EXPECT_EQ(MemoryVizCheck(Export("torch", "torch.pickle", 0)),
             "device 0: 3 segments, 0 blocks, 25 entries (alloc=6 free_completed=6 free_requested=6 "
-            "segment_alloc=5 segment_free=2), start 67108864/0, end 234881024/0\n");
+            "segment_alloc=5 segment_free=2), before 0/0, start 67108864/0, end 234881024/0\n");
   EXPECT_EQ(MemoryVizCheck(Export("tpu", "tpu.pickle", 0)),
             "device 0: 1 segments, 0 blocks, 22 entries (alloc=7 free_completed=7 free_requested=7 "
-            "snapshot=1), start 268435456/67108864, end 268435456/0\n");
+            "snapshot=1), before 268435456/0, start 268435456/67108864, end 268435456/0\n");
 }
 
 }  // namespace

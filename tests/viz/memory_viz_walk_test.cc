@@ -32,7 +32,7 @@ TEST(MemoryVizWalk, AConsistentFilePasses) {
                            R"({"action":"alloc","addr":4096,"size":500,"stream":0}]]})";
   EXPECT_EQ(
       CheckJson("ok.json", json),
-      "device 0: 1 segments, 1 blocks, 2 entries (alloc=1 segment_alloc=1), start 4096/0, end 4096/500\n");
+      "device 0: 1 segments, 1 blocks, 2 entries (alloc=1 segment_alloc=1), before 0/0, start 4096/0, end 4096/500\n");
 }
 
 TEST(MemoryVizWalk, FailsOnOverlappingSegments) {
@@ -110,7 +110,7 @@ TEST(MemoryVizWalk, EveryPolicyExportPasses) {
       paged.err,
       "hbmsim replay: --memory-viz: the paged policy's alloc at 0x0 lies in no segment (its address space "
       "is not made of segments); the viewer cannot draw it\n");
-  for (const std::string policy : {"bfc", "torch", "tpu", "first_fit", "best_fit"}) {
+  for (const std::string policy : {"bfc", "torch", "tpu", "cuda_async", "first_fit", "best_fit"}) {
     const std::string out = TempPath(policy + ".pickle");
     const CliRun run = RunHbmsim("replay configs/examples/fragmentation.trace --allocator " + policy +
                                  " --bytes-limit 256MiB --memory-viz " + out);
