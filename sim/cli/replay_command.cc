@@ -59,7 +59,7 @@ class ReplayCommand : public Command {
                                     std::vector<std::string>& applied) const;
   std::optional<Failure> Replay(ReplayReportInput& report);
   std::optional<Failure> InspectState(std::shared_ptr<const Recording> recording,
-                                      const ScenarioRequest& request) const;
+                                      const ScenarioRequest& request);
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
@@ -311,7 +311,7 @@ absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const
 // is what the user has, so replay answers with `hbmsim inspect`'s analysis
 // (exit 0) instead of refusing the file.
 std::optional<Failure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
-                                                   const ScenarioRequest& request) const {
+                                                   const ScenarioRequest& request) {
   inspect::SourceOptions options;
   options.path = trace_;
   options.device = request.device;

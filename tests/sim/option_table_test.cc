@@ -140,7 +140,7 @@ TEST(PolicyRowTest, TorchShowsTheOptionsAnAllocConfSets) {
             "alloc_conf=expandable_segments:False,max_split_size_mb:128 expandable_segments=false "
             "max_split_size=134217728 max_non_split_rounding=20971520 large_segment_size=20971520 "
             "garbage_collection_threshold=0 per_process_memory_fraction=0 device_index=0 "
-            "fixed_retry_search=false ");
+            "fixed_retry_search=false roundup_power2_divisions= ");
 }
 
 TEST(PolicyRowTest, EveryRowHasTextsAndTheDefaultsItsStructHas) {
