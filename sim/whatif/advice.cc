@@ -156,7 +156,7 @@ std::string CandidateTable(const Advice& advice, std::string_view indent = "") {
 
 }  // namespace
 
-std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice) {
+std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, Bytes peak_live) {
   std::string out = fmt::format("What would fit{}: each setting the allocator offers, replayed (as `hbmsim advise`)\n",
                                 limit ? " at L = " + BytesText(*limit) : "");
   out += fmt::format("  today's minimum limit: {}\n", MinText(advice.today.row));
@@ -164,7 +164,13 @@ std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice) 
   out += CandidateTable(advice, "  ");
   const bool any_fits = std::any_of(advice.candidates.begin(), advice.candidates.end(),
                                     [](const AdviceLine& l) { return FitsAt(l.row); });
-  if (limit && !any_fits) out += "  no setting fits at L; the smallest minimum limit is the first line's\n";
+  if (limit && peak_live > *limit) {
+    out += fmt::format("  no setting can fit at L: the job's peak live bytes, {}, exceed it by {}; the job itself "
+                       "must hold less at its peak\n",
+                       BytesText(peak_live), BytesText(peak_live - *limit));
+  } else if (limit && !any_fits) {
+    out += "  no setting fits at L; the smallest minimum limit is the first line's\n";
+  }
   return out;
 }
 

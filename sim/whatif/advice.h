@@ -45,7 +45,9 @@ nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes>
 // The advice as a section of `hbmsim replay`'s report (after a failure): the
 // ranked table and today's minimum, without advise's header lines that the
 // replay report already states.
-std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice);
+// `peak_live`: the recording's peak live bytes; above L, no setting can fit and
+// the section says by how much the job itself must hold less.
+std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, Bytes peak_live);
 
 // The smallest fraction of `device_memory`, in hundredths, whose limit holds
 // `min_limit` ("0.62"); nullopt when it would exceed the whole device.

@@ -86,6 +86,14 @@ TEST(AdviseCliTest, TheRecordedCapacityIsTheDefaultDeviceMemory) {
                        "more than the whole device.\n"),
             std::string::npos)
       << r.out;
+  // The replay of the same OOM says it too, in its "What would fit" section.
+  const testing::CliRun replay = RunHbmsim("replay ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "
+                                           "--allocator torch --device 1 --jobs 2");
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;
+  EXPECT_NE(replay.out.find("  no setting can fit at L: the job's peak live bytes, 89372046292 (83.23GiB), exceed it "
+                            "by 5073613780 (4.72GiB); the job itself must hold less at its peak\n"),
+            std::string::npos)
+      << replay.out;
 }
 
 // After a failure `replay` says what would fit, as `advise` does, in the text
