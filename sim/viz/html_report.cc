@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "sim/report/verdict.h"
+#include "sim/viz/memory_chart.h"
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
@@ -16,7 +17,7 @@ table { border-collapse: collapse; margin: 8px 0 16px 0; }
 td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: right; font-size: 13px; }
 th { background: #f0f0f0; } td.l, th.l { text-align: left; overflow-wrap: anywhere; }
 pre.verdict { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff4f0; padding: 8px; }
-.key span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
+td.key span, .key span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
 </style>
 )";
 
@@ -113,6 +114,7 @@ std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& in) {
                      Escape(LimitText(in.bytes_limit)), Escape(in.limit_source));
   // The answer first, as in the text report.
   out += "<pre class=\"verdict\">" + Escape(VerdictText(in) + FailingRequestText(in)) + "</pre>\n";
+  out += MemorySection(in);
   out += "<h2>Timeline</h2>\n" + TimelineSvg(viz.timeline());
   out += "<p>Vertical lines: red failures, blue dashed defragmentations, orange dashed evictions.</p>\n";
   if (viz.first_failure_map().taken || viz.peak_map().taken) out += MapKey();

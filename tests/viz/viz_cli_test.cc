@@ -53,6 +53,19 @@ TEST(VizCli, HtmlIsWellFormedWithEverySeriesAndItsPeak) {
   EXPECT_NE(html.find("<td>67108864</td><td class=\"l\">grad_buffer</td><td class=\"l\"></td>"
                       "<td class=\"l\">forward_end</td></tr>"),
             std::string::npos);
+  // Where the memory went, as a stacked bar per moment with a legend, then what would fit.
+  EXPECT_NE(html.find("<h2>Where the memory went</h2>\n"
+                      "<h3>At the first failure (event 7): 128.00MiB held in 2 buffers, by tag</h3>\n"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<rect x=\"250.00\" y=\"0\" width=\"250.00\" height=\"28\" fill=\"#f28e2b\" "
+                      "data-bytes=\"67108864\"><title>act_l2: 64.00MiB</title></rect>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td class=\"key\"><span style=\"background:#4e79a7\"></span></td><td class=\"l\">"
+                      "act_l2</td><td>67108864</td><td>64.00MiB</td><td>50.0%</td><td>1</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2>What would fit</h2>\n<pre>What would fit at L = 268435456 (256.00MiB)"),
+            std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, nothing to run or fetch
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find(" href="), std::string::npos);
