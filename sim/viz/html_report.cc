@@ -96,6 +96,10 @@ std::string MapKey() {
     out += fmt::format("<span style=\"background:{}\"></span>{}", StateColour(s), BlockStateName(s));
   }
   out += fmt::format("<span style=\"background:{}\"></span>rounding waste (size − requested)", kWasteColour);
+  // White, so outlined: reserved address space with no memory behind it (expandable segments, cuda_async).
+  out += fmt::format("<span style=\"background:{};outline:1px solid #999\"></span>unmapped (reserved addresses, "
+                     "no memory behind them)",
+                     StateColour(BlockState::kUnmapped));
   return out +
          "; regions laid end to end, left to right, top to bottom; blocks under a pixel are merged.</p>\n";
 }

@@ -64,6 +64,8 @@ TEST(VizCli, HtmlIsWellFormedWithEverySeriesAndItsPeak) {
   EXPECT_NE(html.find("<tr><td class=\"key\"><span style=\"background:#4e79a7\"></span></td><td class=\"l\">"
                       "act_l2</td><td>67108864</td><td>64.00MiB</td><td>50.0%</td><td>1</td></tr>"),
             std::string::npos);
+  EXPECT_NE(html.find("outline:1px solid #999\"></span>unmapped (reserved addresses, no memory behind them)"),
+            std::string::npos);
   EXPECT_NE(html.find("<h2>What would fit</h2>\n<pre>What would fit at L = 268435456 (256.00MiB)"),
             std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, nothing to run or fetch

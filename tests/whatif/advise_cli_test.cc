@@ -86,6 +86,12 @@ TEST(AdviseCliTest, TheRecordedCapacityIsTheDefaultDeviceMemory) {
                        "more than the whole device.\n"),
             std::string::npos)
       << r.out;
+  // Its expandable_segments:False line is what `size` finds with that setting.
+  EXPECT_EQ(MinLimit("../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle",
+                     "--allocator torch --device 1 --set expandable_segments=false"),
+            94826922196u);
+  EXPECT_NE(r.out.find("94826922196 (88.31GiB)      costs 4.95GiB  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"),
+            std::string::npos);
   // The replay of the same OOM says it too, in its "What would fit" section.
   const testing::CliRun replay = RunHbmsim("replay ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "
                                            "--allocator torch --device 1 --jobs 2");
