@@ -68,6 +68,10 @@ struct MemoryBreakdown {
   std::vector<HeldBuffer> largest;    // at most top_buffers, largest first (ties by id)
 };
 
+// True when every held buffer is untagged (most PyTorch snapshots): a tag
+// table would be one 100 % "(untagged)" row.
+bool NothingTagged(const std::vector<MemoryGroup>& by_tag);
+
 // The failing request of the first failure, as the user's code made it.
 struct FailedRequest {
   EventIndex event;

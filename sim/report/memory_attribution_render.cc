@@ -42,12 +42,6 @@ bool SameGroups(const std::vector<MemoryGroup>& a, const std::vector<MemoryGroup
   return true;
 }
 
-// A recording with no tag= at all (most PyTorch snapshots) groups everything
-// under one key: a table of one 100 % row would only push the frames down.
-bool NothingTagged(const std::vector<MemoryGroup>& by_tag) {
-  return by_tag.size() == 1 && by_tag[0].key == "(untagged)";
-}
-
 void RenderBreakdown(std::string_view title, const MemoryBreakdown& m, size_t rows, std::string& out) {
   out += fmt::format("{} (event {}): {} bytes ({}) held in {} buffers\n", title, m.event.value(),
                      m.held_bytes, Human(m.held_bytes), m.held_buffers);
@@ -96,6 +90,12 @@ nlohmann::json BreakdownJson(const std::optional<MemoryBreakdown>& m) {
 }
 
 }  // namespace
+
+// A recording with no tag= at all groups everything under one key: a table of
+// one 100 % row would only push the frames down.
+bool NothingTagged(const std::vector<MemoryGroup>& by_tag) {
+  return by_tag.size() == 1 && by_tag[0].key == "(untagged)";
+}
 
 std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows) {
   std::string out;

@@ -19,11 +19,9 @@ constexpr std::array<std::string_view, kGroupsDrawn> kPalette = {"#4e79a7", "#f2
                                                                  "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
 constexpr std::string_view kRestColour = "#bab0ac";
 
-bool Untagged(const MemoryBreakdown& m) { return m.by_tag.size() == 1 && m.by_tag[0].key == "(untagged)"; }
-
 // The grouping that says most: tags; the top user frame when nothing is tagged.
 std::pair<std::string_view, const std::vector<MemoryGroup>*> Grouping(const MemoryBreakdown& m) {
-  if (Untagged(m) && !m.by_frame.empty()) return {"top user frame", &m.by_frame};
+  if (NothingTagged(m.by_tag) && !m.by_frame.empty()) return {"top user frame", &m.by_frame};
   return {"tag", &m.by_tag};
 }
 

@@ -68,26 +68,32 @@ std::string SavingText(const CompareRow& today, const CompareRow& r) {
 
 std::string MinText(const CompareRow& r) { return r.size.found ? BytesText(r.size.min_bytes_limit) : "none"; }
 
-// The fraction line of one advice line: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.62".
-std::string FractionText(const AdviceLine& l, Bytes device_memory) {
+// What a line's fraction setting says: nothing (no setting, or no minimum),
+// the setting ("XLA_PYTHON_CLIENT_MEM_FRACTION=0.62"), or that the minimum
+// is more than the whole device.
+struct FractionOutcome {
+  std::string text;  // "" for nothing
+  bool over_device = false;
+};
+
+FractionOutcome Fraction(const AdviceLine& l, Bytes device_memory) {
   const std::string& setting = l.row.config.policy->limit_setting;
-  if (setting.empty() || !l.row.size.found) return "";
+  if (setting.empty() || !l.row.size.found) return {};
   const std::optional<std::string> f = LimitFraction(l.row.size.min_bytes_limit, device_memory);
-  if (!f) return fmt::format("more than the whole device ({})", HumanReadableNumBytes(device_memory));  // as FractionLines
-  return fmt::format(fmt::runtime(setting), *f);
+  if (!f) return {fmt::format("more than the whole device ({})", HumanReadableNumBytes(device_memory)), true};
+  return {fmt::format(fmt::runtime(setting), *f), false};
 }
 
 std::string FractionLines(const Advice& advice, Bytes device_memory) {
-  std::vector<std::pair<std::string, std::string>> lines;  // (how, fraction setting)
+  std::vector<std::pair<std::string, FractionOutcome>> lines;  // (how, its fraction)
   const auto add = [&](const AdviceLine& l) {
-    std::string f = FractionText(l, device_memory);
-    if (!f.empty()) lines.emplace_back(l.how, std::move(f));
+    FractionOutcome f = Fraction(l, device_memory);
+    if (!f.text.empty()) lines.emplace_back(l.how, std::move(f));
   };
   add(advice.today);
   for (const AdviceLine& l : advice.candidates) add(l);
   if (lines.empty()) return "";
-  const std::string whole = fmt::format("more than the whole device ({})", HumanReadableNumBytes(device_memory));
-  if (std::all_of(lines.begin(), lines.end(), [&](const auto& line) { return line.second == whole; })) {
+  if (std::all_of(lines.begin(), lines.end(), [](const auto& line) { return line.second.over_device; })) {
     return fmt::format("\nAs a fraction of the device's {} ({} B): none; every minimum limit is more than the "
                        "whole device.\n",
                        HumanReadableNumBytes(device_memory), device_memory.value());
@@ -96,7 +102,7 @@ std::string FractionLines(const Advice& advice, Bytes device_memory) {
   for (const auto& line : lines) width = std::max(width, line.first.size());
   std::string out = fmt::format("\nEach minimum limit as a fraction of the device's {} ({} B):\n",
                                 HumanReadableNumBytes(device_memory), device_memory.value());
-  for (const auto& [how, f] : lines) out += fmt::format("  {:<{}}  {}\n", how, width, f);
+  for (const auto& [how, f] : lines) out += fmt::format("  {:<{}}  {}\n", how, width, f.text);
   return out;
 }
 
@@ -205,8 +211,8 @@ nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes>
   const auto line = [&](const AdviceLine& l) {
     nlohmann::ordered_json one = LineJson(l, advice.today.row);
     if (device_memory) {
-      const std::string f = FractionText(l, *device_memory);
-      one["limit_setting"] = f.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f);
+      const FractionOutcome f = Fraction(l, *device_memory);
+      one["limit_setting"] = f.text.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.text);
     }
     return one;
   };

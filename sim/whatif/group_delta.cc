@@ -42,9 +42,7 @@ void RenderDeltas(std::string_view title, const std::vector<GroupDelta>& deltas,
   }
 }
 
-bool Labelled(const std::vector<MemoryGroup>& by_tag) {
-  return !by_tag.empty() && !(by_tag.size() == 1 && by_tag[0].key == "(untagged)");
-}
+bool Labelled(const std::vector<MemoryGroup>& by_tag) { return !by_tag.empty() && !NothingTagged(by_tag); }
 
 nlohmann::ordered_json DeltasJson(const std::vector<GroupDelta>& deltas) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -101,9 +99,9 @@ std::string GroupDeltaText(const MemoryBreakdown& baseline, const MemoryBreakdow
     return out + "  no held buffer carries a tag or a user frame: only the totals above compare\n";
   }
   if (Labelled(baseline.by_tag) || Labelled(candidate.by_tag)) {
-    RenderDeltas("tag", GroupDeltas(baseline.by_tag, candidate.by_tag), rows, out);
-    const std::vector<GroupDelta> ops = GroupDeltas(baseline.by_op, candidate.by_op);
     const std::vector<GroupDelta> tags = GroupDeltas(baseline.by_tag, candidate.by_tag);
+    const std::vector<GroupDelta> ops = GroupDeltas(baseline.by_op, candidate.by_op);
+    RenderDeltas("tag", tags, rows, out);
     const bool same = ops.size() == tags.size() &&
                       std::equal(ops.begin(), ops.end(), tags.begin(), [](const GroupDelta& a, const GroupDelta& b) {
                         return a.key == b.key && a.baseline == b.baseline && a.candidate == b.candidate;
