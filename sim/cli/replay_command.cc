@@ -147,6 +147,7 @@ std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, Scena
   options.on_oom = on_oom_ == "stop" ? OnOom::kStop : OnOom::kContinue;
   options.paranoid = paranoid_;
   options.check_recorded = check_recorded_;
+  if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   absl::StatusOr<ScenarioRequest> r = ParseScenarioRequest(device_, start_state_);
   if (!r.ok()) return BadInput(r.status());
   request = *r;
@@ -172,7 +173,7 @@ void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& c
   absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(scenario);
   absl::StatusOr<Advice> advice =
       survey.ok() ? Advise(scenario, *survey, config, allocator_, sets_, report.bytes_limit,
-                           SizeOptions{256, std::max(1, jobs_)})
+                           SizeOptions{256, jobs_})
                   : absl::StatusOr<Advice>(survey.status());
   if (!advice.ok()) {
     report.advice_text = fmt::format("What would fit: not worked out ({})\n", std::string(advice.status().message()));

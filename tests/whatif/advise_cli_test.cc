@@ -129,6 +129,9 @@ TEST(ReplayAdviceTest, AFailedReplaySaysWhatWouldFit) {
     EXPECT_EQ(off.exit_code, 1) << off.err;
     EXPECT_EQ(off.out.find("What would fit"), std::string::npos) << flag;
   }
+  const testing::CliRun zero = RunHbmsim(replay + "--jobs 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err, "hbmsim replay: --jobs 0: must be at least 1\n");
   const testing::CliRun fits = RunHbmsim(
       "replay configs/examples/fragmentation.trace --allocator configs/bfc_tensorflow.yaml --bytes-limit 512MiB");
   EXPECT_EQ(fits.exit_code, 0) << fits.err;
