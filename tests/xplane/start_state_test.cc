@@ -106,6 +106,32 @@ TEST(StartState, TheEventsRebuildTheLayoutThenFollowTheRecords) {
   EXPECT_EQ(*t->metadata.Find("device_bytes"), "13072");
 }
 
+// An allocator whose first record frees, with no size field, a chunk allocated
+// before the recording (fuzz_xplane found it: such a chunk was placed as zero
+// bytes, so no event held it and its free had nothing to release).
+TEST(StartState, AFirstRecordFreeingWithoutAnySizeTakesTheSmallestChunk) {
+  AllocatorRecording a;
+  a.name = "TPU_1";
+  MemoryRecord r = Rec(false, 0, 0x10000000, std::nullopt, std::nullopt, 0);
+  r.bytes_allocated.reset();
+  a.records = {r, Rec(true, 1, 0x10000000, 500, 512, 512), Rec(false, 2, 0x10000000, std::nullopt, std::nullopt, 0)};
+  absl::StatusOr<StartState> s = InferStartState(a, "t.pb");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->records[0].chunk_bytes, 256);
+  EXPECT_EQ(s->records[0].chunk_from, "none recorded: the smallest chunk, 256 bytes");
+  Profile p;
+  p.source = "t.pb";
+  p.allocators.push_back(a);
+  absl::StatusOr<ProfileTrace> t = BuildProfileTrace(std::move(p));
+  ASSERT_TRUE(t.ok()) << t.status();
+  std::vector<std::string> got;
+  for (OwnedEvent& o : t->events) {
+    const Event& e = o.get();
+    got.push_back(fmt::format("{} {} {}", EventKindName(e.kind), e.id, e.kind == EventKind::kAlloc ? e.bytes.value() : 0));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"alloc 1 256", "free 1 0", "alloc 2 500", "free 2 0"}));
+}
+
 TEST(StartState, ContradictoryRecordsAreErrorsNamingTheRecord) {
   AllocatorRecording a = SizelessFrees();
   a.records[3].addr = 0xA000;
@@ -130,6 +156,23 @@ TEST(StartState, ContradictoryRecordsAreErrorsNamingTheRecord) {
   s = InferStartState(c, "t.pb");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), "t.pb: record 0: MemoryAllocation without addr");
+
+  // A chunk live since before the recording overlaps another such chunk, or a
+  // chunk allocated before its free (both found by fuzz_xplane).
+  AllocatorRecording d = SizelessFrees();
+  d.records.push_back(Rec(false, 4, 0x9F80, std::nullopt, 512, 1792));
+  s = InferStartState(d, "t.pb");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "t.pb: record 4: MemoryDeallocation of address 0x9f80, inside the chunk at 0x9f00 that record 1 "
+            "frees");
+  AllocatorRecording e = SizelessFrees();
+  e.records.push_back(Rec(false, 4, 0xA900, std::nullopt, 256, 2048));
+  s = InferStartState(e, "t.pb");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "t.pb: record 3: MemoryAllocation at address 0xa800 overlaps the chunk at 0xa900, live since before "
+            "the recording until record 4 frees it");
 }
 
 }  // namespace

@@ -84,6 +84,10 @@ class Walker {
           source_, r, fmt::format("of address {:#x}, which the recording allocated and already freed", addr));
     } else {
       rr.preexisting = true;
+      if (rr.chunk_bytes == 0) {  // no field tells its size; a BFC chunk is never smaller
+        rr.chunk_bytes = kChunkAlign;
+        rr.chunk_from = "none recorded: the smallest chunk, 256 bytes";
+      }
       out_.chunks.push_back({addr, rr.chunk_bytes, StartChunkKind::kKnown, i});
       allocated_.insert(addr);  // a second free of it is an error too
       Touch(addr, rr.chunk_bytes);
@@ -117,6 +121,40 @@ std::vector<Range> Merge(std::vector<Range> r) {
     }
   }
   return out;
+}
+
+// A chunk freed without being allocated was live from before the first
+// record to its free, so it can overlap neither another such chunk nor a chunk
+// the recording allocates before that free: records that say otherwise
+// contradict each other (the events built from them could not hold both).
+absl::Status CheckKnownChunksFit(const AllocatorRecording& rec, std::string_view source, const StartState& s) {
+  std::vector<StartChunk> known = s.chunks;
+  std::sort(known.begin(), known.end(),
+            [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
+  auto end_of = [](const StartChunk& c) { return c.addr + static_cast<uint64_t>(c.size); };
+  for (size_t i = 1; i < known.size(); ++i) {
+    if (known[i].addr < end_of(known[i - 1])) {
+      return RecordError(source, rec.records[known[i].freed_by],
+                         fmt::format("of address {:#x}, inside the chunk at {:#x} that {} frees", known[i].addr,
+                                     known[i - 1].addr, rec.records[known[i - 1].freed_by].where));
+    }
+  }
+  for (size_t i = 0; i < rec.records.size(); ++i) {
+    const MemoryRecord& r = rec.records[i];
+    const int64_t size = s.records[i].chunk_bytes;
+    if (!r.allocation || size <= 0) continue;
+    const uint64_t begin = *r.addr, end = begin + static_cast<uint64_t>(size);
+    auto it = std::upper_bound(known.begin(), known.end(), begin,
+                               [&](uint64_t a, const StartChunk& c) { return a < end_of(c); });
+    for (; it != known.end() && it->addr < end; ++it) {
+      if (it->freed_by < i) continue;
+      return RecordError(source, r,
+                         fmt::format("at address {:#x} overlaps the chunk at {:#x}, live since before the "
+                                     "recording until {} frees it",
+                                     begin, it->addr, rec.records[it->freed_by].where));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // The totals of the first record: bytes in use before it, the limit, the peak.
@@ -322,6 +360,7 @@ absl::StatusOr<StartState> InferStartState(const AllocatorRecording& rec, std::s
   if (rec.records.empty()) return s;
   Walker walker(rec, source, s);
   if (absl::Status st = walker.Run(); !st.ok()) return st;
+  if (absl::Status st = CheckKnownChunksFit(rec, source, s); !st.ok()) return st;
   int64_t known_bytes = 0;
   for (const StartChunk& c : s.chunks) known_bytes += c.size;
   ReadTotals(rec, s, known_bytes);
