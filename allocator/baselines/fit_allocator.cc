@@ -1,4 +1,5 @@
 #include "allocator/baselines/fit_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 #include <vector>
@@ -51,7 +52,10 @@ AllocResult FitAllocator::Allocate(const AllocRequest& req) {
 
 void FitAllocator::Free(Handle h) {
   auto it = live_.find(h.value());
-  if (it == live_.end()) return;  // kNullHandle, or a handle this policy never issued
+  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+    HBMSIM_DCHECK(h == kNullHandle, "free of a handle this fit policy never issued");
+    return;
+  }
   free_.Release(it->first, it->second.size);
   stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
   live_.erase(it);

@@ -1,4 +1,5 @@
 #include "allocator/baselines/paged_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 #include <utility>
@@ -60,7 +61,10 @@ AllocResult PagedAllocator::Allocate(const AllocRequest& req) {
 
 void PagedAllocator::Free(Handle h) {
   auto it = live_.find(h.value());
-  if (it == live_.end()) return;
+  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the paged policy never issued");
+    return;
+  }
   virtual_free_.Release(it->first, it->second.pages * options_.page_size);
   pages_used_ -= it->second.pages;
   stats_.bytes_in_use = static_cast<int64_t>(pages_used_ * options_.page_size);

@@ -1,5 +1,6 @@
 // The allocation ladder, splitting, freeing and coalescing (REF §1.3-§1.5).
 #include "allocator/bfc/bfc_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 #include <limits>
@@ -138,7 +139,10 @@ void BfcAllocator::Free(Handle handle) {
   const ChunkHandle h = handle.value();
   // Freeing something that is not a live chunk is the engine's bug; ignore it
   // rather than corrupt the map (REF would crash).
-  if (h >= chunks_.records() || !chunks_.at(h).in_use()) return;
+  if (h >= chunks_.records() || !chunks_.at(h).in_use()) {
+    HBMSIM_DCHECK(false, "free of a handle that is not a live bfc chunk");
+    return;
+  }
   bfc::Chunk& c = chunks_.at(h);
   c.allocation_id = -1;
   --live_chunks_;

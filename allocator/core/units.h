@@ -4,7 +4,9 @@
 // never be passed where an address or an id is expected (TCMalloc's lesson).
 // Arithmetic on Bytes never wraps: sums and round-ups saturate at Bytes::Max(),
 // which no limit can hold, so an absurd request fails as `oom` instead of
-// "succeeding" with a wrapped size.
+// "succeeding" with a wrapped size. The few unchecked operations (a
+// subtraction whose caller guarantees the order) are HBMSIM_DCHECKed in the
+// sanitizer build (dcheck.h).
 #ifndef HBMSIM_ALLOCATOR_CORE_UNITS_H_
 #define HBMSIM_ALLOCATOR_CORE_UNITS_H_
 
@@ -12,6 +14,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+
+#include "allocator/core/dcheck.h"
 
 namespace hbmsim {
 
@@ -32,7 +36,10 @@ class Bytes {
   // Saturating: never wraps past Max().
   constexpr Bytes operator+(Bytes o) const { return Bytes(v_ > Max().v_ - o.v_ ? Max().v_ : v_ + o.v_); }
   // Callers must ensure o <= *this; checked by the policies' invariants.
-  constexpr Bytes operator-(Bytes o) const { return Bytes(v_ - o.v_); }
+  constexpr Bytes operator-(Bytes o) const {
+    HBMSIM_DCHECK(o.v_ <= v_, "Bytes subtraction would wrap");
+    return Bytes(v_ - o.v_);
+  }
   constexpr Bytes& operator+=(Bytes o) { return *this = *this + o; }
   constexpr Bytes& operator-=(Bytes o) { return *this = *this - o; }
   // a - b, or zero when b > a.
@@ -40,12 +47,16 @@ class Bytes {
 
   // Rounds up to a multiple of `granule` (> 0), saturating at Max().
   constexpr Bytes RoundUp(uint64_t granule) const {
+    HBMSIM_DCHECK(granule > 0, "RoundUp to a granule of 0");
     const uint64_t rem = v_ % granule;
     if (rem == 0) return *this;
     const uint64_t pad = granule - rem;
     return Bytes(v_ > Max().v_ - pad ? Max().v_ : v_ + pad);
   }
-  constexpr Bytes RoundDown(uint64_t granule) const { return Bytes(v_ - v_ % granule); }
+  constexpr Bytes RoundDown(uint64_t granule) const {
+    HBMSIM_DCHECK(granule > 0, "RoundDown to a granule of 0");
+    return Bytes(v_ - v_ % granule);
+  }
 
  private:
   uint64_t v_ = 0;
@@ -59,10 +70,19 @@ class Offset {
   constexpr explicit Offset(uint64_t v) : v_(v) {}
   constexpr uint64_t value() const { return v_; }
   constexpr auto operator<=>(const Offset&) const = default;
-  constexpr Offset operator+(Bytes b) const { return Offset(v_ + b.value()); }
-  constexpr Offset operator-(Bytes b) const { return Offset(v_ - b.value()); }
+  constexpr Offset operator+(Bytes b) const {
+    HBMSIM_DCHECK(b.value() <= std::numeric_limits<uint64_t>::max() - v_, "address past 2^64");
+    return Offset(v_ + b.value());
+  }
+  constexpr Offset operator-(Bytes b) const {
+    HBMSIM_DCHECK(b.value() <= v_, "address below 0");
+    return Offset(v_ - b.value());
+  }
   // Distance between two addresses; requires o <= *this.
-  constexpr Bytes operator-(Offset o) const { return Bytes(v_ - o.v_); }
+  constexpr Bytes operator-(Offset o) const {
+    HBMSIM_DCHECK(o.v_ <= v_, "distance to a higher address");
+    return Bytes(v_ - o.v_);
+  }
 
  private:
   uint64_t v_ = 0;

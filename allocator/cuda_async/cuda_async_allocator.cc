@@ -1,5 +1,6 @@
 // The allocation ladder and the three kinds of free (model in the header).
 #include "allocator/cuda_async/cuda_async_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 
@@ -154,7 +155,10 @@ AllocResult CudaAsyncAllocator::Fail(const Want& w) const {
 
 void CudaAsyncAllocator::Free(Handle h) {
   auto it = FindHandle(h);
-  if (it == blocks_.end()) return;
+  if (it == blocks_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the cuda_async policy never issued");
+    return;
+  }
   handles_.erase(h.value());
   const uint64_t address = MakeFree(it);
   stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);

@@ -1,5 +1,6 @@
 // The malloc flow (§1.5–§1.8) and free (§1.9) of DeviceCachingAllocator.
 #include "allocator/torch/torch_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 #include <utility>
@@ -214,7 +215,10 @@ void TorchAllocator::MarkFreeRequested(BlockIndex b) {
 
 void TorchAllocator::Free(Handle h) {
   auto it = live_.find(h.value());
-  if (it == live_.end()) return;
+  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the torch policy never issued");
+    return;
+  }
   const BlockIndex b = it->second;
   if (blocks_[b].kind == Kind::kAllocated) MarkFreeRequested(b);
   pending_.erase(h.value());

@@ -1,5 +1,6 @@
 // The buffer side of the `tpu` policy: placement and the recovery ladder.
 #include "allocator/tpu/tpu_allocator.h"
+#include "allocator/core/dcheck.h"
 
 #include <algorithm>
 
@@ -149,7 +150,11 @@ void TpuAllocator::ReleaseBuffer(absl::flat_hash_map<uint64_t, Buffer>::iterator
 
 void TpuAllocator::Free(Handle h) {
   auto it = buffers_.find(h.value());
-  if (it != buffers_.end()) ReleaseBuffer(it);
+  if (it != buffers_.end()) {
+    ReleaseBuffer(it);
+    return;
+  }
+  HBMSIM_DCHECK(h == kNullHandle, "free of a handle the tpu policy never issued");
 }
 
 void TpuAllocator::RequestFree(Handle h) {

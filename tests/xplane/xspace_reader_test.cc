@@ -108,6 +108,10 @@ TEST(MemoryProfileJson, BadJsonNamesTheByteOffset) {
   EXPECT_EQ(std::string(q.status().message()),
             "y.json: memoryProfilePerAllocator.GPU_0_bfc.memoryProfileSnapshots[0]: "
             "activityMetadata.memoryActivity is \"\", not ALLOCATION or DEALLOCATION");
+  // A number no double holds (fuzz_xplane: it escaped as nlohmann's out_of_range).
+  absl::StatusOr<Profile> r = ParseMemoryProfile(R"({"memoryProfilePerAllocator": 5.481e9510})", "z.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(std::string(r.status().message()), "z.json: byte offset 30: a number too large for a double");
 }
 
 }  // namespace

@@ -157,6 +157,16 @@ absl::StatusOr<Profile> ParseMemoryProfile(std::string_view bytes, std::string_v
     return absl::InvalidArgumentError(fmt::format("{}: byte offset {}{}: not valid JSON", source,
                                                   e.byte > 0 ? e.byte - 1 : 0,
                                                   IsGzip(bytes) ? " of the decompressed text" : ""));
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double ("1e9999"): nlohmann quotes it but keeps no offset; find the literal.
+    const std::string_view what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    const std::string_view literal =
+        open < close ? what.substr(open + 1, close - open - 1) : std::string_view();
+    const size_t at = literal.empty() ? std::string_view::npos : text.find(literal);
+    return absl::InvalidArgumentError(fmt::format("{}: byte offset {}{}: a number too large for a double", source,
+                                                  at == std::string_view::npos ? 0 : at,
+                                                  IsGzip(bytes) ? " of the decompressed text" : ""));
   }
   auto per = j.is_object() ? j.find("memoryProfilePerAllocator") : j.end();
   if (!j.is_object() || per == j.end() || !per->is_object()) {
