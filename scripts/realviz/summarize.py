@@ -8,11 +8,13 @@
 #   - torch exports: the original file's same figures in the same viewer;
 #   - every export: hbmsim's own --json (end reserved = stats.pool_bytes, or
 #     the limit when the policy reserves it whole; peak_pool_bytes; peak_live_bytes).
-# usage: summarize.py results.jsonl
+# usage: summarize.py results.jsonl [--markdown]   (--markdown: the table of
+# docs/memory-viz-rules.md §6)
 import json
 import sys
 
 rows = [json.loads(line) for line in open(sys.argv[1])]
+markdown = '--markdown' in sys.argv[2:]
 orig = {r['label']: r for r in rows if r['kind'] == 'original'}
 
 
@@ -41,21 +43,27 @@ def verdict(r, f, device):
     if r['kind'] == 'original' or f is None:
         return ''
     out = []
-    if '/torch/' in r['label']:
+    if '/torch' in r['label']:  # torch and torch-check-recorded
         o = figures(orig.get(r['label'].split('/')[0], {}), device)
         keys = ('last', 'alloc_peak', 'seg_peak')
-        out.append('=original' if o and all(f[k] == o[k] for k in keys) else f'original {o}')
+        diff = [f'{k} {o[k]}' for k in keys if o and f[k] != o[k]]
+        out.append('=original' if o and not diff else f"original has {', '.join(diff) or 'no figures'}")
     h = hbmsim_figures(r)
     if h:
         ok = (f['last'] is None or f['last'][0] == h['end_reserved']) and f['seg_peak'] == h['peak_reserved'] \
             and f['alloc_peak'] == h['peak_live']
-        out.append('=hbmsim' if ok else f'hbmsim {h}')
+        out.append('=hbmsim' if ok else f'hbmsim says {h}')
     return ' '.join(out)
 
 
 tot = {'files': 0, 'viewer_exceptions': 0, 'clicks': 0, 'hovers': 0, 'py_errors': 0, 'replay_exit_2_3': 0}
-print(f"{'file':48} {'exc':>3} {'py':>2} {'events':>11} {'hover':>5}  "
-      f"{'last R/A':>25} {'alloc peak':>11} {'seg peak':>11}  check")
+if markdown:
+    print('| file | policy | events clicked/listed | hovers | exceptions | _memory_viz.py errors '
+          '| last event reserved / allocated | Active Memory peak | Cached Segment peak | same as |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
+else:
+    print(f"{'file':48} {'exc':>3} {'py':>2} {'events':>11} {'hover':>5}  "
+          f"{'last R/A':>25} {'alloc peak':>11} {'seg peak':>11}  check")
 for r in rows:
     rep = r.get('replay') or {}
     if rep.get('exit') not in (None, 0, 1):
@@ -78,8 +86,15 @@ for r in rows:
         tot['clicks'] += f['clicks']
         last = '-' if f['last'] is None else f"{f['last'][0]}/{f['last'][1]}"
         label = r['label'] if r['kind'] == 'export' else f"{r['label']} (original d{d})"
+        if markdown:
+            parts = r['label'].split('/')  # NAME/POLICY[/dDEVICE] or NAME
+            name = ' '.join(parts[:1] + parts[2:]) if r['kind'] == 'export' else f"{r['label']} d{d}"
+            policy = parts[1] if r['kind'] == 'export' else 'original'
+            print(f"| {name} | {policy} | {f['clicks']}/{f['events']} | {hovers} | {exc} | {pyerr} | {last} "
+                  f"| {f['alloc_peak']} | {f['seg_peak']} | {verdict(r, f, d).replace('=', '')} |")
+            continue
         print(f"{label:48} {exc:>3} {pyerr:>2} {f['clicks']:>5}/{f['events']:<5} {hovers:>5}  "
               f"{last:>25} {f['alloc_peak']!s:>11} {f['seg_peak']!s:>11}  {verdict(r, f, d)}")
-    if v.get('first_errors') or (py and py.get('errors')):
+    if not markdown and (v.get('first_errors') or (py and py.get('errors'))):
         print(f"    errors: viewer {v.get('first_errors')} py {py.get('errors')}")
-print('totals:', json.dumps(tot))
+print(('\n' if markdown else '') + 'totals: ' + json.dumps(tot))
