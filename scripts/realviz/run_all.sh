@@ -14,7 +14,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SNAP=${SNAP:-/work/shared/torch_snapshots}
 LIMIT=${LIMIT:-80GiB}; JOBS=${JOBS:-2}
 CLICKS=${CLICKS:-80}; HOVERS=${HOVERS:-40}
-POLICIES=${POLICIES:-torch bfc cuda_async tpu}
+# torch-check-recorded: torch with --check-recorded (new segments take their
+# recorded bases, so a recording that starts mid-run is reproduced).
+POLICIES=${POLICIES:-torch torch-check-recorded bfc cuda_async tpu}
 export BIN WORK OUT CLICKS HOVERS
 mkdir -p "$OUT/res"
 
@@ -22,7 +24,8 @@ mkdir -p "$OUT/res"
 # (and writes --json beside the pickle for its figures), then views.
 one() {
   local kind=$1 label=$2 file=$3; shift 3
-  local res="$OUT/res/$(echo "$label" | tr '/' '_').json" replay=null
+  local res replay=null
+  res="$OUT/res/$(echo "$label" | tr '/' '_').json"
   if [ "$kind" = export ]; then
     echo "hbmsim replay $* --memory-viz $file --json $file.json" >> "$OUT/commands.txt"
     "$BIN" replay "$@" --quiet --no-advice --memory-viz "$file" --json "$file.json" > /dev/null 2> "$file.err"
@@ -43,17 +46,22 @@ jobs() {  # one line per job, fields separated by tabs: KIND LABEL FILE ARGS
     local devs; devs=$(python3 "$HERE/../../tests/viz/memory_viz_compare.py" --devices "$f")
     [ -z "$devs" ] && continue
     printf 'original\t%s\t%s\n' "$name" "$f"
-    local limit=""
-    python3 -c 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); sys.exit(0 if any(e.get("action")=="oom" for t in d.get("device_traces",[]) for e in t) else 1)' "$f" || limit="--bytes-limit $LIMIT"
     for d in $devs; do
+      # Without an OOM on this device, other policies need a limit.
+      local limit=""
+      python3 -c 'import pickle,sys; t=pickle.load(open(sys.argv[1],"rb"))["device_traces"][int(sys.argv[2])]
+sys.exit(0 if any(e.get("action")=="oom" for e in t) else 1)' "$f" "$d" || limit="--bytes-limit $LIMIT"
       for a in $POLICIES; do
-        printf 'export\t%s/%s/d%s\t%s\t%s --allocator %s --device %s %s\n' "$name" "$a" "$d" "$OUT/$name.$a.d$d.pickle" "$f" "$a" "$d" "$limit"
+        local extra=""
+        [ "$a" = torch-check-recorded ] && extra=--check-recorded
+        printf 'export\t%s/%s/d%s\t%s\t%s --allocator %s --device %s %s %s\n' "$name" "$a" "$d" \
+          "$OUT/$name.$a.d$d.pickle" "$f" "${a%-check-recorded}" "$d" "$limit" "$extra"
       done
     done
   done
   for g in "training --layers 2 --hidden 256 --steps 2" "inference --requests 8" "churn --events 3000"; do
     local gn=${g%% *}
-    for a in $POLICIES; do
+    for a in ${POLICIES/torch-check-recorded/}; do  # a generated trace records no addresses
       printf 'export\tgen-%s/%s\t%s\t%s --allocator %s --bytes-limit 4GiB\n' "$gn" "$a" "$OUT/gen-$gn.$a.pickle" "$OUT/$gn.trace" "$a"
     done
   done
@@ -61,6 +69,7 @@ jobs() {  # one line per job, fields separated by tabs: KIND LABEL FILE ARGS
 
 for g in "training --layers 2 --hidden 256 --steps 2" "inference --requests 8" "churn --events 3000"; do
   echo "hbmsim gen $g --seed 7 -o $OUT/${g%% *}.trace" >> "$OUT/commands.txt"
+  # shellcheck disable=SC2086 # $g is the generator's words
   "$BIN" gen $g --seed 7 -o "$OUT/${g%% *}.trace"
 done
 jobs > "$OUT/jobs.tsv"

@@ -44,7 +44,7 @@ def verdict(r, f, device):
     if r['kind'] == 'original' or f is None:
         return ''
     out = []
-    if '/torch' in r['label']:  # torch and torch-check-recorded
+    if '/torch' in r['label'] and r['label'].split('/')[0] in orig:  # torch, torch-check-recorded
         o = figures(orig.get(r['label'].split('/')[0], {}), device)
         keys = ('last', 'alloc_peak', 'seg_peak')
         diff = [f'{k} {o[k]}' for k in keys if o and f[k] != o[k]]
