@@ -92,6 +92,7 @@ void MemoryVizRecorder::TrackFree(const Event& e) {
   if (now_.user_metadata != 0) c.user_metadata = now_.user_metadata;
   if (now_.compile_context != 0) c.compile_context = now_.compile_context;
   if (e.kind != EventKind::kFreeCompleted) Push(Action::kFreeRequested, p.addr, p.requested, p.stream, c);
+  if (e.kind == EventKind::kFreeRequested) it->second.pending = true;
   if (e.kind != EventKind::kFreeRequested) {
     Push(Action::kFreeCompleted, p.addr, p.requested, p.stream, c);
     extents_.erase(p.addr);
@@ -107,14 +108,37 @@ void MemoryVizRecorder::OnAlloc(EventIndex, const Event& e, const AllocResult& r
   }
   if (sync_pending_) Sync();  // a defragmentation before this placement comes first
   const uint64_t begin = r.offset.value(), end = begin + std::max<uint64_t>(e.bytes.value(), 1);
+  CompletePendingUnder(begin, end);
   auto next = extents_.lower_bound(begin);
   const bool overlaps = (next != extents_.end() && next->first < end) ||
-                        (next != extents_.begin() && std::prev(next)->second > begin);
+                        (next != extents_.begin() && std::prev(next)->second.end > begin);
   if (overlaps && overlap_.empty())
     overlap_ = fmt::format("alloc id {} at {:#x} overlaps a live buffer", e.id, begin);
-  extents_[begin] = end;
+  extents_[begin] = {end, e.id};
   live_[e.id] = {r.offset.value(), e.bytes.value(), e.stream.value(), now_};
   Push(Action::kAlloc, r.offset.value(), e.bytes.value(), e.stream.value(), now_);
+}
+
+// A policy may place a buffer over one whose free was requested but not
+// completed: cuda_async's own stream takes a queued block at once, TPU's
+// recovery ladder completes queued frees itself. For the policy that free is
+// complete, so the export says so (free_completed) before the alloc that
+// reuses the memory; the recording's later free_completed finds no live
+// buffer and is skipped, as the engine's CompleteFree is a no-op then.
+void MemoryVizRecorder::CompletePendingUnder(uint64_t begin, uint64_t end) {
+  auto it = extents_.upper_bound(begin);
+  if (it != extents_.begin() && std::prev(it)->second.end > begin) --it;
+  while (it != extents_.end() && it->first < end) {
+    const auto live = live_.find(it->second.id);
+    if (live == live_.end() || !live->second.pending) {
+      ++it;
+      continue;
+    }
+    const Placed& p = live->second;
+    Push(Action::kFreeCompleted, p.addr, p.requested, p.stream, p.context);
+    live_.erase(live);
+    it = extents_.erase(it);
+  }
 }
 
 void MemoryVizRecorder::OnFailure(const FailureRecord& f) {
@@ -212,7 +236,7 @@ void MemoryVizRecorder::Sync() {
       Move(Action::kAlloc, c.new_addr, c.size, program);
     } else {
       live_[c.id].addr = c.new_addr;
-      extents_[c.new_addr] = c.new_addr + std::max<uint64_t>(c.size, 1);
+      extents_[c.new_addr] = {c.new_addr + std::max<uint64_t>(c.size, 1), c.id};
       Move(Action::kAlloc, c.new_addr, c.size, live_[c.id].context);
     }
   }

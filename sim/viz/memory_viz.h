@@ -128,9 +128,14 @@ class MemoryVizRecorder : public ReplayObserver {
   struct Placed {
     uint64_t addr, requested, stream;
     Context context;
+    bool pending = false;  // its free was requested, not yet completed
+  };
+  struct Extent {
+    uint64_t end, id;
   };
   void Track(const Event& e);
   void TrackFree(const Event& e);
+  void CompletePendingUnder(uint64_t begin, uint64_t end);
   void Sync();
   void Move(Action action, uint64_t addr, uint64_t size, const Context& c);
   void Push(Action action, uint64_t addr, uint64_t size, uint64_t stream, const Context& c);
@@ -158,7 +163,7 @@ class MemoryVizRecorder : public ReplayObserver {
   uint64_t dropped_ = 0;
   bool any_category_ = false;
   uint64_t recorded_allocs_ = 0, matched_allocs_ = 0;
-  std::map<uint64_t, uint64_t> extents_;  // live block start → end, to see overlaps
+  std::map<uint64_t, Extent> extents_;   // live block start → end and id, to see overlaps
   std::string overlap_;                   // the first overlap seen, for the error
 };
 

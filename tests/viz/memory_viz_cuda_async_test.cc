@@ -54,6 +54,53 @@ TEST(MemoryVizCudaAsync, SegmentsAreTheMappedBytesAlongTheWalk) {
   EXPECT_EQ(j["stats"]["peak_pool_bytes"], 10485760);
 }
 
+// cuda_async lets a queued block's own stream take it at once: alloc 2 lands
+// on alloc 1, whose free was only requested. The export completes that free
+// before the alloc (main refused the export: "alloc id 2 at 0x0 overlaps a
+// live buffer"), and the recording's later free_completed 1 adds nothing.
+TEST(MemoryVizCudaAsync, AQueuedBlockReusedByItsStreamIsFreedFirst) {
+  if (!HavePython()) GTEST_SKIP() << "python3 missing";
+  const std::string trace = TempPath("queued.trace");
+  WriteFile(trace,
+            "# hbmsim-trace v1\n"
+            "alloc 1 2097152\n"
+            "free_requested 1\n"
+            "alloc 2 2097152\n"
+            "free_completed 1\n"
+            "free 2\n");
+  const std::string out = TempPath("queued.json");
+  const CliRun run = RunHbmsim("replay " + trace + " --allocator cuda_async --bytes-limit 1GiB --memory-viz " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(out));
+  std::string actions;
+  for (const auto& e : j["device_traces"][0])
+    actions += e["action"].get<std::string>() + "@" + std::to_string(e["addr"].get<uint64_t>()) + " ";
+  EXPECT_EQ(actions,
+            "segment_map@0 alloc@0 free_requested@0 free_completed@0 alloc@0 free_requested@0 "
+            "free_completed@0 ");
+  EXPECT_EQ(RunPython("memory_viz_check.py", out + " --walk"),
+            "device 0: 1 segments, 0 blocks, 7 entries (alloc=2 free_completed=2 free_requested=2 "
+            "segment_map=1), before 0/0, start 2097152/0, end 2097152/0\n"
+            "  0 2097152/0\n"
+            "  1 2097152/2097152\n"
+            "  2 2097152/0\n"
+            "  3 2097152/2097152\n"
+            "  4 2097152/0\n");
+}
+
+// The same in a start state: gen1_history_addresses records block 1 as
+// active_pending_free, and cuda_async places the start state's alloc 7 on it.
+TEST(MemoryVizCudaAsync, StartStateOverAPendingFreeExports) {
+  if (!HavePython()) GTEST_SKIP() << "python3 missing";
+  const std::string out = TempPath("gen1.pickle");
+  const CliRun run = RunHbmsim("replay ../shared/torch_snapshots/gen1_history_addresses.pickle "
+                               "--allocator cuda_async --bytes-limit 80GiB --memory-viz " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(MemoryVizCheck(out),
+            "device 0: 1 segments, 541 blocks, 0 entries (), before 809500672/807625200, "
+            "start 809500672/807625200, end 809500672/807625200\n");
+}
+
 // The generators and the fragmentation example replayed by cuda_async pass
 // the backward walk, and the final reserved figure is the mapped bytes.
 TEST(MemoryVizCudaAsync, GeneratorExportsPass) {
