@@ -108,6 +108,12 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
         return absl::FailedPreconditionError("offline is built from a plan of the whole trace (PolicySpec::plan)");
       });
   spec.factory = nullptr;  // the scenario builds it through `plan`
+  // An XLA dump (framework "xla") was packed by XLA's heap simulator: plan by its rules.
+  spec.recording.recorded_options = [](const RecordedSettings& s, DeviceId) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (s.framework == "xla") out.emplace_back("rules", "xla");
+    return out;
+  };
   spec.plan = PlanOfflineFactory;
   (void)registry.Register(std::move(spec));
 }
