@@ -2,6 +2,8 @@
 // a case worked by hand, and both orders of rules on it.
 #include "trace/xla/assignment_compare.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -90,6 +92,43 @@ TEST(AssignmentCompare, HbmsimRulesMissEveryOffset) {
   EXPECT_EQ(t.differing[1].offline_offset, 0u);
   EXPECT_EQ(t.differing[2].name, "a");
   EXPECT_EQ(t.differing[2].offline_offset, 512u);
+}
+
+// The shared real dumps: the "before" of docs/formats/xla.md (hbmsim's rules,
+// 256-aligned, tuple tables in the heap) against XLA's rules.
+AllocationComparison TempOf(const std::string& file, const CompareRules& rules) {
+  std::ifstream in(std::string(HBMSIM_SOURCE_DIR) + "/../shared/xla_dumps/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  absl::StatusOr<BufferAssignmentText> a = ParseBufferAssignmentText(s, file);
+  EXPECT_TRUE(a.ok()) << file;
+  absl::StatusOr<LiveRanges> r = ParseLiveRangeText(*a->live_range_text, file, a->live_range_first_line);
+  EXPECT_TRUE(r.ok());
+  for (const AllocationComparison& c : CompareAssignment(*a, *r, rules).allocations) {
+    if (c.kind == "preallocated-temp") return c;
+  }
+  return {};
+}
+
+TEST(AssignmentCompare, SharedDumpsBeforeAndAfter) {
+  const std::string reshard = "module_0001.jit_reshard_xfirst.sm_8.0_gpu_after_optimizations-buffer-assignment.txt";
+  const std::string kernel = "module_0179.jit__kernel.sm_8.0_gpu_after_optimizations-buffer-assignment.txt";
+  CompareRules before;
+  before.rules = PlannerRules::kHbmsim;
+  before.alignment = 256;
+  before.tuples_apart = false;
+  const AllocationComparison rb = TempOf(reshard, before), kb = TempOf(kernel, before);
+  EXPECT_EQ(rb.offline_size, 2095055360u);
+  EXPECT_EQ(rb.matched, 0u);
+  EXPECT_EQ(kb.offline_size, 3229286912u);
+  EXPECT_EQ(kb.matched, 0u);
+  const AllocationComparison ra = TempOf(reshard, CompareRules{}), ka = TempOf(kernel, CompareRules{});
+  EXPECT_EQ(ra.offline_size, 2095055232u);
+  EXPECT_EQ(ra.matched, 6u);
+  EXPECT_EQ(ka.offline_size, 3229288576u);
+  EXPECT_EQ(ka.matched, 56u);
+  EXPECT_EQ(ka.values, 56u);
 }
 
 }  // namespace
