@@ -267,10 +267,11 @@ std::vector<std::string> ExplainAssignment(const AssignmentComparison& c, size_t
     if (a.order) how += fmt::format(" ({} order)", PackingOrderName(*a.order));
     if (a.unranged > 0) how += fmt::format("; {} values without a live range not packed", a.unranged);
     lines.push_back(fmt::format(
-        "  allocation {} ({}): XLA {} B, offline {} B ({:+} B); {} of {} values at XLA's offset ({} of {} B){}",
-        a.index, a.kind, a.xla_size, a.offline_size,
-        static_cast<int64_t>(a.offline_size) - static_cast<int64_t>(a.xla_size), a.matched, a.values,
-        a.matched_bytes, a.bytes, how));
+        "  allocation {} ({}): XLA {} B, offline {} B ({}{} B); {} of {} values at XLA's offset ({} of {} B){}",
+        a.index, a.kind, a.xla_size, a.offline_size, a.offline_size >= a.xla_size ? '+' : '-',
+        // unsigned both ways: sizes from a dump may be near 2^64
+        a.offline_size >= a.xla_size ? a.offline_size - a.xla_size : a.xla_size - a.offline_size, a.matched,
+        a.values, a.matched_bytes, a.bytes, how));
     for (size_t i = 0; i < a.differing.size() && i < listed; ++i) {
       const ValueOffsets& v = a.differing[i];
       lines.push_back(fmt::format("    {} (value {}, {} B): XLA at {}, offline at {}", v.name, v.id, v.size,
