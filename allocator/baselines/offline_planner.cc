@@ -113,11 +113,34 @@ std::vector<uint32_t> SortedOrder(const std::vector<BufferInterval>& all, Packin
   return ids;
 }
 
+// XLA's comparators (GetSpatialBufferIntervalCompare and
+// GetTemporalBufferIntervalCompare): no start tie-break, the key (value id) decides.
+std::vector<uint32_t> XlaSortedOrder(const std::vector<BufferInterval>& all, PackingOrder order) {
+  std::vector<uint32_t> ids(all.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  auto first_duration = [](const BufferInterval& b) { return (b.first_end == 0 ? b.end : b.first_end) - b.start; };
+  std::sort(ids.begin(), ids.end(), [&](uint32_t x, uint32_t y) {
+    const BufferInterval& a = all[x];
+    const BufferInterval& b = all[y];
+    if (order == PackingOrder::kSpatial) {
+      if (a.size != b.size) return a.size > b.size;
+      if (first_duration(a) != first_duration(b)) return first_duration(a) > first_duration(b);
+    } else {
+      if (Lifetime(a) != Lifetime(b)) return Lifetime(a) > Lifetime(b);
+      if (a.size != b.size) return a.size > b.size;
+    }
+    return a.key < b.key;
+  });
+  return ids;
+}
+
 // offset + size, saturating: near 2^64 a wrapped end would put a buffer back at 0.
 uint64_t SaturatingEnd(uint64_t offset, uint64_t size) { return (Bytes(offset) + Bytes(size)).value(); }
 
 // Best fit among the gaps left by `busy` (offset, size) chunks; else their top.
-uint64_t ChooseOffset(std::vector<std::pair<uint64_t, uint64_t>>& busy, uint64_t size) {
+// A gap starts where the chunks below it end, rounded up to `align` (1 when
+// the sizes are rounded already).
+uint64_t ChooseOffset(std::vector<std::pair<uint64_t, uint64_t>>& busy, uint64_t size, uint64_t align) {
   std::sort(busy.begin(), busy.end());
   uint64_t cursor = 0;
   std::optional<std::pair<uint64_t, uint64_t>> best;  // (gap size, offset)
@@ -126,7 +149,7 @@ uint64_t ChooseOffset(std::vector<std::pair<uint64_t, uint64_t>>& busy, uint64_t
       const uint64_t gap = offset - cursor;
       if (gap >= size && (!best || gap < best->first)) best = {{gap, cursor}};
     }
-    cursor = std::max(cursor, SaturatingEnd(offset, length));
+    cursor = std::max(cursor, Bytes(SaturatingEnd(offset, length)).RoundUp(align).value());
   }
   return best ? best->second : cursor;
 }
@@ -144,22 +167,25 @@ const PlacedBuffer* OfflinePlan::Find(uint64_t key) const {
 }
 
 OfflinePlan PlanWithOrder(const std::vector<BufferInterval>& intervals, uint64_t alignment,
-                          PackingOrder order) {
+                          PackingOrder order, PlannerRules rules) {
   std::vector<BufferInterval> all = intervals;
+  const bool xla = rules == PlannerRules::kXla;
   // Saturating: a size past 2^64 becomes Bytes::Max(), which no limit holds.
-  for (BufferInterval& b : all) b.size = Bytes(b.size).RoundUp(alignment).value();
+  if (!xla) {
+    for (BufferInterval& b : all) b.size = Bytes(b.size).RoundUp(alignment).value();
+  }
   const IntervalTree tree(all);
   std::vector<uint64_t> offsets(all.size(), 0);
   std::vector<bool> placed(all.size(), false);
   std::vector<std::pair<uint64_t, uint64_t>> busy;
   OfflinePlan plan;
   plan.order = order;
-  for (uint32_t i : SortedOrder(all, order)) {
+  for (uint32_t i : xla ? XlaSortedOrder(all, order) : SortedOrder(all, order)) {
     busy.clear();
     tree.Query(all[i].start, all[i].end, [&](uint32_t j) {
       if (placed[j]) busy.emplace_back(offsets[j], all[j].size);
     });
-    offsets[i] = ChooseOffset(busy, all[i].size);
+    offsets[i] = ChooseOffset(busy, all[i].size, xla ? alignment : 1);
     placed[i] = true;
     plan.heap_size = std::max(plan.heap_size, SaturatingEnd(offsets[i], all[i].size));
   }
@@ -170,9 +196,10 @@ OfflinePlan PlanWithOrder(const std::vector<BufferInterval>& intervals, uint64_t
   return plan;
 }
 
-OfflinePlan PlanOffline(const std::vector<BufferInterval>& intervals, uint64_t alignment) {
-  OfflinePlan spatial = PlanWithOrder(intervals, alignment, PackingOrder::kSpatial);
-  OfflinePlan temporal = PlanWithOrder(intervals, alignment, PackingOrder::kTemporal);
+OfflinePlan PlanOffline(const std::vector<BufferInterval>& intervals, uint64_t alignment,
+                        PlannerRules rules) {
+  OfflinePlan spatial = PlanWithOrder(intervals, alignment, PackingOrder::kSpatial, rules);
+  OfflinePlan temporal = PlanWithOrder(intervals, alignment, PackingOrder::kTemporal, rules);
   const uint64_t s = spatial.heap_size;
   const uint64_t t = temporal.heap_size;
   OfflinePlan best = t < s ? std::move(temporal) : std::move(spatial);

@@ -13,6 +13,21 @@
 //   temporal  decreasing lifetime, then decreasing size
 // (ties: earlier start, then lower key, so plans are deterministic).
 //
+// PlannerRules::kXla follows XLA's GlobalDecreasingSizeBestFitHeap to the
+// letter where hbmsim's own rules differ (docs/formats/xla.md, "offline
+// against XLA's assignment"):
+//   sizes     not rounded: a chunk is the buffer's own bytes; the next free
+//             chunk starts at the previous chunk's end rounded up to the
+//             alignment (MakeFreeChunks), and the heap size is the largest
+//             unrounded end
+//   spatial   decreasing size, then decreasing duration of the group's first
+//             value (`first_end`), then increasing key (XLA's value id)
+//   temporal  decreasing duration of the whole group, then decreasing size,
+//             then increasing key
+// Best fit is the same in both: the smallest free chunk that holds the
+// buffer, the lower offset on ties, else the top. Intervals are [start, end)
+// either way; XLA's inclusive ends are end+1 here.
+//
 //   offset ▲        ┌────────┐
 //          │ ┌──────┤   b2   ├─────┐      b1, b2, b3 overlap in time, so
 //          │ │ b1   └────────┘ b3  │      they are stacked; b4 lives after
@@ -37,7 +52,12 @@ struct BufferInterval {
   uint64_t size = 0;   // requested bytes (> 0)
   uint64_t start = 0;  // alloc position
   uint64_t end = 0;    // free position (exclusive); UINT64_MAX when never freed
+  // kXla only: where the first value of an aliased group ends (exclusive);
+  // XLA's spatial order sorts by that value's duration alone. 0: `end`.
+  uint64_t first_end = 0;
 };
+
+enum class PlannerRules : uint8_t { kHbmsim, kXla };
 
 enum class PackingOrder : uint8_t { kSpatial, kTemporal };
 std::string_view PackingOrderName(PackingOrder o);  // "spatial", "temporal"
@@ -61,10 +81,11 @@ struct OfflinePlan {
 
 // One packing order alone (exposed for tests).
 OfflinePlan PlanWithOrder(const std::vector<BufferInterval>& intervals, uint64_t alignment,
-                          PackingOrder order);
+                          PackingOrder order, PlannerRules rules = PlannerRules::kHbmsim);
 
 // Both orders; keeps the smaller heap (spatial on a tie). `alignment` > 0.
-OfflinePlan PlanOffline(const std::vector<BufferInterval>& intervals, uint64_t alignment);
+OfflinePlan PlanOffline(const std::vector<BufferInterval>& intervals, uint64_t alignment,
+                        PlannerRules rules = PlannerRules::kHbmsim);
 
 }  // namespace hbmsim
 

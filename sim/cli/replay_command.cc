@@ -201,6 +201,12 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
   if (out == nullptr) return std::nullopt;
   nlohmann::ordered_json j = JsonReport(report);
   if (HasScenarioSection(*section.scenario)) j["recording"] = ScenarioJson(section);
+  // The reader's notes, as the text report prints them (XLA's peak listing, its assignment beside offline's).
+  nlohmann::ordered_json notes = nlohmann::ordered_json::array();
+  for (const auto& [key, value] : section.scenario->recording->metadata().entries) {
+    if (key == "note") notes.push_back(value);
+  }
+  if (!notes.empty()) j["notes"] = std::move(notes);
   if (absl::Status s = WriteJsonReport(std::move(j), failure_spill_.get(), *out); !s.ok()) {
     return BadInput(io::WithRole("--json", s));
   }

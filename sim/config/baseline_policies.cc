@@ -30,17 +30,23 @@ struct LimitOnly {
   Bytes limit;
 };
 
-// `offline`'s options: the planner's alignment.
+// `offline`'s options: the planner's alignment and rules.
 struct OfflineRowOptions {
   Bytes limit;
   Bytes alignment{256};
+  PlannerRules rules = PlannerRules::kHbmsim;
 };
+
+std::string_view PlannerRulesName(PlannerRules r) { return r == PlannerRules::kXla ? "xla" : "hbmsim"; }
 
 // Plans once from the whole trace's intervals; every allocator shares the plan.
 absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::vector<BufferInterval> intervals) {
   absl::StatusOr<Bytes> alignment = o.Get<Bytes>("alignment");
   if (!alignment.ok()) return alignment.status();
-  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(intervals, alignment->value()));
+  absl::StatusOr<std::string> rules = o.Get<std::string>("rules");
+  if (!rules.ok()) return rules.status();
+  const PlannerRules r = *rules == "xla" ? PlannerRules::kXla : PlannerRules::kHbmsim;
+  auto plan = std::make_shared<const OfflinePlan>(PlanOffline(intervals, alignment->value(), r));
   return LimitedFactory([plan](Bytes limit) -> absl::StatusOr<std::unique_ptr<Allocator>> {
     return std::make_unique<OfflineAllocator>(plan, limit);
   });
@@ -92,12 +98,22 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
   offline.Limit(&OfflineRowOptions::limit);
   offline.Add("alignment", &OfflineRowOptions::alignment, "planned blocks are rounded up to a multiple of this",
               AtLeastOneByte);
+  offline.AddEnum("rules", &OfflineRowOptions::rules,
+                  "hbmsim: sizes rounded to the alignment, ties by earlier start; xla: XLA's heap simulator "
+                  "(unrounded sizes, aligned chunk starts, ties by value id; docs/formats/xla.md)",
+                  {PlannerRules::kHbmsim, PlannerRules::kXla}, PlannerRulesName);
   PolicySpec spec = MakePolicySpec<OfflineRowOptions>(
       "offline", "lower bound: XLA heap-simulator placement with the whole future known (reads the trace twice)",
       std::move(offline), [](const OfflineRowOptions&) -> absl::StatusOr<std::unique_ptr<Allocator>> {
         return absl::FailedPreconditionError("offline is built from a plan of the whole trace (PolicySpec::plan)");
       });
   spec.factory = nullptr;  // the scenario builds it through `plan`
+  // An XLA dump (framework "xla") was packed by XLA's heap simulator: plan by its rules.
+  spec.recording.recorded_options = [](const RecordedSettings& s, DeviceId) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (s.framework == "xla") out.emplace_back("rules", "xla");
+    return out;
+  };
   spec.plan = PlanOfflineFactory;
   (void)registry.Register(std::move(spec));
 }

@@ -22,9 +22,10 @@ const char* Bool(bool b) { return b ? "true" : "false"; }
 //   JAX/XLA, or a pinned-host allocator   both off (DeviceMemAllocator, host BFC)
 //   allow_growth          as the fragmentation readings tell (pool grown on
 //                         demand); when they cannot, on for a host allocator
-// A recording that says none of this (a PyTorch snapshot) sets nothing.
+// A recording that says none of this (a PyTorch snapshot, an XLA dump) sets nothing.
 std::vector<std::pair<std::string, std::string>> RecordedOptions(const RecordedSettings& s, DeviceId) {
-  if (s.framework.empty() && !s.host_memory) return {};
+  // An XLA dump says how XLA packed the program, nothing of a BFC allocator.
+  if ((s.framework.empty() || s.framework == "xla") && !s.host_memory) return {};
   const bool host = s.host_memory.value_or(false);
   const bool tf_device = s.framework == "tensorflow" && !host;
   return {{"allow_growth", Bool(s.pool_grown.value_or(host))},

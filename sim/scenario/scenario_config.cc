@@ -32,7 +32,9 @@ absl::StatusOr<LimitChoice> AutoLimit(const Scenario& s) {
 }  // namespace
 
 std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config) {
-  if (!scenario.device || !scenario.start_summary) return {};
+  // A compiled program has no start state, yet its settings say how it was packed.
+  if (!scenario.device) return {};
+  if (!scenario.start_summary && !scenario.recording->metadata().Find("compiled_program")) return {};
   // Per device: a profile records each allocator's own framework and host facts.
   return ApplyRecordedSettings(scenario.recording->DeviceSettings(*scenario.device).value_or(RecordedSettings{}),
                                *scenario.device, config);

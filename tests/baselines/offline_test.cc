@@ -63,6 +63,58 @@ TEST(OfflinePlannerTest, BothOrdersPlaceFourBuffersAsWorkedByHand) {
   EXPECT_EQ(t.Find(0)->offset, M);
 }
 
+// XLA's rules, worked by hand at alignment 128. Buffers (key = XLA's value
+// id): 0 = 100 B [0,4), 1 = 100 B [2,6), 2 = 300 B [3,5), 3 = 40 B [5,9).
+// Spatial order: 2 (300) first; 0 and 1 tie on size and duration (4): XLA
+// takes the lower key, 0, not the earlier start (hbmsim's rule, also 0 here);
+// 3 last. 2@0; 0 overlaps 2 -> the free chunk starts at RoundUp(300)=384;
+// 1 overlaps 2 and 0: 0 ends at 484 -> 512; 3 overlaps 1 only -> below it,
+// [0,512) holds 40 B at 0. Heap = 512 + 100 = 612, unrounded.
+TEST(OfflinePlannerTest, XlaRulesAlignChunkStartsNotSizes) {
+  const std::vector<BufferInterval> v = {{0, 100, 0, 4}, {1, 100, 2, 6}, {2, 300, 3, 5}, {3, 40, 5, 9}};
+  const OfflinePlan x = PlanWithOrder(v, 128, PackingOrder::kSpatial, PlannerRules::kXla);
+  EXPECT_EQ(x.Find(2)->offset, 0u);
+  EXPECT_EQ(x.Find(0)->offset, 384u);
+  EXPECT_EQ(x.Find(1)->offset, 512u);
+  EXPECT_EQ(x.Find(3)->offset, 0u);
+  EXPECT_EQ(x.heap_size, 612u);
+  // hbmsim's rules round every size to 128 first: 2 is 384 B, 0 and 1 128 B: 0@384, 1@512, heap 640.
+  const OfflinePlan h = PlanWithOrder(v, 128, PackingOrder::kSpatial);
+  EXPECT_EQ(h.Find(1)->offset, 512u);
+  EXPECT_EQ(h.heap_size, 640u);
+}
+
+// The tie-breaks: a (key 0) lives [4,6), b (key 1) [3,5); same size and
+// duration, and they overlap. XLA: the lower key first, a@0, b@128.
+// hbmsim: the earlier start first, b@0, a@128.
+TEST(OfflinePlannerTest, XlaRulesBreakTiesOnTheKeyNotTheStart) {
+  const std::vector<BufferInterval> v = {{0, 50, 4, 6}, {1, 50, 3, 5}};
+  const OfflinePlan x = PlanOffline(v, 128, PlannerRules::kXla);
+  EXPECT_EQ(x.Find(0)->offset, 0u);
+  EXPECT_EQ(x.Find(1)->offset, 128u);
+  EXPECT_EQ(x.heap_size, 178u);
+  const OfflinePlan h = PlanOffline(v, 128);
+  EXPECT_EQ(h.Find(1)->offset, 0u);
+  EXPECT_EQ(h.Find(0)->offset, 128u);
+  EXPECT_EQ(h.heap_size, 256u);
+}
+
+// Spatial order under XLA's rules sorts a group by its first value's duration
+// (first_end), temporal by the whole group's: c (key 0) is a group [0,10)
+// whose first value ends at 2; d (key 1) lives [1,6). Same size. Spatial:
+// d (duration 5) before c (2): d@0, c@128. Temporal: c (10) first: c@0, d@128.
+TEST(OfflinePlannerTest, XlaSpatialOrderUsesTheFirstValuesDuration) {
+  BufferInterval c{0, 64, 0, 10};
+  c.first_end = 2;
+  const std::vector<BufferInterval> v = {c, {1, 64, 1, 6}};
+  const OfflinePlan s = PlanWithOrder(v, 128, PackingOrder::kSpatial, PlannerRules::kXla);
+  EXPECT_EQ(s.Find(1)->offset, 0u);
+  EXPECT_EQ(s.Find(0)->offset, 128u);
+  const OfflinePlan t = PlanWithOrder(v, 128, PackingOrder::kTemporal, PlannerRules::kXla);
+  EXPECT_EQ(t.Find(0)->offset, 0u);
+  EXPECT_EQ(t.Find(1)->offset, 128u);
+}
+
 TEST(OfflineAllocatorTest, ReplaysThePlanAndFailsOnlyWhenAPlannedBlockEndsPastTheLimit) {
   auto plan = std::make_shared<const OfflinePlan>(PlanOffline(ThreeBuffers(), 256));
   OfflineAllocator a(plan, Bytes(3 * M - 1));

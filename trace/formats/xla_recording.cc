@@ -15,6 +15,13 @@ class XlaRecording final : public Recording {
       : Recording(path, format), trace_(std::move(trace)) {}
 
   const TraceMetadata& metadata() const override { return trace_.metadata; }
+  // The program was packed by XLA's own heap simulator: a policy that can pack
+  // by XLA's rules (offline's rules=xla) takes them from here.
+  std::optional<RecordedSettings> settings() const override {
+    RecordedSettings s;
+    s.framework = "xla";
+    return s;
+  }
   std::optional<std::vector<DeviceEvents>> devices() const override {
     std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
     for (const OwnedEvent& e : trace_.events) ++counts[e.event.device.value()];

@@ -69,6 +69,7 @@ absl::StatusOr<AssignedValue> ParseValueLine(std::string_view line) {
   }
   v.size = Bytes(*size);
   v.offset = *offset;
+  v.tuple_shaped = s.starts_with(": (");
   return v;
 }
 

@@ -38,6 +38,7 @@ struct AssignedValue {
   std::string name;  // "add.1", or "tuple.2{1}" for an element of a tuple-shaped instruction
   Bytes size;
   uint64_t offset = 0;  // inside its allocation
+  bool tuple_shaped = false;  // its shape (after the "): ") is a tuple "(...)": an index table
   int line = 0;
 };
 

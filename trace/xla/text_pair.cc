@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "trace/xla/assignment_compare.h"
 #include "trace/xla/listed_peak.h"
 
 namespace hbmsim::xla {
@@ -121,6 +122,22 @@ void AddMetadata(XlaTrace& trace, std::string_view lr_source, size_t values, siz
   m.emplace_back("xla_matched_without_shape_index", std::to_string(by_base_name));
 }
 
+// XLA's own assignment beside offline's packing, per allocation
+// (assignment_compare.h): report lines, and one metadata entry per allocation.
+void AddAssignmentComparison(const BufferAssignmentText& assignment, const LiveRanges& ranges,
+                             TraceMetadata& metadata) {
+  CompareRules rules;
+  rules.alignment = InferAlignment(assignment, rules.alignment);
+  const AssignmentComparison c = CompareAssignment(assignment, ranges, rules);
+  for (const AllocationComparison& a : c.allocations) {
+    metadata.entries.emplace_back(
+        fmt::format("xla_offline_allocation_{}", a.index),
+        fmt::format("xla_size={} offline_size={} values={} matched={} alignment={}", a.xla_size, a.offline_size,
+                    a.values, a.matched, c.alignment));
+  }
+  for (std::string& line : ExplainAssignment(c)) metadata.entries.emplace_back("note", std::move(line));
+}
+
 }  // namespace
 
 XlaTrace JoinTextPair(const BufferAssignmentText& assignment, std::string_view ba_source,
@@ -161,6 +178,7 @@ XlaTrace JoinTextPair(const BufferAssignmentText& assignment, std::string_view b
     trace.metadata.entries.emplace_back("xla_listed_peak_bytes", std::to_string(peak.listed_bytes));
     for (std::string& line : ExplainPeak(peak)) trace.metadata.entries.emplace_back("note", std::move(line));
   }
+  AddAssignmentComparison(assignment, ranges, trace.metadata);
   for (const std::string& w : trace.warnings) trace.metadata.entries.emplace_back("warning", w);
   return trace;
 }
