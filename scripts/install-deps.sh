@@ -5,7 +5,9 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
   libabsl-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libzstd-dev
-  libprotobuf-dev protobuf-compiler zlib1g-dev)
+  libprotobuf-dev protobuf-compiler zlib1g-dev
+  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools
+  python3-wheel)
 # --sanitizers: also clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh).
 if [[ ${1:-} == --sanitizers ]]; then
   packages+=(clang libclang-rt-14-dev)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The first command of the README: install what is missing, build, then replay
+# The first command of the README: install what is missing, build, install the
+# Python module (scripts/install-python.sh), then replay
 # configs/examples/fragmentation.trace through TensorFlow's BFC configuration.
 # The replay is meant to fail (hbmsim exit code 1, verdict `fragmentation`);
 # this script exits 0 when that is what happened.
@@ -7,6 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
+"$root/scripts/install-python.sh"  # import hbmsim for /usr/bin/python3
 hbmsim=${BUILD_DIR:-$root/build}/sim/cli/hbmsim
 cd "$root"
 args=(replay configs/examples/fragmentation.trace --allocator configs/bfc_tensorflow.yaml --bytes-limit 256MiB)

@@ -22,7 +22,7 @@ namespace {
 
 int Fail(const absl::Status& s) {
   const bool internal = s.code() == absl::StatusCode::kInternal;
-  fmt::print(stderr, "hbmsim advise: {}{}\n", internal ? "internal error: " : "", OneLineMessage(std::string(s.message())));
+  PrintError(fmt::format("hbmsim advise: {}{}", internal ? "internal error: " : "", OneLineMessage(std::string(s.message()))));
   return internal ? kExitInternal : kExitBadInput;
 }
 
@@ -52,7 +52,7 @@ class AdviseCommand : public Command {
 
 int AdviseCommand::Run() {
   if (recording_.empty() || allocator_.empty()) {
-    fmt::print(stderr, "hbmsim advise: pass RECORDING and --allocator NAME (the policy the job ran)\n");
+    PrintError(fmt::format("hbmsim advise: pass RECORDING and --allocator NAME (the policy the job ran)"));
     return kExitBadInput;
   }
   if (jobs_ < 1) return Fail(absl::InvalidArgumentError(fmt::format("--jobs {}: must be at least 1", jobs_)));

@@ -14,10 +14,13 @@ std::vector<CommandInfo>& Registry() {
   return registry;
 }
 
+// Per thread: the Python module may run commands in parallel threads.
 std::vector<std::string>& HeldNotes() {
-  static std::vector<std::string> notes;
+  thread_local std::vector<std::string> notes;
   return notes;
 }
+
+thread_local std::string* t_error_capture = nullptr;
 
 }  // namespace
 
@@ -34,10 +37,23 @@ void Note(std::string line) { HeldNotes().push_back(OneLineMessage(line)); }
 
 void FlushNotes(int exit_code) {
   if (exit_code == kExitOk || exit_code == kExitFailures) {
-    for (const std::string& line : HeldNotes()) fmt::print(stderr, "{}\n", line);
+    for (const std::string& line : HeldNotes()) PrintError(line);
   }
   HeldNotes().clear();
 }
+
+void PrintError(std::string_view line) {
+  if (t_error_capture != nullptr) {
+    t_error_capture->append(line);
+    t_error_capture->push_back('\n');
+    return;
+  }
+  fmt::print(stderr, "{}\n", line);
+}
+
+ScopedErrorCapture::ScopedErrorCapture(std::string* sink) : previous_(t_error_capture) { t_error_capture = sink; }
+
+ScopedErrorCapture::~ScopedErrorCapture() { t_error_capture = previous_; }
 
 CommandRegistration::CommandRegistration(std::string name, std::string summary,
                                          std::unique_ptr<Command> (*make)()) {

@@ -62,6 +62,21 @@ CLI::Validator UnsignedNumber();
 void Note(std::string line);
 void FlushNotes(int exit_code);
 
+// Prints one line (without its newline) on stderr, or, while a
+// ScopedErrorCapture is alive on this thread, appends it to the capture.
+// Commands print their error line and notes through it (cli_run.h).
+void PrintError(std::string_view line);
+class ScopedErrorCapture {
+ public:
+  explicit ScopedErrorCapture(std::string* sink);
+  ~ScopedErrorCapture();
+  ScopedErrorCapture(const ScopedErrorCapture&) = delete;
+  ScopedErrorCapture& operator=(const ScopedErrorCapture&) = delete;
+
+ private:
+  std::string* previous_;
+};
+
 // Every registered command, sorted by name (static initialization order across
 // files is unspecified; help output must not depend on it).
 std::vector<CommandInfo> RegisteredCommands();

@@ -65,7 +65,7 @@ class CompareCommand : public Command {
     std::optional<Failure> f = Compare();
     FlushNotes(f ? f->code : kExitOk);
     if (!f) return kExitOk;
-    if (!f->message.empty()) fmt::print(stderr, "hbmsim compare: {}\n", OneLineMessage(f->message));
+    if (!f->message.empty()) PrintError(fmt::format("hbmsim compare: {}", OneLineMessage(f->message)));
     return f->code;
   }
 

@@ -31,7 +31,7 @@ class ConvertCommand : public Command {
     std::optional<std::string> error = Convert();
     FlushNotes(error ? kExitBadInput : kExitOk);
     if (error) {
-      fmt::print(stderr, "hbmsim convert: {}\n", OneLineMessage(*error));
+      PrintError(fmt::format("hbmsim convert: {}", OneLineMessage(*error)));
       return kExitBadInput;
     }
     return kExitOk;

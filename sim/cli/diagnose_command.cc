@@ -109,7 +109,7 @@ class DiagnoseCommand : public Command {
   }
 
   int Fail(const std::string& message) const {
-    fmt::print(stderr, "hbmsim diagnose: {}\n", OneLineMessage(input_.Rename(message)));
+    PrintError(fmt::format("hbmsim diagnose: {}", OneLineMessage(input_.Rename(message))));
     return kExitBadInput;
   }
 

@@ -48,7 +48,7 @@ class GenCommand : public Command {
 
   int Run() override {
     if (std::optional<std::string> error = Generate()) {
-      fmt::print(stderr, "hbmsim gen: {}\n", OneLineMessage(*error));
+      PrintError(fmt::format("hbmsim gen: {}", OneLineMessage(*error)));
       return kExitBadInput;
     }
     return kExitOk;

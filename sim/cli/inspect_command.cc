@@ -79,7 +79,7 @@ class InspectCommand : public Command {
 
  private:
   static int Fail(const std::string& message) {
-    fmt::print(stderr, "hbmsim inspect: {}\n", OneLineMessage(message));
+    PrintError(fmt::format("hbmsim inspect: {}", OneLineMessage(message)));
     return kExitBadInput;
   }
 

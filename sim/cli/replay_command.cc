@@ -351,7 +351,7 @@ int ReplayCommand::Run() {
   std::optional<Failure> outcome = Replay(report);
   FlushNotes(outcome ? outcome->code : kExitOk);
   if (!outcome) return kExitOk;
-  if (!outcome->message.empty()) fmt::print(stderr, "hbmsim replay: {}\n", OneLineMessage(outcome->message));
+  if (!outcome->message.empty()) PrintError(fmt::format("hbmsim replay: {}", OneLineMessage(outcome->message)));
   return outcome->code;
 }
 

@@ -183,7 +183,7 @@ int SizeCommand::Run() {
   std::optional<Failure> f = Size();
   FlushNotes(f ? f->code : kExitOk);
   if (!f) return kExitOk;
-  fmt::print(stderr, "hbmsim size: {}\n", OneLineMessage(f->message));
+  PrintError(fmt::format("hbmsim size: {}", OneLineMessage(f->message)));
   return f->code;
 }
 

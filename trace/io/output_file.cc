@@ -182,7 +182,21 @@ void OutputFile::Discard() {
   done_ = true;
 }
 
+namespace {
+thread_local std::string* t_stdout_capture = nullptr;
+}  // namespace
+
+ScopedStdoutCapture::ScopedStdoutCapture(std::string* sink) : previous_(t_stdout_capture) {
+  t_stdout_capture = sink;
+}
+
+ScopedStdoutCapture::~ScopedStdoutCapture() { t_stdout_capture = previous_; }
+
 absl::Status WriteStdout(std::string_view text) {
+  if (t_stdout_capture != nullptr) {
+    t_stdout_capture->append(text);
+    return absl::OkStatus();
+  }
   errno = 0;
   const size_t n = std::fwrite(text.data(), 1, text.size(), stdout);
   if (n == text.size() && std::fflush(stdout) == 0) return absl::OkStatus();

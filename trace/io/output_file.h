@@ -95,6 +95,20 @@ class OutputFile {
 // output: REASON" when that fails (`> /dev/full`, a closed pipe).
 absl::Status WriteStdout(std::string_view text);
 
+// While one is alive, WriteStdout on this thread appends to `*sink` instead:
+// the Python module runs a command in-process and keeps what it printed, and
+// commands in other threads are unaffected.
+class ScopedStdoutCapture {
+ public:
+  explicit ScopedStdoutCapture(std::string* sink);
+  ~ScopedStdoutCapture();
+  ScopedStdoutCapture(const ScopedStdoutCapture&) = delete;
+  ScopedStdoutCapture& operator=(const ScopedStdoutCapture&) = delete;
+
+ private:
+  std::string* previous_;
+};
+
 }  // namespace hbmsim::io
 
 #endif  // HBMSIM_TRACE_IO_OUTPUT_FILE_H_

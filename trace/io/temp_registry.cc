@@ -46,11 +46,16 @@ void InstallHandlers() {
   ::signal(SIGXFSZ, SIG_IGN);
 }
 
+std::once_flag g_installed;
+
 }  // namespace
 
+void KeepHostSignalHandlers() {
+  std::call_once(g_installed, [] {});
+}
+
 int RememberTempFile(const std::string& path) {
-  static std::once_flag installed;
-  std::call_once(installed, InstallHandlers);
+  std::call_once(g_installed, InstallHandlers);
   if (path.size() >= PATH_MAX) return -1;
   for (int i = 0; i < kMaxTempFiles; ++i) {
     int expected = kFree;

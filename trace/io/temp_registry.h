@@ -24,6 +24,11 @@ inline constexpr int kMaxTempFiles = 32;
 // handlers on first use and sets SIGXFSZ to ignored, so exceeding a file size
 // limit is a write error (EFBIG) rather than a core dump.
 int RememberTempFile(const std::string& path);
+// For a host process that owns its signals (the Python module inside
+// python3, whose SIGINT raises KeyboardInterrupt): the handlers are never
+// installed, so temporaries are removed only by a normal end. Call before
+// the first RememberTempFile.
+void KeepHostSignalHandlers();
 // Disarms a slot (after the rename, or after the temporary was removed).
 void ForgetTempFile(int slot);
 

@@ -1,0 +1,223 @@
+"""hbmsim in Python: replay allocation recordings through allocator models.
+
+    >>> import hbmsim
+    >>> r = hbmsim.replay("configs/examples/fragmentation.trace", allocator="bfc",
+    ...                   bytes_limit="256MiB")
+    >>> print(r.verdict)
+
+Each function runs the hbmsim command of the same name in-process (the
+pybind11 module hbmsim._native runs the CLI's own code, sim/cli), with
+--json (and for a replay --placements and --html) written to a temporary
+directory, and returns a Result holding that JSON report. So the values are
+the CLI's, under the CLI's names (shared/spec/cli-contract.md), and a bad
+input raises the CLI's one-line message: OSError for a file that cannot be
+read or written, ValueError for any other bad input or option, RuntimeError
+for an internal error (exit 3). The GIL is released while a command runs.
+
+A recording is a path, the bytes of a recording file, or the object
+``torch.cuda.memory._snapshot()`` returns (a dict, or the bare list of
+segments): any format `hbmsim replay` reads.
+"""
+
+import json
+import os
+import pickle
+import tempfile
+
+from . import _native
+from .results import Result
+
+__all__ = ["replay", "size", "compare", "advise", "diagnose", "cli", "Result"]
+
+# Words of the CLI's messages about a file itself (trace/io): these raise
+# OSError, every other bad input ValueError.
+_OS_ERROR_MARKERS = ("cannot read ", "cannot write ", " is a directory", "cannot open ",
+                     "No such file", "Permission denied")
+
+
+def replay(recording, allocator, bytes_limit=None, settings=None, device=None, *,
+           on_oom=None, start_state=None, check_recorded=False, advice=True, jobs=None,
+           paranoid=False, html=True):
+    """`hbmsim replay`: where and why allocations fail under `bytes_limit`.
+
+    settings: {"allow_growth": True, ...}, each a `--set KEY=VALUE`.
+    advice=False skips the "What would fit" trials (`--no-advice`);
+    html=False skips writing the HTML report that `_repr_html_` shows.
+    """
+    with _Run("replay", recording) as run:
+        args = ["--allocator", allocator] + _limit(bytes_limit) + _sets(settings) + _device(device)
+        if on_oom is not None:
+            args += ["--on-oom", on_oom]
+        if start_state is not None:
+            args += ["--start-state", start_state]
+        if check_recorded:
+            args.append("--check-recorded")
+        if not advice:
+            args.append("--no-advice")
+        if paranoid:
+            args.append("--paranoid")
+        args += _jobs(jobs) + ["--placements", run.output("placements.csv")]
+        if html:
+            args += ["--html", run.output("report.html")]
+        return run.go(args, placements="placements.csv", html_page="report.html" if html else None)
+
+
+def size(recording, allocator, settings=None, device=None, *, start_state=None, resolution=None,
+         jobs=None):
+    """`hbmsim size`: the smallest bytes_limit at which the recording fits."""
+    with _Run("size", recording) as run:
+        args = ["--allocator", allocator] + _sets(settings) + _device(device) + _jobs(jobs)
+        if start_state is not None:
+            args += ["--start-state", start_state]
+        if resolution is not None:
+            args += ["--resolution", str(resolution)]
+        return run.go(args)
+
+
+def compare(recording=None, allocators=None, bytes_limit=None, *, baseline=None, candidate=None,
+            allocator=None, settings=None, device=None, start_state=None, resolution=None, jobs=None):
+    """`hbmsim compare`: one row per allocator (`allocators=["bfc", "tpu"]`) on
+    one recording, or `baseline=` against `candidate=` under `allocator=`."""
+    with _Run("compare", recording) as run:
+        args = []
+        if allocators is not None:
+            names = allocators if isinstance(allocators, str) else ",".join(allocators)
+            args += ["--allocators", names]
+        if baseline is not None:
+            args += ["--baseline", run.input(baseline, "baseline")]
+        if candidate is not None:
+            args += ["--candidate", run.input(candidate, "candidate")]
+        if allocator is not None:
+            args += ["--allocator", allocator]
+        args += _limit(bytes_limit) + _sets(settings) + _device(device) + _jobs(jobs)
+        if start_state is not None:
+            args += ["--start-state", start_state]
+        if resolution is not None:
+            args += ["--resolution", str(resolution)]
+        return run.go(args)
+
+
+def advise(recording, allocator, bytes_limit=None, settings=None, device=None, *,
+           device_memory=None, jobs=None):
+    """`hbmsim advise`: the settings to try, each with its minimum limit."""
+    with _Run("advise", recording) as run:
+        args = ["--allocator", allocator] + _limit(bytes_limit) + _sets(settings) + _device(device)
+        if device_memory is not None:
+            args += ["--device-memory", str(device_memory)]
+        return run.go(args + _jobs(jobs))
+
+
+def diagnose(log, *, html=False):
+    """`hbmsim diagnose`: a BFC OOM dump (a log's path, or its text) read back
+    into a verdict and every figure it shows."""
+    if isinstance(log, str) and not os.path.exists(log) and ("\n" in log or len(log) > 4096):
+        log = log.encode()  # the log's text, not a path
+    with _Run("diagnose", log) as run:
+        args = ["--html", run.output("report.html")] if html else []
+        return run.go(args, html_page="report.html" if html else None)
+
+
+def cli(*args):
+    """Any hbmsim command line, captured: (exit_code, stdout, stderr)."""
+    code, out, err = _native.run_captured([os.fspath(a) for a in args])
+    return code, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+class _Run:
+    """One command: its temporary directory, its inputs and outputs there,
+    and turning its exit code into a Result or an exception."""
+
+    def __init__(self, command, recording):
+        self.command = command
+        self.recording = recording
+        self.renames = {}  # temporary path -> how the user gave the input
+
+    def __enter__(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="hbmsim-")
+        return self
+
+    def __exit__(self, *exc):
+        self.tmp.cleanup()
+        return False
+
+    def output(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def input(self, recording, role="recording"):
+        """A path the CLI can open for `recording` (see the module doc)."""
+        if isinstance(recording, (str, os.PathLike)):
+            return os.fspath(recording)
+        path = self.output(f"{role}.input")
+        if isinstance(recording, (bytes, bytearray, memoryview)):
+            data, shown = bytes(recording), f"<{role} bytes>"
+        elif isinstance(recording, (dict, list)):
+            # The snapshot object, pickled as torch's _dump_snapshot does
+            # (protocol 4): the CLI's safe unpickler then reads it like a file.
+            data, shown = pickle.dumps(recording, protocol=4), f"<{role} snapshot>"
+        else:
+            raise TypeError(f"{role}: a path, bytes or a snapshot dict/list, not {type(recording).__name__}")
+        with open(path, "wb") as f:
+            f.write(data)
+        self.renames[path] = shown
+        return path
+
+    def go(self, args, placements=None, html_page=None):
+        head = [self.command]
+        if self.recording is not None:
+            head.append(self.input(self.recording))
+        json_path = self.output("report.json")
+        code, out, err = _native.run_captured(head + args + ["--json", json_path])
+        text, notes = self._named(out.decode(errors="replace")), self._named(err.decode(errors="replace"))
+        if code not in (0, 1):
+            raise _error(code, notes)
+        with open(json_path, encoding="utf-8") as f:
+            report = json.loads(self._named(f.read(), quote=json.dumps))
+        return Result(self.command, code, report, text, notes.splitlines(),
+                      placements_csv=self._read(placements), html_page=self._read(html_page))
+
+    def _read(self, name):
+        if name is None:
+            return None
+        with open(self.output(name), encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def _named(self, text, quote=None):
+        """Messages and reports name an input as the user gave it, never by
+        the temporary file it was written to."""
+        for path, shown in self.renames.items():
+            if quote is None:
+                text = text.replace(path, shown)
+            else:  # inside JSON: replace whole string values, kept valid
+                text = text.replace(quote(path), quote(shown))
+        return text
+
+
+def _error(code, notes):
+    lines = [line for line in notes.splitlines() if line.strip()]
+    message = lines[-1] if lines else f"hbmsim exited with {code}"
+    if code == 3:
+        return RuntimeError(message)
+    if any(marker in message for marker in _OS_ERROR_MARKERS):
+        return OSError(message)
+    return ValueError(message)
+
+
+def _limit(bytes_limit):
+    return [] if bytes_limit is None else ["--bytes-limit", str(bytes_limit)]
+
+
+def _device(device):
+    return [] if device is None else ["--device", str(device)]
+
+
+def _jobs(jobs):
+    return [] if jobs is None else ["--jobs", str(jobs)]
+
+
+def _sets(settings):
+    args = []
+    for key, value in (settings or {}).items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        args += ["--set", f"{key}={value}"]
+    return args

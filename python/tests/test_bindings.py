@@ -1,0 +1,161 @@
+"""`import hbmsim` against the hbmsim binary: the same JSON report, exit code
+and error line for the same command, on the bundled examples and on every
+shared PyTorch snapshot (skipped when ../shared is absent)."""
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import hbmsim
+from conftest import BINARY, SHARED_DIR, example, shared_snapshots
+
+FRAGMENTATION = example("fragmentation.trace")
+MiB = 1 << 20
+
+
+def test_fragmentation_verdict_and_placements():
+    r = hbmsim.replay(FRAGMENTATION, allocator="bfc", bytes_limit="256MiB")
+    assert r.exit_code == 1
+    assert r.verdict.startswith("Verdict: 1 of 6 allocations failed on device 0 with bfc under the limit "
+                                "268435456 B (256.00MiB) (from --bytes-limit)")
+    assert "It is fragmentation: 134217728 B (128.00MiB) was free" in r.verdict
+    assert r["verdict"] == r.verdict
+    assert [f["kind"] for f in r.failures] == ["fragmentation"]
+    assert r.failures[0]["tag"] == "grad_buffer"
+    p = r.placements
+    assert list(p["event"]) == [0, 1, 2, 3, 7, 10]
+    assert list(p["offset"]) == [0, 64 * MiB, 128 * MiB, 192 * MiB, -1, 64 * MiB]
+    assert list(p["status"]) == ["ok", "ok", "ok", "ok", "fragmentation", "ok"]
+    assert list(p["size"]) == [64 * MiB] * 4 + [0, 96 * MiB]
+    frame = r.placements_frame()
+    assert list(frame.columns) == ["event", "id", "requested", "status", "offset", "size"]
+    assert frame["requested"].sum() == 4 * 64 * MiB + 2 * 96 * MiB
+    assert r._repr_html_().startswith('<iframe style="width:100%;height:720px;border:0" srcdoc="')
+    assert "&lt;svg" in r._repr_html_()
+
+
+@pytest.mark.parametrize("name,allocator,limit", [
+    ("fragmentation.trace", "bfc", "256MiB"),
+    ("oom.trace", "bfc", None),
+    ("fits.trace", "bfc", None),
+    ("fragmentation.trace", "torch", "256MiB"),
+    ("fragmentation.trace", "tpu", "256MiB"),
+])
+def test_examples_equal_cli(run_cli, name, allocator, limit):
+    path = example(name)
+    limit_args = [] if limit is None else ["--bytes-limit", limit]
+    cli = run_cli("replay", path, "--allocator", allocator, *limit_args)
+    r = hbmsim.replay(path, allocator=allocator, bytes_limit=limit)
+    assert r.exit_code == cli.code
+    assert r.json == cli.report
+    assert r.text == cli.out
+
+
+def test_size_compare_advise_equal_cli(run_cli):
+    cli = run_cli("size", FRAGMENTATION, "--allocator", "bfc")
+    r = hbmsim.size(FRAGMENTATION, allocator="bfc")
+    assert (r.exit_code, r.json, r.text) == (cli.code, cli.report, cli.out)
+    assert r.min_bytes_limit == 301989888  # 4 x 64 MiB + 96 MiB, minus the 64 MiB freed before it
+    cli = run_cli("compare", FRAGMENTATION, "--allocators", "bfc,tpu,best_fit,offline", "--bytes-limit", "256MiB")
+    r = hbmsim.compare(FRAGMENTATION, allocators=["bfc", "tpu", "best_fit", "offline"], bytes_limit="256MiB")
+    assert (r.exit_code, r.json, r.text) == (cli.code, cli.report, cli.out)
+    cli = run_cli("advise", FRAGMENTATION, "--allocator", "torch", "--bytes-limit", "256MiB")
+    r = hbmsim.advise(FRAGMENTATION, allocator="torch", bytes_limit="256MiB")
+    assert (r.exit_code, r.json, r.text) == (cli.code, cli.report, cli.out)
+
+
+def test_settings_become_sets(run_cli):
+    cli = run_cli("replay", FRAGMENTATION, "--allocator", "bfc", "--bytes-limit", "256MiB",
+                  "--set", "allow_growth=true", "--set", "garbage_collection=false")
+    r = hbmsim.replay(FRAGMENTATION, allocator="bfc", bytes_limit=256 * MiB,
+                      settings={"allow_growth": True, "garbage_collection": False})
+    assert r.json["allocator"] == cli.report["allocator"]
+    assert r.json["stats"] == cli.report["stats"]
+
+
+def test_errors_carry_the_cli_line(run_cli):
+    with pytest.raises(OSError) as e:
+        hbmsim.replay("/nonexistent/t.trace", allocator="bfc")
+    assert str(e.value) == "hbmsim replay: cannot read /nonexistent/t.trace: No such file or directory"
+    cli = run_cli("replay", FRAGMENTATION, "--allocator", "nope")
+    with pytest.raises(ValueError) as e:
+        hbmsim.replay(FRAGMENTATION, allocator="nope")
+    assert str(e.value) == cli.err.strip()
+    assert str(e.value).startswith("hbmsim replay: --allocator nope: unknown allocator (built-in: ")
+    with pytest.raises(ValueError) as e:
+        hbmsim.replay(b"not a trace at all\n", allocator="bfc")
+    assert "<recording bytes>" in str(e.value) and "/tmp/" not in str(e.value)
+
+
+def test_bytes_recording_equals_path():
+    with open(FRAGMENTATION, "rb") as f:
+        data = f.read()
+    by_path = hbmsim.replay(FRAGMENTATION, allocator="bfc", bytes_limit="256MiB")
+    by_bytes = hbmsim.replay(data, allocator="bfc", bytes_limit="256MiB")
+    assert by_bytes.verdict == by_path.verdict
+    assert by_bytes.json["stats"] == by_path.json["stats"]
+    assert by_bytes.json["failures"] == by_path.json["failures"]
+
+
+def test_threads_give_the_serial_results():
+    jobs = [(example(n), a) for n in ("fragmentation.trace", "oom.trace", "fits.trace") for a in ("bfc", "torch")]
+    serial = [hbmsim.replay(p, allocator=a, advice=False, html=False).json for p, a in jobs]
+    parallel = [None] * len(jobs)
+
+    def work(i):
+        p, a = jobs[i]
+        parallel[i] = hbmsim.replay(p, allocator=a, advice=False, html=False).json
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert parallel == serial
+
+
+def test_python_m_hbmsim_is_the_cli():
+    args = ["replay", FRAGMENTATION, "--allocator", "bfc", "--bytes-limit", "256MiB", "--quiet"]
+    cli = subprocess.run([BINARY, *args], capture_output=True, text=True)
+    py = subprocess.run([sys.executable, "-m", "hbmsim", *args], capture_output=True, text=True)
+    assert (py.returncode, py.stdout, py.stderr) == (cli.returncode, cli.stdout, cli.stderr) == (1, cli.stdout, "")
+
+
+@pytest.mark.parametrize("path", shared_snapshots(), ids=os.path.basename)
+def test_shared_snapshot_equals_cli(run_cli, path):
+    cli = run_cli("replay", path, "--allocator", "torch", "--no-advice")
+    if cli.code == 2:
+        with pytest.raises((ValueError, OSError)) as e:
+            hbmsim.replay(path, allocator="torch", advice=False, html=False)
+        assert str(e.value) == cli.err.strip()
+        return
+    r = hbmsim.replay(path, allocator="torch", advice=False, html=False)
+    assert (r.exit_code, r.json, r.text) == (cli.code, cli.report, cli.out)
+    # The snapshot object itself (what torch.cuda.memory._snapshot() returns),
+    # loaded with pickle and no torch: the same report but for the input's name.
+    with open(path, "rb") as f:
+        snapshot = pickle.load(f)
+    d = hbmsim.replay(snapshot, allocator="torch", advice=False, html=False)
+    assert d.exit_code == r.exit_code
+    names = [k for k in ("trace", "snapshot") if k in r.json]  # a replay's, a state-only analysis's
+    assert len(names) == 1 and r.json[names[0]] == path and d.json[names[0]] == "<recording snapshot>"
+    assert {k: v for k, v in d.json.items() if k != names[0]} == {k: v for k, v in r.json.items() if k != names[0]}
+    assert d.text.replace("<recording snapshot>", path) == r.text
+
+
+def test_diagnose_text_and_path_equal_cli(run_cli):
+    path = os.path.join(SHARED_DIR, "bfc_dumps", "01.txt")
+    if not os.path.exists(path):
+        pytest.skip("../shared/bfc_dumps is absent")
+    cli = run_cli("diagnose", path)
+    r = hbmsim.diagnose(path)
+    assert (r.exit_code, r.json, r.text) == (cli.code, cli.report, cli.out)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        from_text = hbmsim.diagnose(f.read())
+    assert from_text.exit_code == cli.code
+    assert {k: v for k, v in from_text.json.items() if k != "source"} == \
+        {k: v for k, v in cli.report.items() if k != "source"}
