@@ -2,9 +2,10 @@
 
     from dask.distributed import Client, LocalCluster
     import hbmsim.dask
-    with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
-        summary = hbmsim.dask.sweep("sweep.yaml", client, out="results/")
-    print(summary.text)
+    if __name__ == "__main__":  # worker processes re-import a script
+        with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
+            summary = hbmsim.dask.sweep("sweep.yaml", client, out="results/")
+        print(summary.text)
 
 The task list is the CLI's (`hbmsim sweep SPEC --list`); each Dask task is
 one worker call of `hbmsim sweep SPEC --out DIR --task K` through the
