@@ -1,0 +1,192 @@
+// `hbmsim sweep SPEC.yaml --out DIR [--shard I/N] [--jobs N]`: runs a sweep's
+// tasks (sim/sweep/sweep_spec.h), each task one hbmsim command run
+// in-process (cli_run.h), so a task's numbers are exactly that command's.
+// Each finished task is one JSON line in DIR/task-NNNNNN.json, written
+// atomically (trace/io/output_file.h: a killed run leaves no partial line),
+// and a rerun skips the tasks whose line is there with the same key: a shard
+// preempted by Slurm or Kubernetes resumes where it stopped.
+//
+// `hbmsim sweep report DIR [--csv OUT] [--html OUT]` merges every shard's
+// lines into the summary (sim/sweep/sweep_report.h).
+//   --list       prints the task list (one JSON key per line), runs nothing
+//   --task K     runs the one task K (what hbmsim.dask sends each worker)
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "sim/cli/cli_run.h"
+#include "sim/cli/command.h"
+#include "sim/sweep/sweep_report.h"
+#include "sim/sweep/sweep_spec.h"
+#include "sim/whatif/thread_pool.h"
+#include "trace/core/numbers.h"
+#include "trace/io/output_file.h"
+#include "trace/io/output_set.h"
+
+namespace hbmsim::cli {
+namespace {
+
+using sweep::SweepTask;
+
+int Fail(const std::string& message) {
+  PrintError(fmt::format("hbmsim sweep: {}", OneLineMessage(message)));
+  return kExitBadInput;
+}
+
+std::optional<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A finished task: its line is there and names this very task (a changed
+// spec renumbers tasks; a stale line is run again, never trusted).
+bool Finished(const std::string& path, const SweepTask& task) {
+  std::optional<std::string> text = ReadWhole(path);
+  if (!text) return false;
+  nlohmann::ordered_json line = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  return line.is_object() && line.contains("key") && line["key"] == task.Key();
+}
+
+// Runs one task's command and returns its result line. The command's --json
+// goes to a hidden file in DIR (removed after), so a task never depends on
+// $TMPDIR and two shards never share a scratch name.
+std::string RunTask(const SweepTask& task, const std::string& dir) {
+  const std::string report_path = fmt::format("{}/.{}.report", dir, task.FileName());
+  const CapturedRun run = RunCliCaptured(task.Args(report_path));
+  nlohmann::ordered_json line;
+  line["key"] = task.Key();
+  line["exit_code"] = run.exit_code;
+  std::optional<std::string> report = ReadWhole(report_path);
+  std::filesystem::remove(report_path);
+  if (run.exit_code >= 2 || !report) {
+    std::string err = run.err;
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    line["error"] = err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1);
+    line["result"] = nullptr;
+  } else {
+    line["error"] = nullptr;
+    line["result"] = sweep::CompactResult(task.question, nlohmann::ordered_json::parse(*report));
+  }
+  return line.dump() + "\n";
+}
+
+class SweepCommand : public Command {
+ public:
+  void Configure(CLI::App& app) override {
+    app.add_option("ARGS", args_, "SPEC.yaml to run a sweep, or: report DIR")->required();
+    app.add_option("--out", out_, "the results folder: one task-NNNNNN.json line per finished task");
+    app.add_option("--shard", shard_, "I/N: run the tasks whose index % N == I ($SLURM_ARRAY_TASK_ID/N)");
+    app.add_option("--task", task_, "run only task K (hbmsim.dask sends one per worker call)")
+        ->check(UnsignedNumber());
+    app.add_option("--jobs", jobs_, "tasks run in parallel (default 1); the results never depend on it");
+    app.add_flag("--list", list_, "print the task list, one JSON line per task, and run nothing");
+    app.add_option("--csv", csv_, "report: also write the summary table as CSV here");
+    app.add_option("--html", html_, "report: also write the summary as an HTML page with plots here");
+  }
+  int Run() override;
+
+ private:
+  int RunSweep(const std::string& spec_path);
+  int RunReport(const std::string& dir);
+
+  std::vector<std::string> args_;
+  std::string out_, shard_, task_, csv_, html_;
+  int jobs_ = 1;
+  bool list_ = false;
+};
+
+int SweepCommand::Run() {
+  if (jobs_ < 1) return Fail(fmt::format("--jobs {}: must be at least 1", jobs_));
+  if (args_[0] == "report") {
+    if (args_.size() != 2) return Fail("report: pass the results folder: hbmsim sweep report DIR");
+    return RunReport(args_[1]);
+  }
+  if (args_.size() != 1) return Fail("pass one SPEC.yaml (or: report DIR)");
+  return RunSweep(args_[0]);
+}
+
+int SweepCommand::RunSweep(const std::string& spec_path) {
+  absl::StatusOr<sweep::SweepSpec> spec = sweep::LoadSweepSpec(spec_path);
+  if (!spec.ok()) return Fail(std::string(spec.status().message()));
+  if (list_) {
+    std::string text;
+    for (const SweepTask& t : spec->tasks) text += t.Key().dump() + "\n";
+    absl::Status s = io::WriteStdout(text);
+    return s.ok() ? kExitOk : Fail(std::string(s.message()));
+  }
+  if (out_.empty()) return Fail("--out DIR: where the task results go");
+  std::pair<size_t, size_t> shard{0, 1};
+  if (!shard_.empty()) {
+    absl::StatusOr<std::pair<size_t, size_t>> s = sweep::ParseShard(shard_);
+    if (!s.ok()) return Fail(std::string(s.status().message()));
+    shard = *s;
+  }
+  std::vector<const SweepTask*> mine;
+  for (const SweepTask& t : spec->tasks) {
+    if (t.index % shard.second == shard.first) mine.push_back(&t);
+  }
+  if (!task_.empty()) {
+    const uint64_t k = *ParseU64(task_);
+    if (k >= spec->tasks.size()) return Fail(fmt::format("--task {}: the spec has {} tasks", k, spec->tasks.size()));
+    mine = {&spec->tasks[k]};
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_, ec);
+  if (ec) return Fail(fmt::format("--out: cannot create {}: {}", out_, ec.message()));
+  std::vector<const SweepTask*> todo;
+  for (const SweepTask* t : mine) {
+    if (!Finished(out_ + "/" + t->FileName(), *t)) todo.push_back(t);
+  }
+  std::atomic<size_t> errors{0};
+  std::vector<std::string> write_errors(todo.size());
+  ParallelFor(todo.size(), jobs_, [&](size_t i) {
+    const std::string line = RunTask(*todo[i], out_);
+    if (line.find("\"error\":null") == std::string::npos) ++errors;
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> f = io::OutputFile::Create(out_ + "/" + todo[i]->FileName());
+    absl::Status s = f.ok() ? (*f)->Write(line) : f.status();
+    if (s.ok()) s = (*f)->Commit();
+    if (!s.ok()) write_errors[i] = std::string(s.message());
+  });
+  for (const std::string& e : write_errors) {
+    if (!e.empty()) return Fail(e);
+  }
+  const std::string text = fmt::format(
+      "hbmsim sweep {}: {} tasks; this run's share {} (shard {}/{}): {} already finished, {} ran ({} with an "
+      "error line); results in {}\n",
+      spec_path, spec->tasks.size(), mine.size(), shard.first, shard.second, mine.size() - todo.size(), todo.size(),
+      errors.load(), out_);
+  absl::Status s = io::WriteStdout(text);
+  return s.ok() ? kExitOk : Fail(std::string(s.message()));
+}
+
+int SweepCommand::RunReport(const std::string& dir) {
+  absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open({}, {{"--csv", csv_}, {"--html", html_}});
+  if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
+  absl::StatusOr<sweep::SweepSummary> summary = sweep::SummarizeResults(dir);
+  if (!summary.ok()) return Fail(std::string(summary.status().message()));
+  if (absl::Status s = io::WriteStdout(sweep::SummaryText(*summary)); !s.ok()) return Fail(std::string(s.message()));
+  if (absl::Status s = outputs->Write("--csv", sweep::SummaryCsv(*summary)); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  if (absl::Status s = outputs->Write("--html", sweep::SummaryHtml(*summary)); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(std::string(s.message()));
+  return kExitOk;
+}
+
+const CommandRegistration kSweep(
+    "sweep", "run recordings x allocators x settings x (limits | size | advise) as sharded, resumable tasks",
+    []() -> std::unique_ptr<Command> { return std::make_unique<SweepCommand>(); });
+
+}  // namespace
+}  // namespace hbmsim::cli

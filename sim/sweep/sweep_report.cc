@@ -1,0 +1,160 @@
+#include "sim/sweep/sweep_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "fmt/format.h"
+
+namespace hbmsim::sweep {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Opt(const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+int64_t Median(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[(v.size() - 1) / 2];
+}
+
+// The lines of DIR in file-name order (hence task order); hidden files are
+// the temporaries of runs in progress or killed, never results.
+absl::StatusOr<std::vector<Json>> ReadLines(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("task-") && name.ends_with(".json")) names.push_back(name);
+  }
+  if (ec) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", dir, ec.message()));
+  std::sort(names.begin(), names.end());
+  std::vector<Json> lines;
+  for (const std::string& name : names) {
+    std::ifstream in(dir + "/" + name);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Json line = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!line.is_object() || !line.contains("key") || !line["key"].is_object() || !line.contains("exit_code")) {
+      return absl::InvalidArgumentError(fmt::format("{}/{}: not a sweep result line", dir, name));
+    }
+    lines.push_back(std::move(line));
+  }
+  if (lines.empty()) return absl::InvalidArgumentError(fmt::format("{}: no task-*.json results", dir));
+  return lines;
+}
+
+std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump()); }
+
+}  // namespace
+
+Json CompactResult(const std::string& question, Json report) {
+  if (question == "limit") {
+    Json out;
+    for (const char* key : {"verdict", "summary", "peak_live_bytes", "stats"}) {
+      if (report.contains(key)) out[key] = report[key];
+    }
+    return out;
+  }
+  if (question == "size") report.erase("trials");
+  return report;
+}
+
+std::optional<uint64_t> SummaryRow::Percentile(double p) const {
+  if (needed.empty()) return std::nullopt;
+  std::vector<uint64_t> v = needed;
+  std::sort(v.begin(), v.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
+  absl::StatusOr<std::vector<Json>> lines = ReadLines(dir);
+  if (!lines.ok()) return lines.status();
+  SweepSummary s{dir, static_cast<int>(lines->size()), {}};
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> row_of;
+  // size: today's min limit per (allocator, recording): the allocator's first settings row.
+  std::map<std::pair<std::string, std::string>, uint64_t> today;
+  std::map<std::string, std::string> first_settings;  // allocator -> its first size row's settings
+  for (const Json& line : *lines) {
+    const Json& key = line["key"];
+    const auto id = std::make_tuple(Text(key["allocator"]), Text(key["settings"]), Text(key["question"]),
+                                    Text(key["bytes_limit"]));
+    auto [it, added] = row_of.emplace(id, s.rows.size());
+    if (added) {
+      SummaryRow row;
+      std::tie(row.allocator, row.settings, row.question, row.bytes_limit) = id;
+      s.rows.push_back(std::move(row));
+    }
+    SummaryRow& row = s.rows[it->second];
+    ++row.jobs;
+    const int code = line["exit_code"].get<int>();
+    const Json& result = line.value("result", Json());
+    if (code >= 2 || result.is_null()) {
+      ++row.errors;
+      continue;
+    }
+    if (row.question == "limit") {
+      ++(code == 0 ? row.fit : row.failed);
+    } else if (row.question == "size") {
+      if (!result.contains("min_bytes_limit") || !result["min_bytes_limit"].is_number()) {
+        ++row.failed;
+        continue;
+      }
+      ++row.fit;
+      const uint64_t need = result["min_bytes_limit"].get<uint64_t>();
+      row.needed.push_back(need);
+      const std::string recording = Text(key["recording"]);
+      first_settings.emplace(row.allocator, row.settings);
+      if (first_settings[row.allocator] == row.settings) today[{row.allocator, recording}] = need;
+      if (auto t = today.find({row.allocator, recording}); t != today.end()) {
+        row.savings.push_back(static_cast<int64_t>(t->second) - static_cast<int64_t>(need));
+      }
+    } else if (row.question == "advise") {
+      const bool today_fits = result.contains("today") && result["today"].value("fits_at_limit", false);
+      bool some_fits = false;
+      for (const Json& c : result.value("candidates", Json::array())) some_fits |= c.value("fits_at_limit", false);
+      ++((!today_fits && some_fits) ? row.fit : row.failed);
+    }
+  }
+  return s;
+}
+
+std::string SummaryText(const SweepSummary& s) {
+  std::string out = fmt::format("hbmsim sweep report {}: {} task results\n\n", s.dir, s.lines);
+  out += fmt::format("{:<10} {:<44} {:<7} {:>12} {:>5} {:>5} {:>6} {:>6} {:>14} {:>14} {:>14} {:>14}\n",
+                     "allocator", "settings", "asks", "limit", "jobs", "fit", "failed", "errors", "need_median",
+                     "need_p90", "need_max", "saving_median");
+  for (const SummaryRow& r : s.rows) {
+    out += fmt::format("{:<10} {:<44} {:<7} {:>12} {:>5} {:>5} {:>6} {:>6} {:>14} {:>14} {:>14} {:>14}\n",
+                       r.allocator, r.settings.empty() ? "(as configured)" : r.settings, r.question,
+                       r.bytes_limit.empty() ? "-" : r.bytes_limit, r.jobs, r.fit, r.failed, r.errors,
+                       Opt(r.Percentile(0.5)), Opt(r.Percentile(0.9)), Opt(r.Percentile(1.0)),
+                       r.savings.empty() ? "-" : std::to_string(Median(r.savings)));
+  }
+  out += "\nfit: limit rows, fits at the limit; size rows, a fitting limit was found; advise rows, some setting "
+         "fits where today's does not. need_*: min_bytes_limit over the recordings (nearest rank); saving: "
+         "today's (the allocator's first settings) need minus this one, per recording, bytes.\n";
+  return out;
+}
+
+std::string SummaryCsv(const SweepSummary& s) {
+  std::string out = "allocator,settings,question,bytes_limit,jobs,fit,failed,errors,need_median,need_p90,need_max,"
+                    "saving_median,saving_total\n";
+  for (const SummaryRow& r : s.rows) {
+    int64_t total = 0;
+    for (int64_t v : r.savings) total += v;
+    auto cell = [](const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : std::string(); };
+    out += fmt::format("{},\"{}\",{},{},{},{},{},{},{},{},{},{},{}\n", r.allocator, r.settings, r.question,
+                       r.bytes_limit, r.jobs, r.fit, r.failed, r.errors, cell(r.Percentile(0.5)),
+                       cell(r.Percentile(0.9)), cell(r.Percentile(1.0)),
+                       r.savings.empty() ? "" : std::to_string(Median(r.savings)),
+                       r.savings.empty() ? "" : std::to_string(total));
+  }
+  return out;
+}
+
+}  // namespace hbmsim::sweep

@@ -1,0 +1,52 @@
+// The summary of a sweep's results: every task-NNNNNN.json line in a folder
+// (one shard's, or all shards' copied together), grouped per configuration.
+//
+// One row per (allocator, settings, question, limit):
+//   limit:  jobs, how many fit at the limit, failed, errors
+//   size:   jobs, how many fit at some limit, the limit needed (median, p90,
+//           max over the recordings: nearest rank) and the saving against
+//           the allocator's first settings combination ("today", the grid's
+//           first), median and total over the recordings both ran
+//   advise: jobs, errors, and how many recordings some setting makes fit
+//           at the limit when today's does not
+// Every figure is read from the lines; nothing is replayed here.
+#ifndef HBMSIM_SIM_SWEEP_SWEEP_REPORT_H_
+#define HBMSIM_SIM_SWEEP_SWEEP_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace hbmsim::sweep {
+
+// What a task's line keeps of its command's --json report: enough for the
+// summary and for a user's own analysis, without a replay's per-failure list
+// (which grows with the recording).
+nlohmann::ordered_json CompactResult(const std::string& question, nlohmann::ordered_json report);
+
+struct SummaryRow {
+  std::string allocator, settings, question, bytes_limit;
+  int jobs = 0, fit = 0, failed = 0, errors = 0;
+  std::vector<uint64_t> needed;        // size: each recording's min_bytes_limit
+  std::vector<int64_t> savings;        // size: today's min limit minus this one, per recording
+  std::optional<uint64_t> Percentile(double p) const;
+};
+
+struct SweepSummary {
+  std::string dir;
+  int lines = 0;
+  std::vector<SummaryRow> rows;  // in the order of their first task
+};
+
+absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir);
+std::string SummaryText(const SweepSummary& s);
+std::string SummaryCsv(const SweepSummary& s);
+std::string SummaryHtml(const SweepSummary& s);
+
+}  // namespace hbmsim::sweep
+
+#endif  // HBMSIM_SIM_SWEEP_SWEEP_REPORT_H_
