@@ -233,7 +233,10 @@ void TorchAllocator::RequestFree(Handle h) {
 }
 
 // A pending free the flush already completed is no longer live: a no-op.
-void TorchAllocator::CompleteFree(Handle h) { Free(h); }
+void TorchAllocator::CompleteFree(Handle h) {
+  if (!live_.contains(h.value())) return;  // not the caller's bug, unlike Free of an unknown handle
+  Free(h);
+}
 
 // free_block: merge with free neighbours of the same mapped state, pool it.
 void TorchAllocator::FreeBlock(BlockIndex b) {

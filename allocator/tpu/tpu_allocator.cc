@@ -168,6 +168,11 @@ void TpuAllocator::RequestFree(Handle h) {
 
 // Handles are never reused, so an unknown handle here is one the ladder has
 // already completed (or kNullHandle): nothing to do.
-void TpuAllocator::CompleteFree(Handle h) { Free(h); }
+// A queued free the allocator already drained under pressure is gone: a no-op,
+// where Free of a handle never issued is the caller's bug.
+void TpuAllocator::CompleteFree(Handle h) {
+  if (!buffers_.contains(h.value())) return;
+  Free(h);
+}
 
 }  // namespace hbmsim
