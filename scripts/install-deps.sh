@@ -7,7 +7,7 @@ packages=(cmake ninja-build g++ pkg-config python3
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libzstd-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools
-  python3-wheel)
+  python3-wheel python3-distributed)
 # --sanitizers: also clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh).
 if [[ ${1:-} == --sanitizers ]]; then
   packages+=(clang libclang-rt-14-dev)
