@@ -142,16 +142,16 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
   std::error_code ec;
   std::filesystem::create_directories(out_, ec);
   if (ec) return Fail(fmt::format("--out: cannot create {}: {}", out_, ec.message()));
-  std::vector<const SweepTask*> todo;
+  std::vector<const SweepTask*> to_run;
   for (const SweepTask* t : mine) {
-    if (!Finished(out_ + "/" + t->FileName(), *t)) todo.push_back(t);
+    if (!Finished(out_ + "/" + t->FileName(), *t)) to_run.push_back(t);
   }
   std::atomic<size_t> errors{0};
-  std::vector<std::string> write_errors(todo.size());
-  ParallelFor(todo.size(), jobs_, [&](size_t i) {
-    const std::string line = RunTask(*todo[i], out_);
+  std::vector<std::string> write_errors(to_run.size());
+  ParallelFor(to_run.size(), jobs_, [&](size_t i) {
+    const std::string line = RunTask(*to_run[i], out_);
     if (line.find("\"error\":null") == std::string::npos) ++errors;
-    absl::StatusOr<std::unique_ptr<io::OutputFile>> f = io::OutputFile::Create(out_ + "/" + todo[i]->FileName());
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> f = io::OutputFile::Create(out_ + "/" + to_run[i]->FileName());
     absl::Status s = f.ok() ? (*f)->Write(line) : f.status();
     if (s.ok()) s = (*f)->Commit();
     if (!s.ok()) write_errors[i] = std::string(s.message());
@@ -162,7 +162,7 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
   const std::string text = fmt::format(
       "hbmsim sweep {}: {} tasks; this run's share {} (shard {}/{}): {} already finished, {} ran ({} with an "
       "error line); results in {}\n",
-      spec_path, spec->tasks.size(), mine.size(), shard.first, shard.second, mine.size() - todo.size(), todo.size(),
+      spec_path, spec->tasks.size(), mine.size(), shard.first, shard.second, mine.size() - to_run.size(), to_run.size(),
       errors.load(), out_);
   absl::Status s = io::WriteStdout(text);
   return s.ok() ? kExitOk : Fail(std::string(s.message()));
