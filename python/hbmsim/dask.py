@@ -52,17 +52,22 @@ def run_task(spec, out, index):
         return json.loads(f.read())
 
 
-def sweep(spec, client, out, *, retries=2, progress=True):
+def sweep(spec, client, out, *, retries=2, progress=True, runner=None):
     """Runs every task of SPEC on `client`'s workers, then merges them.
 
-    retries: how often Dask resubmits a task whose worker failed or died.
+    retries: how often Dask resubmits a task whose call raised. A task whose
+      worker process died is rescheduled by the scheduler on its own (up to
+      its `distributed.scheduler.allowed-failures`, 3 by default).
     progress: show dask.distributed's progress bar while the tasks run.
+    runner: the function a worker call runs, runner(spec, out, index) -> the
+      task's line; run_task by default. A wrapper can add logging, a time
+      limit or (in the tests) a failure.
     Returns a SweepSummary (also written as out/summary.txt, .csv, .html).
     """
     spec, out = os.path.abspath(os.fspath(spec)), os.path.abspath(os.fspath(out))
     os.makedirs(out, exist_ok=True)
     keys = tasks(spec)
-    futures = client.map(run_task, [spec] * len(keys), [out] * len(keys), [k["task"] for k in keys],
+    futures = client.map(runner or run_task, [spec] * len(keys), [out] * len(keys), [k["task"] for k in keys],
                          retries=retries, pure=False)
     if progress:
         from dask.distributed import progress as show_progress

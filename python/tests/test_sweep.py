@@ -120,3 +120,33 @@ def test_dask_local_cluster_equals_cli(spec, tmp_path):
     assert len(summary.lines) == len(results(whole))
     sweep("report", whole, "--csv", tmp_path / "whole.csv")
     assert summary.csv == (tmp_path / "whole.csv").read_text()
+
+
+def test_dask_retries_failed_and_lost_workers(spec, tmp_path):
+    """Task 1's first call raises (Dask's retries resubmit it); task 2's first
+    call kills its worker process mid-task (the nanny restarts it and the
+    scheduler reschedules the task). The results equal the CLI's."""
+    distributed = pytest.importorskip("distributed")
+    import hbmsim.dask
+
+    whole, dasked = tmp_path / "whole", tmp_path / "dask"
+    sweep(spec, "--out", whole)
+    marks = str(tmp_path)
+
+    def flaky(spec_path, out, index):
+        import os as os_
+        import hbmsim.dask as hd
+        mark = os_.path.join(marks, f"attempted-{index}")
+        if index in (1, 2) and not os_.path.exists(mark):
+            open(mark, "w").close()
+            if index == 1:
+                raise RuntimeError("a transient failure")
+            os_._exit(1)  # the worker process dies with the task running
+        return hd.run_task(spec_path, out, index)
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        summary = hbmsim.dask.sweep(spec, client, out=dasked, progress=False, runner=flaky)
+    assert os.path.exists(os.path.join(marks, "attempted-1")) and os.path.exists(os.path.join(marks, "attempted-2"))
+    assert results(dasked) == results(whole)
+    assert len(summary.lines) == len(results(whole))

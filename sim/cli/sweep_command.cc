@@ -56,10 +56,17 @@ bool Finished(const std::string& path, const SweepTask& task) {
   return line.is_object() && line.contains("key") && line["key"] == task.Key();
 }
 
+// One task's result: the JSON line its file holds, and whether that line
+// carries an error instead of a result.
+struct TaskLine {
+  std::string text;
+  bool error = false;
+};
+
 // Runs one task's command and returns its result line. The command's --json
 // goes to a hidden file in DIR (removed after), so a task never depends on
 // $TMPDIR and two shards never share a scratch name.
-std::string RunTask(const SweepTask& task, const std::string& dir) {
+TaskLine RunTask(const SweepTask& task, const std::string& dir) {
   const std::string report_path = fmt::format("{}/.{}.report", dir, task.FileName());
   const CapturedRun run = RunCliCaptured(task.Args(report_path));
   nlohmann::ordered_json line;
@@ -67,16 +74,21 @@ std::string RunTask(const SweepTask& task, const std::string& dir) {
   line["exit_code"] = run.exit_code;
   std::optional<std::string> report = ReadWhole(report_path);
   std::filesystem::remove(report_path);
-  if (run.exit_code >= 2 || !report) {
+  nlohmann::ordered_json parsed;
+  if (run.exit_code < 2 && report) {
+    parsed = nlohmann::ordered_json::parse(*report, nullptr, /*allow_exceptions=*/false);
+  }
+  if (!parsed.is_object()) {
     std::string err = run.err;
     while (!err.empty() && err.back() == '\n') err.pop_back();
+    if (err.empty()) err = fmt::format("the command wrote no readable --json report (exit {})", run.exit_code);
     line["error"] = err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1);
     line["result"] = nullptr;
   } else {
     line["error"] = nullptr;
-    line["result"] = sweep::CompactResult(task.question, nlohmann::ordered_json::parse(*report));
+    line["result"] = sweep::CompactResult(task.question, std::move(parsed));
   }
-  return line.dump() + "\n";
+  return {line.dump() + "\n", !line["error"].is_null()};
 }
 
 class SweepCommand : public Command {
@@ -149,10 +161,10 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
   std::atomic<size_t> errors{0};
   std::vector<std::string> write_errors(to_run.size());
   ParallelFor(to_run.size(), jobs_, [&](size_t i) {
-    const std::string line = RunTask(*to_run[i], out_);
-    if (line.find("\"error\":null") == std::string::npos) ++errors;
+    const TaskLine line = RunTask(*to_run[i], out_);
+    if (line.error) ++errors;
     absl::StatusOr<std::unique_ptr<io::OutputFile>> f = io::OutputFile::Create(out_ + "/" + to_run[i]->FileName());
-    absl::Status s = f.ok() ? (*f)->Write(line) : f.status();
+    absl::Status s = f.ok() ? (*f)->Write(line.text) : f.status();
     if (s.ok()) s = (*f)->Commit();
     if (!s.ok()) write_errors[i] = std::string(s.message());
   });

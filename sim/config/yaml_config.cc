@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
+#include "sim/config/yaml_guard.h"
 #include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
 
@@ -17,41 +18,6 @@ absl::Status Error(const std::string& file, int line, std::string_view what) {
 }
 
 int LineOf(const YAML::Node& n) { return n.Mark().line + 1; }
-
-// A conservative estimate of how deep a document nests, computed before
-// yaml-cpp (which recurses once per level) ever sees it: indentation levels,
-// plus `- ` markers opening a line, plus open flow brackets. Returns the first
-// line deeper than the limit, or 0.
-int FirstTooDeepLine(std::string_view text) {
-  std::vector<size_t> indents;
-  int flow = 0;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    size_t i = line.find_first_not_of(' ');
-    if (i == std::string_view::npos || line[i] == '#') continue;
-    while (!indents.empty() && indents.back() >= i) indents.pop_back();
-    indents.push_back(i);
-    int dashes = 0;
-    while (i + 1 < line.size() && line[i] == '-' && line[i + 1] == ' ') {
-      ++dashes;
-      i = line.find_first_not_of(' ', i + 1);
-      if (i == std::string_view::npos) break;
-    }
-    int deepest = flow;
-    for (char c : line) {
-      if (c == '[' || c == '{') deepest = std::max(deepest, ++flow);
-      if ((c == ']' || c == '}') && flow > 0) --flow;
-    }
-    if (static_cast<int>(indents.size()) + dashes + deepest > kMaxConfigNesting) return line_no;
-  }
-  return 0;
-}
 
 absl::StatusOr<std::string> ScalarText(const YAML::Node& value, const std::string& file,
                                        std::string_view path) {
@@ -130,7 +96,7 @@ absl::StatusOr<AllocatorConfig> ParseAllocatorConfig(const PolicyRegistry& regis
     return absl::InvalidArgumentError(
         fmt::format("{}: larger than {} bytes; not an allocator config", name, kMaxConfigFileBytes));
   }
-  if (int line = FirstTooDeepLine(text); line != 0) {
+  if (int line = FirstTooDeepLine(text, kMaxConfigNesting); line != 0) {
     return Error(name, line, fmt::format("nesting deeper than {} levels", kMaxConfigNesting));
   }
   YAML::Node root;

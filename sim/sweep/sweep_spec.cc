@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <set>
 
 #include "fmt/format.h"
+#include "sim/config/yaml_guard.h"
+#include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
 
 namespace hbmsim::sweep {
@@ -41,21 +44,30 @@ absl::StatusOr<std::vector<std::string>> Scalars(const std::string& file, const 
     if (!item.IsScalar()) return Error(file, item, fmt::format("{}: expected a list of values", key));
     out.push_back(item.Scalar());
   }
+  if (out.empty()) return Error(file, node, fmt::format("{}: the list is empty", key));
   return out;
 }
 
+// The filesystem's expansion of a pattern: glob(3) sorts its matches; a
+// pattern that is a plain path matches itself when the file exists.
+std::vector<std::string> Glob(const std::string& pattern) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> matches(g.gl_pathv, g.gl_pathv + (rc == 0 ? g.gl_pathc : 0));
+  ::globfree(&g);
+  return matches;
+}
+
 absl::StatusOr<std::vector<std::string>> ExpandRecordings(const std::string& file, const std::string& folder,
-                                                          const YAML::Node& node) {
+                                                          const YAML::Node& node,
+                                                          const SweepSpecOptions& options) {
   absl::StatusOr<std::vector<std::string>> patterns = Scalars(file, node, "recordings");
   if (!patterns.ok()) return patterns.status();
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const std::string& pattern : *patterns) {
     const std::string resolved = Resolve(folder, pattern);
-    glob_t g{};
-    const int rc = ::glob(resolved.c_str(), 0, nullptr, &g);  // glob sorts its matches
-    std::vector<std::string> matches(g.gl_pathv, g.gl_pathv + (rc == 0 ? g.gl_pathc : 0));
-    ::globfree(&g);
+    const std::vector<std::string> matches = options.expand ? options.expand(resolved) : Glob(resolved);
     if (matches.empty()) return Error(file, node, fmt::format("recordings: no file matches '{}'", pattern));
     for (const std::string& m : matches) {
       if (seen.insert(m).second) out.push_back(m);
@@ -64,20 +76,34 @@ absl::StatusOr<std::vector<std::string>> ExpandRecordings(const std::string& fil
   return out;
 }
 
+absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks);
+
 // Every combination of the grid's values, the last key varying fastest.
 absl::StatusOr<std::vector<std::vector<std::pair<std::string, std::string>>>> SettingsGrid(
-    const std::string& file, const YAML::Node& node) {
+    const std::string& file, const YAML::Node& node, size_t max_tasks) {
   std::vector<std::vector<std::pair<std::string, std::string>>> combos(1);
   if (!node) return combos;
   if (!node.IsMap()) return Error(file, node, "settings: expected KEY: [values...]");
+  // Every key and value is checked, and the grid counted, before any
+  // combination is made: a grid past the cap costs nothing.
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  size_t count = 1;
   for (const auto& entry : node) {
+    if (!entry.first.IsScalar() || entry.first.Scalar().empty()) {
+      return Error(file, entry.first, "settings: each key is an allocator option name");
+    }
     const std::string key = entry.first.Scalar();
     absl::StatusOr<std::vector<std::string>> values = Scalars(file, entry.second, "settings: " + key);
     if (!values.ok()) return values.status();
-    if (values->empty()) return Error(file, entry.second, fmt::format("settings: {}: no values", key));
+    if (count > max_tasks / values->size()) return TooMany(file, node, max_tasks);
+    count *= values->size();
+    axes.emplace_back(key, std::move(*values));
+  }
+  for (const auto& [key, values] : axes) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    next.reserve(combos.size() * values.size());
     for (const auto& combo : combos) {
-      for (const std::string& v : *values) {
+      for (const std::string& v : values) {
         next.push_back(combo);
         next.back().emplace_back(key, v);
       }
@@ -95,6 +121,31 @@ absl::StatusOr<bool> Flag(const std::string& file, const YAML::Node& node, const
   }
   return value;
 }
+
+// Each limit as `--bytes-limit` takes it (a size, or auto), checked here so a
+// typo is one error at the spec's line, not one failed task per recording.
+absl::StatusOr<std::vector<std::string>> Limits(const std::string& file, const YAML::Node& node) {
+  if (!node) return std::vector<std::string>{};
+  absl::StatusOr<std::vector<std::string>> limits = Scalars(file, node, "limits");
+  if (!limits.ok()) return limits.status();
+  size_t i = 0;
+  for (const std::string& limit : *limits) {
+    const YAML::Node item = node.IsSequence() ? node[i++] : node;
+    if (limit == "auto") continue;
+    if (absl::StatusOr<Bytes> b = ParseBytes(limit, /*allow_more_units=*/true); !b.ok()) {
+      return Error(file, item, fmt::format("limits: {}", std::string(b.status().message())));
+    }
+  }
+  return limits;
+}
+
+absl::StatusOr<std::string> Device(const std::string& file, const YAML::Node& node) {
+  if (!node) return std::string();
+  if (!node.IsScalar() || node.Scalar().empty()) return Error(file, node, "device: expected one device index");
+  return node.Scalar();
+}
+
+absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root, const SweepSpecOptions& options);
 
 }  // namespace
 
@@ -133,17 +184,42 @@ nlohmann::ordered_json SweepTask::Key() const {
 std::string SweepTask::FileName() const { return fmt::format("task-{:06}.json", index); }
 
 absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path) {
-  YAML::Node root;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(fmt::format("cannot read {}", path));
+  std::string text;
+  char buf[64 << 10];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxSweepSpecBytes) break;  // ParseSweepSpec reports it
+  }
+  if (in.bad()) return absl::InvalidArgumentError(fmt::format("cannot read {}", path));
+  return ParseSweepSpec(text, path);
+}
+
+absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view text, const std::string& path,
+                                         const SweepSpecOptions& options) {
+  if (text.size() > kMaxSweepSpecBytes) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: larger than {} bytes; not a sweep spec", path, kMaxSweepSpecBytes));
+  }
+  constexpr int kMaxNesting = 16;  // a spec is three levels deep
+  if (int line = FirstTooDeepLine(text, kMaxNesting); line != 0) {
+    return absl::InvalidArgumentError(fmt::format("{}:{}: nesting deeper than {} levels", path, line, kMaxNesting));
+  }
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return absl::InvalidArgumentError(fmt::format("cannot read {}", path));
+    const YAML::Node root = YAML::Load(std::string(text));
+    return Expand(path, root, options);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
   }
+}
+
+namespace {
+
+absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root, const SweepSpecOptions& options) {
   if (!root.IsMap()) return Error(path, root, "a sweep spec is a map (recordings:, allocators:, ...)");
   for (const auto& entry : root) {
-    const std::string key = entry.first.Scalar();
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return Error(path, entry.first, fmt::format("unknown key '{}' (recordings, allocators, settings, limits, "
                                                   "size, advise, device)", key));
@@ -152,34 +228,41 @@ absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path) {
   if (!root["recordings"] || !root["allocators"]) return Error(path, root, "needs recordings: and allocators:");
   const size_t slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash);
-  absl::StatusOr<std::vector<std::string>> recordings = ExpandRecordings(path, folder, root["recordings"]);
-  if (!recordings.ok()) return recordings.status();
   absl::StatusOr<std::vector<std::string>> allocators = Scalars(path, root["allocators"], "allocators");
   if (!allocators.ok()) return allocators.status();
-  auto grid = SettingsGrid(path, root["settings"]);
+  auto grid = SettingsGrid(path, root["settings"], options.max_tasks);
   if (!grid.ok()) return grid.status();
-  std::vector<std::string> limits;
-  if (root["limits"]) {
-    absl::StatusOr<std::vector<std::string>> l = Scalars(path, root["limits"], "limits");
-    if (!l.ok()) return l.status();
-    limits = *l;
-  }
+  absl::StatusOr<std::vector<std::string>> limits = Limits(path, root["limits"]);
+  if (!limits.ok()) return limits.status();
   absl::StatusOr<bool> size = Flag(path, root["size"], "size");
   absl::StatusOr<bool> advise = Flag(path, root["advise"], "advise");
   if (!size.ok()) return size.status();
   if (!advise.ok()) return advise.status();
-  if (limits.empty() && !*size && !*advise) return Error(path, root, "ask something: limits:, size: true or advise: true");
-  const std::string device = root["device"] && root["device"].IsScalar() ? root["device"].Scalar() : "";
+  if (limits->empty() && !*size && !*advise) return Error(path, root, "ask something: limits:, size: true or advise: true");
+  absl::StatusOr<std::string> device = Device(path, root["device"]);
+  if (!device.ok()) return device.status();
+  // The recordings last: a spec with a typo elsewhere fails before any glob runs.
+  absl::StatusOr<std::vector<std::string>> recordings =
+      ExpandRecordings(path, folder, root["recordings"], options);
+  if (!recordings.ok()) return recordings.status();
+  // Count before making any task (each factor is at least 1 and below the cap).
+  const size_t questions = limits->size() + (*size ? 1 : 0) + (*advise ? 1 : 0);
+  size_t total = 1;
+  for (size_t factor : {recordings->size(), allocators->size(), grid->size(), questions}) {
+    if (factor > options.max_tasks || total > options.max_tasks / factor) return TooMany(path, root, options.max_tasks);
+    total *= factor;
+  }
   SweepSpec spec{path, {}};
+  spec.tasks.reserve(total);
   for (const std::string& recording : *recordings) {
     for (const std::string& a : *allocators) {
       const std::string allocator = IsYamlFile(a) ? Resolve(folder, a) : a;
       for (const auto& settings : *grid) {
         auto add = [&](std::string question, std::string limit) {
           spec.tasks.push_back({spec.tasks.size(), recording, allocator, settings, std::move(question),
-                                std::move(limit), device});
+                                std::move(limit), *device});
         };
-        for (const std::string& limit : limits) add("limit", limit);
+        for (const std::string& limit : *limits) add("limit", limit);
         if (*size) add("size", "");
         if (*advise) add("advise", "");
       }
@@ -187,6 +270,13 @@ absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path) {
   }
   return spec;
 }
+
+absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks) {
+  return Error(file, node, fmt::format("the sweep expands to more than {} tasks; split it into several specs",
+                                       max_tasks));
+}
+
+}  // namespace
 
 absl::StatusOr<std::pair<size_t, size_t>> ParseShard(const std::string& text) {
   size_t i = 0, n = 0;

@@ -22,7 +22,9 @@
 #define HBMSIM_SIM_SWEEP_SWEEP_SPEC_H_
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,9 +59,29 @@ struct SweepSpec {
   std::vector<SweepTask> tasks;
 };
 
+// A spec expanding to more tasks than this is refused before any is made (a
+// settings grid of 20 keys of 2 values each is already 10^6 combinations):
+// memory stays bounded whatever the spec says. 3,000 recordings x 2
+// allocators x 8 settings x 2 questions is 96,000; split larger sweeps.
+inline constexpr size_t kMaxSweepTasks = 100'000;
+// A spec file larger than this is not a sweep spec.
+inline constexpr size_t kMaxSweepSpecBytes = 4 << 20;
+
+struct SweepSpecOptions {
+  // A recording pattern (already made relative to the spec's folder) to the
+  // paths it matches, sorted; the filesystem's glob(3) when empty. Tests and
+  // the fuzz target pass their own, so a fuzzed pattern never walks `/`.
+  std::function<std::vector<std::string>(const std::string& pattern)> expand;
+  size_t max_tasks = kMaxSweepTasks;
+};
+
 // Reads and expands SPEC.yaml. Errors name the file and line
 // ("sweep.yaml:3: recordings: no file matches 'snaps/*.pickle'").
 absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path);
+// The same from the spec's text; `path` names it in errors and gives the
+// folder relative patterns and YAML configs are resolved against.
+absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view text, const std::string& path,
+                                         const SweepSpecOptions& options = {});
 
 // "I/N" with 0 <= I < N.
 absl::StatusOr<std::pair<size_t, size_t>> ParseShard(const std::string& text);
