@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hbmsim builds with, only those that are missing.
-# Usage: install-deps.sh [--sanitizers]
+# Usage: install-deps.sh [--sanitizers] [--slurm]
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
   libabsl-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
@@ -9,9 +9,14 @@ packages=(cmake ninja-build g++ pkg-config python3
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools
   python3-wheel python3-distributed)
 # --sanitizers: also clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh).
-if [[ ${1:-} == --sanitizers ]]; then
-  packages+=(clang libclang-rt-14-dev)
-fi
+# --slurm: a one-node Slurm for the slow test tests/slurm (scripts/slurm-local.sh).
+for arg in "$@"; do
+  case $arg in
+    --sanitizers) packages+=(clang libclang-rt-14-dev) ;;
+    --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
+    *) echo "install-deps: unknown option $arg (--sanitizers, --slurm)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
