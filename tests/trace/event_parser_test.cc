@@ -100,5 +100,34 @@ TEST(EventParserTest, AlmostCommonLinesKeepTheirMessages) {
   EXPECT_EQ(Parse("alloc 1 2 shape=q8[2]"), "bad shape=: unknown dtype 'q8' in shape 'q8[2]'");
 }
 
+// The one-pass parser reads numbers eight bytes at a time where eight bytes
+// of the line remain and byte by byte near its end: every length from 1 to
+// 21 digits, every digit in every position, and a stray byte at each
+// position, next to suffixes that put the number far from and at the end of
+// the line, must parse as the field-by-field parser does (its spelling with
+// a tab is never common).
+TEST(EventParserTest, NumbersOfEveryLengthAndPlaceMatchTheGeneralParse) {
+  const std::string kSuffixes[] = {"", " t=1", " tag=abcdefghij", " t=12 stream=3"};
+  for (int length = 1; length <= 21; ++length) {
+    for (char digit = '0'; digit <= '9'; ++digit) {
+      for (int at = 0; at < length; ++at) {
+        std::string number(static_cast<size_t>(length), '1');
+        number[static_cast<size_t>(at)] = digit;
+        std::string spoiled = number;
+        spoiled[static_cast<size_t>(at)] = digit == '0' ? '/' : (digit == '9' ? ':' : '\x80');
+        for (const std::string& n : {number, spoiled}) {
+          for (const std::string& suffix : kSuffixes) {
+            ASSERT_EQ(Parse("alloc " + n + " 8" + suffix), Parse("alloc\t" + n + " 8" + suffix)) << n << suffix;
+            ASSERT_EQ(Parse("alloc 1 " + n + suffix), Parse("alloc\t1 " + n + suffix)) << n << suffix;
+            ASSERT_EQ(Parse("free 7 t=" + n + suffix), Parse("free\t7 t=" + n + suffix)) << n << suffix;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(Parse("alloc 12345678 1234567890123456789 t=00000000000000000042 tag=w"),
+            "alloc id=12345678 bytes=1234567890123456789 device=0 stream=0 t=42 addr=- shape=- tag=w label= attrs=");
+}
+
 }  // namespace
 }  // namespace hbmsim

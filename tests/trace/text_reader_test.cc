@@ -169,6 +169,16 @@ TEST(TextReaderTest, HostileBytes) {
   constexpr char kNul[] = "alloc 1 8\nalloc 2 8 tag=a\0b\n";
   EXPECT_EQ(FirstErrorOfText(std::string(kNul, sizeof(kNul) - 1)),
             "<string>:2: NUL byte in line (is this a binary file?)");
+  // The one-pass parser reads words: a NUL deep in a long tag, right after a
+  // number, or at the end of a short line must still reach the NUL check.
+  constexpr char kNulInWords[] = "alloc 1 8 tag=activation_\0_checkpoint t=3\n";
+  constexpr char kNulAfterNumber[] = "free 1\0\n";
+  constexpr char kNulAtEnd[] = "alloc 1 8 t=1 tag=abcdefg\0\n";
+  for (const auto& [text, size] : {std::pair{kNulInWords, sizeof(kNulInWords)},
+                                   std::pair{kNulAfterNumber, sizeof(kNulAfterNumber)},
+                                   std::pair{kNulAtEnd, sizeof(kNulAtEnd)}}) {
+    EXPECT_EQ(FirstErrorOfText(std::string(text, size - 1)), "<string>:1: NUL byte in line (is this a binary file?)");
+  }
   EXPECT_EQ(FirstErrorOfText("alloc 1 8 tag=\xc3\x28\n"), "<string>:1: tag= is not valid UTF-8");
   EXPECT_EQ(FirstErrorOfText("mark \xed\xa0\x80\n"),
             "<string>:1: mark label is not valid UTF-8");  // a surrogate

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "trace/core/numbers.h"
+#include "trace/text/common_line.h"
 #include "trace/text/utf8.h"
 
 namespace hbmsim {
@@ -209,115 +210,6 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
   seen |= Bit(a);
   if (value.empty()) return Error(fmt::format("empty value for {}=", key));
   return SetAttribute(a, value, e);
-}
-
-// Digits from `p` up to a space or the end of the line: the same numbers
-// ParsePlainDecimal accepts (1 to 19 digits), anything else is refused.
-bool TakePlainDecimal(const char*& p, const char* end, uint64_t& out) {
-  const char* start = p;
-  uint64_t v = 0;
-  for (; p != end && *p != ' '; ++p) {
-    const unsigned digit = static_cast<unsigned char>(*p) - unsigned{'0'};
-    if (digit > 9) return false;
-    v = v * 10 + digit;
-  }
-  if (p == start || p - start > 19) return false;
-  out = v;
-  return true;
-}
-
-bool IsAscii(std::string_view s) {
-  unsigned char any = 0;
-  for (const char c : s) any |= static_cast<unsigned char>(c);
-  return any < 0x80;
-}
-
-// The attributes of a common line: ` t=`, ` stream=`, ` device=` and, on an
-// alloc, ` tag=` and ` shape=`, each at most once, single spaces between.
-// False for anything else (the field-by-field path decides and explains).
-bool TakeCommonAttributes(const char* p, const char* end, bool alloc, Event& e) {
-  uint8_t seen = 0;
-  while (p != end) {
-    if (*p++ != ' ') return false;
-    const char* space = static_cast<const char*>(std::memchr(p, ' ', static_cast<size_t>(end - p)));
-    const char* field_end = space != nullptr ? space : end;
-    const std::string_view field(p, static_cast<size_t>(field_end - p));
-    p = field_end;
-    const size_t eq = field.find('=');
-    if (eq == std::string_view::npos || eq + 1 == field.size()) return false;
-    const std::string_view key = field.substr(0, eq);
-    const std::string_view value = field.substr(eq + 1);
-    uint64_t n = 0;
-    Attr a;
-    if (key == "t") {
-      a = kTime;
-      if (!ParsePlainDecimal(value, n)) return false;
-      e.time_us = n;
-    } else if (key == "tag" && alloc) {
-      a = kTag;
-      if (!IsAscii(value) && !IsValidUtf8(value)) return false;
-      e.tag = value;
-    } else if (key == "stream") {
-      a = kStream;
-      if (!ParsePlainDecimal(value, n)) return false;
-      e.stream = StreamId(n);
-    } else if (key == "shape" && alloc) {
-      a = kShape;
-      absl::StatusOr<TensorShape> shape = ParseShape(value);
-      if (!shape.ok()) return false;
-      e.shape = std::move(*shape);
-    } else if (key == "device") {
-      a = kDevice;
-      if (!ParsePlainDecimal(value, n)) return false;
-      e.device = DeviceId(n);
-    } else {
-      return false;  // addr=, another event's attribute, or one the format does not define
-    }
-    if ((seen & Bit(a)) != 0) return false;
-    seen |= Bit(a);
-  }
-  return true;
-}
-
-// The lines nearly every trace is made of, `alloc <id> <bytes> [attrs]` and
-// `free <id> [attrs]` (or `a`, `f`) with single spaces, plain decimals and the
-// common attributes (TakeCommonAttributes), parsed in one pass over the line.
-// False when the line is anything else; ParseEventLine then parses it field
-// by field (and owns every message). On true, `e` is what that slower path
-// would have produced.
-bool ParseCommonLine(std::string_view line, Event& e) {
-  const char* p = line.data();
-  const char* end = p + line.size();
-  const auto skip_keyword = [&](std::string_view word) {
-    if (static_cast<size_t>(end - p) <= word.size() || std::string_view(p, word.size()) != word ||
-        p[word.size()] != ' ') {
-      return false;
-    }
-    p += word.size() + 1;
-    return true;
-  };
-  bool alloc = false;
-  if (skip_keyword("alloc") || skip_keyword("a")) {
-    alloc = true;
-  } else if (!skip_keyword("free") && !skip_keyword("f")) {
-    return false;
-  }
-  uint64_t id = 0, bytes = 0;
-  if (!TakePlainDecimal(p, end, id)) return false;
-  if (alloc && (p == end || *p++ != ' ' || !TakePlainDecimal(p, end, bytes))) return false;
-  e.device = DeviceId(0);
-  e.stream = StreamId(0);
-  e.time_us.reset();
-  e.addr.reset();
-  if (e.shape.has_value()) e.shape.reset();
-  e.tag = {};
-  e.label = {};
-  e.attrs = {};
-  if (p != end && !TakeCommonAttributes(p, end, alloc, e)) return false;
-  e.kind = alloc ? EventKind::kAlloc : EventKind::kFree;
-  e.id = id;
-  e.bytes = Bytes(bytes);
-  return true;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "trace/text/common_line.h"
 #include "trace/text/event_parser.h"
 #include "trace/text/utf8.h"
 
@@ -123,10 +124,35 @@ absl::StatusOr<bool> TextTraceReader::NextEventLine(std::string_view& line) {
 
 absl::StatusOr<bool> TextTraceReader::Next(Event& e) {
   std::string_view line;
-  absl::StatusOr<bool> got = NextEventLine(line);
-  if (!got.ok() || !*got) return got;
+  // The common line (an alloc or a free the one-pass parser takes; never a
+  // blank line, a comment or one holding NUL) straight from the line reader:
+  // the NUL scan, the trimming and the comment test are for the others.
+  if (!has_pending_line_) {
+    absl::StatusOr<bool> got = lines_.Next(line);
+    if (!got.ok()) return AtLine(got.status());
+    if (!*got) return false;
+    if (ParseCommonLine(line, e)) return Accept(e);
+    if (std::memchr(line.data(), '\0', line.size()) != nullptr) {
+      return AtLine(absl::InvalidArgumentError("NUL byte in line (is this a binary file?)"));
+    }
+    const std::string_view trimmed = TrimSpace(line);
+    if (trimmed.empty() || IsComment(trimmed)) {
+      absl::StatusOr<bool> next = NextEventLine(line);
+      if (!next.ok() || !*next) return next;
+    }
+  } else {
+    absl::StatusOr<bool> got = NextEventLine(line);
+    if (!got.ok() || !*got) return got;
+  }
+  if (absl::Status s = ParseEventLine(line, e, other_attrs_); !s.ok()) {
+    ++event_lines_;
+    return AtLine(s);
+  }
+  return Accept(e);
+}
+
+absl::StatusOr<bool> TextTraceReader::Accept(const Event& e) {
   ++event_lines_;
-  if (absl::Status s = ParseEventLine(line, e, other_attrs_); !s.ok()) return AtLine(s);
   if (absl::Status s = validator_.Check(e); !s.ok()) return AtLine(s);
   return true;
 }

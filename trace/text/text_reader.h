@@ -67,6 +67,8 @@ class TextTraceReader : public EventReader {
   // The next line that is neither blank nor a comment.
   absl::StatusOr<bool> NextEventLine(std::string_view& line);
   absl::Status AtLine(const absl::Status& status) const;
+  // Counts a parsed event line and validates the event.
+  absl::StatusOr<bool> Accept(const Event& e);
 
   std::string name_;
   LineReader lines_;
