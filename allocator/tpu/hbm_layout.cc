@@ -17,6 +17,7 @@ HbmLayout& HbmLayout::operator=(const HbmLayout& other) {
   capacity_ = other.capacity_;
   pool_ = other.pool_;
   spare_ = other.spare_;
+  spares_ = other.spares_;
   head_ = other.head_;
   tail_ = other.tail_;
   free_index_ = std::make_unique<bfc::BinIndex>();
@@ -39,9 +40,10 @@ Bytes HbmLayout::FreeBlockAbove(Ref below) const {
 }
 
 HbmLayout::Ref HbmLayout::NewBlock(const Block& b) {
-  if (!spare_.empty()) {
-    const Ref r = spare_.back();
-    spare_.pop_back();
+  if (spare_ != kNone) {
+    const Ref r = spare_;
+    spare_ = pool_[r].next;
+    --spares_;
     pool_[r] = b;
     return r;
   }
@@ -49,7 +51,13 @@ HbmLayout::Ref HbmLayout::NewBlock(const Block& b) {
   return static_cast<Ref>(pool_.size() - 1);
 }
 
-void HbmLayout::DeleteBlock(Ref r) { spare_.push_back(r); }
+// Only `next` is overwritten: a walk down the chain that has read the
+// block's `prev` may delete it (CompactWalk does).
+void HbmLayout::DeleteBlock(Ref r) {
+  pool_[r].next = spare_;
+  spare_ = r;
+  ++spares_;
+}
 
 void HbmLayout::IndexFree(Ref r) {
   const Block& b = pool_[r];
@@ -134,46 +142,87 @@ void HbmLayout::Release(Ref r) {
   IndexFree(r);
 }
 
-void HbmLayout::Relocate(const std::vector<Move>& moves) {
-  // Held blocks from the top down: those that move (in plan order, so their
-  // targets descend) and those that stay (their offsets descend). Merged by
-  // new offset they are the new layout, top down, with no sort.
-  kept_.clear();
-  size_t next_move = 0;
-  for (Ref r = tail_; r != kNone; r = pool_[r].prev) {
-    if (pool_[r].state == BlockState::kFree) {
-      DeleteBlock(r);  // every free block is rebuilt below
-    } else if (next_move < moves.size() && moves[next_move].block == r) {
-      ++next_move;
-    } else {
-      kept_.push_back({r, pool_[r].offset});
-    }
-  }
-  relinked_.resize(moves.size() + kept_.size());
-  std::merge(moves.begin(), moves.end(), kept_.begin(), kept_.end(), relinked_.begin(),
-             [](const Move& a, const Move& b) { return a.to > b.to; });
-  free_index_->Clear();
+HbmLayout::Compaction HbmLayout::Compact() {
+  Compaction done;
+  // A first walk that stops at the first block that would move: a
+  // compaction that moves nothing (a retry after an earlier one) then costs
+  // part of one walk and leaves the layout and its index alone.
+  if (!CompactWalk</*kApply=*/false>(done)) return done;
+  free_index_->Clear();  // keeps its blocks: no heap traffic once warm
   free_bytes_ = Bytes(0);
-  head_ = tail_ = kNone;
-  const auto append = [&](Ref r) {
-    pool_[r].prev = tail_;
-    pool_[r].next = kNone;
-    (tail_ != kNone ? pool_[tail_].next : head_) = r;
-    tail_ = r;
+  CompactWalk</*kApply=*/true>(done);
+  return done;
+}
+
+// PlanCompaction's plan in one walk down the chain. Its "highest fixed block
+// below the cursor" is always one the walk has already passed, or it does not
+// block: the cursor never drops below the old end of the movable block being
+// placed, so a fixed block below that block ends at or below its target. So
+// the fixed blocks above the walk are a queue in address order (fixed_[next..]),
+// and nothing looks ahead of the walk.
+//
+// With kApply the new chain is built from the top as the plan settles it:
+// every block the cursor passes (a placed movable block, a fixed block with
+// the gap above it as a new free block) is linked below the last one, and
+// every old free block is deleted when the walk reaches it. A block is
+// relinked only after the walk has read its `prev` (moved and fixed blocks
+// are above the walk when they are linked), so the old chain below the walk
+// stays intact and no Move list or merge is needed.
+template <bool kApply>
+bool HbmLayout::CompactWalk(Compaction& done) {
+  fixed_.clear();
+  size_t next_fixed = 0;  // fixed_[next_fixed..]: passed by the walk, not yet by the cursor
+  uint64_t cursor = capacity_.value();  // everything above is settled
+  Ref built = kNone;                    // the lowest block of the new chain
+  const auto link = [&](Ref b) {
+    pool_[b].next = built;
+    (built != kNone ? pool_[built].prev : tail_) = b;
+    built = b;
   };
-  const auto append_free = [&](uint64_t from, uint64_t to) {
-    const Ref f = NewBlock(Block{from, Bytes(to - from), BlockState::kFree, 0, kNone, kNone});
-    append(f);
+  const auto link_gap = [&](uint64_t from) {  // [from, cursor) becomes a free block
+    if (from == cursor) return;
+    const Ref f = NewBlock(Block{from, Bytes(cursor - from), BlockState::kFree, 0, kNone, kNone});
+    link(f);
     IndexFree(f);
   };
-  uint64_t cursor = 0;
-  for (auto it = relinked_.rbegin(); it != relinked_.rend(); ++it) {
-    if (it->to > cursor) append_free(cursor, it->to);
-    pool_[it->block].offset = it->to;
-    append(it->block);
-    cursor = it->to + pool_[it->block].size.value();
+  const auto fixed_end = [&](Ref f) { return pool_[f].offset + pool_[f].size.value(); };
+  const auto pass_fixed = [&] {  // the cursor drops below the highest queued fixed block
+    const Ref f = fixed_[next_fixed++];
+    if constexpr (kApply) {
+      link_gap(fixed_end(f));
+      link(f);
+    }
+    cursor = pool_[f].offset;
+  };
+  for (Ref r = tail_; r != kNone;) {
+    const Ref below = pool_[r].prev;
+    const BlockState state = pool_[r].state;
+    if (state == BlockState::kFree) {
+      if constexpr (kApply) DeleteBlock(r);  // its bytes come back as the gaps
+    } else if (state != BlockState::kInUse) {
+      fixed_.push_back(r);
+    } else {
+      const uint64_t size = pool_[r].size.value();
+      while (next_fixed < fixed_.size() && fixed_end(fixed_[next_fixed]) > cursor - size) pass_fixed();
+      const uint64_t target = cursor - size;
+      if (target != pool_[r].offset) {  // (link_gap may grow pool_: no Block& held across it)
+        if constexpr (!kApply) return true;
+        ++done.blocks_moved;
+        done.bytes_moved += size;
+        pool_[r].offset = target;
+      }
+      if constexpr (kApply) link(r);
+      cursor = target;
+    }
+    r = below;
   }
-  if (capacity_.value() > cursor) append_free(cursor, capacity_.value());
+  if constexpr (kApply) {
+    while (next_fixed < fixed_.size()) pass_fixed();
+    link_gap(0);
+    pool_[built].prev = kNone;  // something moved, so the chain is not empty
+    head_ = built;
+  }
+  return false;
 }
 
 absl::Status HbmLayout::Check() const {
@@ -181,9 +230,11 @@ absl::Status HbmLayout::Check() const {
   bool previous_free = false;
   Bytes free_sum;
   size_t free_blocks = 0;
+  size_t blocks = 0;
   Ref prev = kNone;
   for (Ref r = head_; r != kNone; prev = r, r = pool_[r].next) {
     const Block& block = pool_[r];
+    if (++blocks > pool_.size()) return absl::InternalError("the chain of blocks loops");
     const uint64_t offset = block.offset;
     if (offset != cursor) {
       return absl::InternalError(fmt::format("block at {} does not start at {}", offset, cursor));
@@ -217,6 +268,12 @@ absl::Status HbmLayout::Check() const {
   if (free_blocks != free_index_->size()) {
     return absl::InternalError(
         fmt::format("best-fit index holds {} entries for {} free blocks", free_index_->size(), free_blocks));
+  }
+  size_t spares = 0;
+  for (Ref r = spare_; r != kNone && spares <= pool_.size(); r = pool_[r].next) ++spares;
+  if (spares != spares_ || blocks + spares != pool_.size()) {
+    return absl::InternalError(fmt::format("{} blocks in the chain and {} spare slots ({} counted) in a pool of {}",
+                                           blocks, spares, spares_, pool_.size()));
   }
   if (free_sum != free_bytes_) {
     return absl::InternalError(

@@ -10,7 +10,9 @@
 // Blocks live in a pool and are chained in address order (prev/next), so a
 // block is named by its Ref, which stays valid while the block exists,
 // compaction included: the owner of a buffer or program keeps the Ref and
-// never searches by address. The free index is BFC's bin index
+// never searches by address. Pool slots of deleted blocks are chained through
+// `next` into a spare list (no side vector: compaction deletes every free
+// block at once and must not allocate to do it). The free index is BFC's bin index
 // (allocator/bfc/bins.h) keyed by (size, ~offset): its best fit, the least
 // key >= (size, 0), is the smallest free block that fits and, among blocks of
 // that size, the one with the highest address. (A btree_map of blocks and a
@@ -22,7 +24,8 @@
 //   offset + size, prev links mirror next links, no empty block;
 //   no two free blocks are adjacent (eager coalescing);
 //   free_index == { (size, ~offset) -> Ref : block is free };
-//   free_bytes == Σ free sizes.
+//   free_bytes == Σ free sizes;
+//   the spare list holds pool_.size() − block_count() slots, none in the chain.
 // Memory is O(blocks), never O(capacity / granule).
 #ifndef HBMSIM_ALLOCATOR_TPU_HBM_LAYOUT_H_
 #define HBMSIM_ALLOCATOR_TPU_HBM_LAYOUT_H_
@@ -56,9 +59,10 @@ class HbmLayout {
 
   // What a compaction plan does with a block.
   enum class Role : uint8_t { kFree, kMovable, kFixed };
-  struct Move {
-    Ref block;
-    uint64_t to;
+  // What Compact did.
+  struct Compaction {
+    int64_t blocks_moved = 0;
+    uint64_t bytes_moved = 0;  // Σ size of blocks whose offset changed
   };
 
   explicit HbmLayout(Bytes capacity);
@@ -70,7 +74,7 @@ class HbmLayout {
   Bytes capacity() const { return capacity_; }
   Bytes free_bytes() const { return free_bytes_; }
   Bytes largest_free_block() const;
-  size_t block_count() const { return pool_.size() - spare_.size(); }
+  size_t block_count() const { return pool_.size() - spares_; }
   const Block& block(Ref r) const { return pool_[r]; }
   // The size of the free block right above `below` (the block at 0 when
   // kNone), or zero when that block is held or absent.
@@ -99,10 +103,12 @@ class HbmLayout {
   template <typename RoleOf, typename OnPlace>
   Bytes PlanCompaction(RoleOf role_of, OnPlace on_place) const;
 
-  // Applies the moves of a plan (from the current layout, highest first, as
-  // PlanCompaction emits them) and rebuilds the free blocks around the
-  // result. Refs of held blocks stay valid; free blocks are renewed.
-  void Relocate(const std::vector<Move>& moves);
+  // Carries out PlanCompaction's plan with kInUse blocks movable and every
+  // other held block (programs, queued frees) fixed, in place, with no heap
+  // allocation once warm. Refs of held blocks stay valid; when anything moves,
+  // every free block is renewed and the free index rebuilt. When nothing
+  // would move the layout is not touched.
+  Compaction Compact();
 
   absl::Status Check() const;
 
@@ -114,16 +120,20 @@ class HbmLayout {
   void UnindexFree(Ref r);
   // Splits free block `r` so that [offset, offset + size) becomes a held block.
   Ref Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner);
+  // Compact's walk down the chain; without kApply it only answers whether
+  // any block would move (stopping at the first that does).
+  template <bool kApply>
+  bool CompactWalk(Compaction& done);
 
   Bytes capacity_;
   Bytes free_bytes_;
   std::vector<Block> pool_;
-  std::vector<Ref> spare_;
+  Ref spare_ = kNone;  // the spare list, chained through Block::next
+  size_t spares_ = 0;
   Ref head_ = kNone;
   Ref tail_ = kNone;
   std::unique_ptr<bfc::BinIndex> free_index_;
-  std::vector<Move> kept_;      // reused by Relocate
-  std::vector<Move> relinked_;  // reused by Relocate
+  std::vector<Ref> fixed_;  // reused by CompactWalk: fixed blocks above the cursor
 };
 
 template <typename RoleOf, typename OnPlace>

@@ -64,26 +64,16 @@ bool TpuAllocator::CompactIfItMayHelp(Bytes size) {
 
 int64_t TpuAllocator::Defragment() {
   // In-use buffers slide up; programs and queued frees (the device may still
-  // read them) stay where they are.
-  auto role_of = [](const HbmLayout::Block& b) {
-    if (b.state == BlockState::kFree) return HbmLayout::Role::kFree;
-    return b.state == BlockState::kInUse ? HbmLayout::Role::kMovable : HbmLayout::Role::kFixed;
-  };
-  moves_.clear();
-  Bytes moved_bytes;
-  layout_.PlanCompaction(role_of, [&](HbmLayout::Ref r, uint64_t to, const HbmLayout::Block& b) {
-    if (b.offset == to) return;
-    moves_.push_back({r, to});  // the buffer keeps its Ref: nothing to update there
-    moved_bytes += b.size;
-  });
-  if (moves_.empty()) return 0;
-  layout_.Relocate(moves_);
-  const int64_t moved = static_cast<int64_t>(moves_.size());
+  // read them) stay where they are. Buffers keep their Refs: no buffer record
+  // changes, whatever moves.
+  const HbmLayout::Compaction done = layout_.Compact();
+  if (done.blocks_moved == 0) return 0;
   ++counters_.defragmentations;
-  counters_.buffers_moved += moved;
-  counters_.bytes_moved += static_cast<int64_t>(moved_bytes.value());
-  Notify({PolicyEventKind::kDefragmentation, moved_bytes, Offset(0), static_cast<uint64_t>(moved)});
-  return moved;
+  counters_.buffers_moved += done.blocks_moved;
+  counters_.bytes_moved += static_cast<int64_t>(done.bytes_moved);
+  Notify({PolicyEventKind::kDefragmentation, Bytes(done.bytes_moved), Offset(0),
+          static_cast<uint64_t>(done.blocks_moved)});
+  return done.blocks_moved;
 }
 
 // Rung 3: buffers have priority over loaded programs.

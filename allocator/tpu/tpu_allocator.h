@@ -187,8 +187,7 @@ class TpuAllocator final : public Allocator {
   absl::btree_map<ProgramId, Program> programs_;   // loaded (resident or evicted)
   absl::btree_map<uint64_t, ProgramId> resident_;  // by offset
   std::optional<ProgramId> last_run_;
-  std::vector<HbmLayout::Move> moves_;  // reused by compaction
-  uint64_t next_handle_ = 1;            // never reused: a late CompleteFree stays unambiguous
+  uint64_t next_handle_ = 1;  // never reused: a late CompleteFree stays unambiguous
   uint64_t clock_ = 0;
 
   int64_t num_allocs_ = 0;

@@ -1,5 +1,8 @@
 // Compaction around blocks that cannot move, the memory-map walk, and the
 // stats fields, with exact addresses.
+#include <map>
+#include <vector>
+
 #include "allocator/tpu/hbm_layout.h"
 #include "allocator/tpu/tpu_allocator.h"
 #include "fmt/format.h"
@@ -136,6 +139,53 @@ TEST(HbmLayoutTest, ReleaseCoalescesBothWaysAndCheckCatchesNothingWrong) {
   layout.Release(c);  // merges with [1024,3072)
   EXPECT_EQ(layout.largest_free_block().value(), 3072u);
   EXPECT_EQ(layout.block_count(), 2u);
+  EXPECT_TRUE(layout.Check().ok());
+}
+
+// Compact carries out exactly the plan PlanCompaction makes (in-use blocks
+// movable, programs and queued frees fixed), keeps the layout's invariants,
+// and a second Compact finds nothing to move and changes nothing.
+TEST(HbmLayoutTest, CompactDoesWhatPlanCompactionPlans) {
+  HbmLayout layout(Bytes(64 * 1024));
+  ASSERT_TRUE(layout.PlaceFirstFitBottom(Bytes(4096), BlockState::kProgram, 100).has_value());
+  std::vector<HbmLayout::Ref> refs;
+  for (uint64_t i = 0; i < 24; ++i) {
+    const BlockState state = i % 5 == 2 ? BlockState::kPendingFree : BlockState::kInUse;
+    refs.push_back(*layout.PlaceBestFitTop(Bytes(1024 * (1 + i % 3)), state, i + 1));
+  }
+  for (size_t i = 0; i < refs.size(); i += 4) layout.Release(refs[i]);  // holes (all in-use ones)
+  std::map<HbmLayout::Ref, uint64_t> before;
+  for (size_t i = 1; i < refs.size(); ++i) {
+    if (i % 4 != 0) before[refs[i]] = layout.block(refs[i]).offset;
+  }
+  const auto role_of = [](const HbmLayout::Block& b) {
+    if (b.state == BlockState::kFree) return HbmLayout::Role::kFree;
+    return b.state == BlockState::kInUse ? HbmLayout::Role::kMovable : HbmLayout::Role::kFixed;
+  };
+  std::map<HbmLayout::Ref, uint64_t> planned;
+  int64_t planned_moves = 0;
+  const Bytes planned_largest =
+      layout.PlanCompaction(role_of, [&](HbmLayout::Ref r, uint64_t to, const HbmLayout::Block& b) {
+        planned[r] = to;
+        planned_moves += b.offset != to ? 1 : 0;
+      });
+  const HbmLayout::Compaction done = layout.Compact();
+  EXPECT_GT(done.blocks_moved, 0);
+  EXPECT_EQ(done.blocks_moved, planned_moves);
+  for (const auto& [r, offset] : before) {
+    const auto it = planned.find(r);
+    EXPECT_EQ(layout.block(r).offset, it != planned.end() ? it->second : offset) << "owner " << layout.block(r).owner;
+  }
+  EXPECT_EQ(layout.largest_free_block(), planned_largest);
+  ASSERT_TRUE(layout.Check().ok()) << layout.Check();
+  const size_t blocks = layout.block_count();
+  const Bytes largest = layout.largest_free_block();
+  EXPECT_EQ(layout.Compact().blocks_moved, 0);
+  EXPECT_EQ(layout.block_count(), blocks);
+  EXPECT_EQ(layout.largest_free_block(), largest);
+  EXPECT_TRUE(layout.Check().ok());
+  // The spare slots are reused: placing into the rebuilt layout grows nothing.
+  EXPECT_TRUE(layout.PlaceBestFitTop(Bytes(512), BlockState::kInUse, 99).has_value());
   EXPECT_TRUE(layout.Check().ok());
 }
 
