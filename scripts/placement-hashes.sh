@@ -15,7 +15,7 @@
 set -euo pipefail
 hbmsim=$(realpath "${1:?usage: placement-hashes.sh HBMSIM_BINARY}")
 here=$(cd "$(dirname "$0")/.." && pwd)
-shared=${HBMSIM_SHARED:-$here/../shared}
+shared=$(realpath -m "${HBMSIM_SHARED:-$here/../shared}")  # one spelling in every checkout
 policies=${POLICIES:-"bfc tpu first_fit best_fit paged ideal torch cuda_async"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
