@@ -34,6 +34,13 @@ class PickleBytes {
   std::string_view view() const {
     return map_ != nullptr ? std::string_view(map_, map_size_) : std::string_view(owned_);
   }
+  // Appends to an owned string (a tree built from values, not a file);
+  // returns the offset of `s`.
+  size_t Append(std::string_view s) {
+    const size_t at = owned_.size();
+    owned_.append(s);
+    return at;
+  }
   // Lets the pages wholly before byte `end` leave memory (a mapping only; an
   // owned string keeps its bytes). Cheap to call often: it acts every 16 MB.
   void Release(size_t end);

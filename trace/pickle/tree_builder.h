@@ -61,6 +61,12 @@ class PickleTreeBuilder {
     tree_.nodes_.push_back(PickleNode{kind, 0, 0, size, bits});
     return true;
   }
+  // Adds a str or bytes node holding a copy of `s` (a tree built from values
+  // rather than pickle bytes: python/snapshot_tree.cc).
+  bool AddString(PickleKind kind, std::string_view s, PickleNodeId& out) {
+    if (s.size() > UINT32_MAX) return false;
+    return AddScalar(kind, tree_.data_.Append(s), static_cast<uint32_t>(s.size()), out);
+  }
   // Adds an empty list, tuple or dict.
   bool AddContainer(PickleKind kind, PickleNodeId& out);
   // Appends `n` elements (a dict takes key, value, key, value...; n is even).
