@@ -6,6 +6,10 @@
 // user sees is the number the CLI prints, by construction, and a new CLI
 // feature reaches Python without binding code.
 //
+// A snapshot object (the dict torch.cuda.memory._snapshot() returns) is not
+// pickled: register_snapshot converts it into the reader's value tree and
+// registers it in memory under a name the command then takes as its path.
+//
 // Two entry points:
 //   run_captured(args) -> (exit_code, stdout_bytes, stderr_bytes)
 //       for the API: stdout and stderr of this thread are kept in strings,
@@ -21,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "python/snapshot_tree.h"
 #include "sim/cli/cli_run.h"
+#include "trace/formats/memory_recordings.h"
 #include "trace/io/temp_registry.h"
 
 namespace py = pybind11;
@@ -62,6 +68,13 @@ int RunForwarded(const py::sequence& args) {
   return hbmsim::cli::RunCli(argv);
 }
 
+// The snapshot object as a recording in memory (trace/formats/memory_recordings.h).
+std::string RegisterSnapshot(py::handle snapshot, const std::string& shown) {
+  const std::string name = hbmsim::NextMemoryRecordingName();
+  hbmsim::RegisterMemorySnapshot(name, hbmsim::python::TreeFromPython(snapshot, name, shown));
+  return name;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -72,4 +85,12 @@ PYBIND11_MODULE(_native, m) {
   m.def("run", &RunForwarded, py::arg("args"),
         "Runs `hbmsim ARGS...` in-process exactly as the binary does (its own stdout/stderr); returns "
         "the exit code.");
+  m.def("register_snapshot", &RegisterSnapshot, py::arg("snapshot"), py::arg("shown"),
+        "Converts a torch.cuda.memory._snapshot() object into the snapshot reader's value tree and "
+        "registers it; returns the name to pass where a recording path goes. ValueError (naming the "
+        "key path, prefixed by `shown`) for a value a snapshot cannot hold.");
+  m.def("release_recording", &hbmsim::ReleaseMemoryRecording, py::arg("name"),
+        "Forgets a registered snapshot.");
+  m.def("memory_snapshot_opens", &hbmsim::MemorySnapshotOpens,
+        "How many times a command opened a registered snapshot (for tests).");
 }

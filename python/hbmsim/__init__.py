@@ -16,12 +16,14 @@ for an internal error (exit 3). The GIL is released while a command runs.
 
 A recording is a path, the bytes of a recording file, or the object
 ``torch.cuda.memory._snapshot()`` returns (a dict, or the bare list of
-segments): any format `hbmsim replay` reads.
+segments): any format `hbmsim replay` reads. The snapshot object is read
+directly, converted into the snapshot reader's value tree in memory (no
+pickling, no temporary file); an object of a type a snapshot cannot hold
+raises ValueError naming its key path.
 """
 
 import json
 import os
-import pickle
 import tempfile
 
 from . import _native
@@ -130,13 +132,16 @@ class _Run:
     def __init__(self, command, recording):
         self.command = command
         self.recording = recording
-        self.renames = {}  # temporary path -> how the user gave the input
+        self.renames = {}  # temporary path or memory name -> how the user gave the input
+        self.memory = []  # names of snapshot objects registered in memory
 
     def __enter__(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="hbmsim-")
         return self
 
     def __exit__(self, *exc):
+        for name in self.memory:
+            _native.release_recording(name)
         self.tmp.cleanup()
         return False
 
@@ -147,13 +152,18 @@ class _Run:
         """A path the CLI can open for `recording` (see the module doc)."""
         if isinstance(recording, (str, os.PathLike)):
             return os.fspath(recording)
+        if isinstance(recording, (dict, list)):
+            # The snapshot object, converted in memory into the tree the
+            # snapshot reader takes and registered under a name the CLI opens
+            # like a path (trace/formats/memory_recordings.h): no pickle round trip.
+            shown = f"<{role} snapshot>"
+            name = _native.register_snapshot(recording, shown)
+            self.memory.append(name)
+            self.renames[name] = shown
+            return name
         path = self.output(f"{role}.input")
         if isinstance(recording, (bytes, bytearray, memoryview)):
             data, shown = bytes(recording), f"<{role} bytes>"
-        elif isinstance(recording, (dict, list)):
-            # The snapshot object, pickled as torch's _dump_snapshot does
-            # (protocol 4): the CLI's safe unpickler then reads it like a file.
-            data, shown = pickle.dumps(recording, protocol=4), f"<{role} snapshot>"
         else:
             raise TypeError(f"{role}: a path, bytes or a snapshot dict/list, not {type(recording).__name__}")
         with open(path, "wb") as f:

@@ -6,6 +6,7 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import threading
 
 import pytest
@@ -125,8 +126,39 @@ def test_python_m_hbmsim_is_the_cli():
     assert (py.returncode, py.stdout, py.stderr) == (cli.returncode, cli.stdout, cli.stderr) == (1, cli.stdout, "")
 
 
+def _no_pickling(*args, **kwargs):
+    raise AssertionError("the snapshot object was pickled")
+
+
+def _temp_dir_that_stays_empty(monkeypatch):
+    """TemporaryDirectory whose cleanup asserts no input file was written
+    there (the run's outputs, report.json etc., are allowed)."""
+    init = tempfile.TemporaryDirectory.__init__
+
+    def wrapped(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        cleanup = self.cleanup
+
+        def checked():
+            inputs = [n for n in os.listdir(self.name) if n.endswith(".input")]
+            assert not inputs, inputs
+            cleanup()
+        self.cleanup = checked
+    return wrapped
+
+
+def test_snapshot_object_of_another_type_names_its_key_path():
+    snapshot = {"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 8,
+                                                     "frames": [{"name": "f", "filename": {1, 2}}]}]]}
+    with pytest.raises(ValueError) as e:
+        hbmsim.replay(snapshot, allocator="torch", advice=False, html=False)
+    assert str(e.value) == ("<recording snapshot>: ['device_traces'][0][0]['frames'][0]['filename']: "
+                            "unsupported type set (a snapshot holds dict, list, tuple, str, bytes, int, "
+                            "float, bool and None)")
+
+
 @pytest.mark.parametrize("path", shared_snapshots(), ids=os.path.basename)
-def test_shared_snapshot_equals_cli(run_cli, path):
+def test_shared_snapshot_equals_cli(run_cli, path, monkeypatch):
     cli = run_cli("replay", path, "--allocator", "torch", "--no-advice")
     if cli.code == 2:
         with pytest.raises((ValueError, OSError)) as e:
@@ -139,7 +171,14 @@ def test_shared_snapshot_equals_cli(run_cli, path):
     # loaded with pickle and no torch: the same report but for the input's name.
     with open(path, "rb") as f:
         snapshot = pickle.load(f)
+    # Read directly (issue 19): converted in memory and opened by name, never
+    # pickled again nor written to a file.
+    opens = hbmsim._native.memory_snapshot_opens()
+    monkeypatch.setattr(pickle, "dumps", _no_pickling)
+    monkeypatch.setattr(tempfile.TemporaryDirectory, "__init__", _temp_dir_that_stays_empty(monkeypatch))
     d = hbmsim.replay(snapshot, allocator="torch", advice=False, html=False)
+    monkeypatch.undo()
+    assert hbmsim._native.memory_snapshot_opens() > opens
     assert d.exit_code == r.exit_code
     names = [k for k in ("trace", "snapshot") if k in r.json]  # a replay's, a state-only analysis's
     assert len(names) == 1 and r.json[names[0]] == path and d.json[names[0]] == "<recording snapshot>"

@@ -243,7 +243,7 @@ TEST(GroundTruthTest, H100ExpandableOom) {
   EXPECT_EQ(first.action, TraceAction::kSegmentMap);
   EXPECT_EQ(first.addr, Offset(25803358208));
   EXPECT_EQ(first.size, Bytes(20971520));
-  EXPECT_EQ(first.time_us, 1757253255215904u);
+  EXPECT_EQ(first.time_us(), 1757253255215904u);
   EXPECT_TRUE(snap->segments[0].is_expandable);
   EXPECT_EQ(SummarizeSegments(snap->segments, DeviceId(1)).segments, 8u);  // python: Counter of device
   EXPECT_EQ(snap->external_annotations, 4u);
@@ -287,7 +287,7 @@ TEST(GroundTruthTest, Gen1BlocksGetAddressesFromTheirSegment) {
   const TraceEntry& e = snap->device_traces[0].entries[0];
   EXPECT_EQ(e.action, TraceAction::kSnapshot);
   EXPECT_EQ(e.size, Bytes(11840159744));
-  EXPECT_FALSE(e.time_us.has_value());
+  EXPECT_FALSE(e.time_us().has_value());
 }
 
 TEST(GroundTruthTest, BareListIsSegmentsOnly) {

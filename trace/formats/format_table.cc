@@ -9,6 +9,7 @@
 #include "trace/binary/binary_reader.h"
 #include "trace/binary/format.h"
 #include "trace/csapp/rep_reader.h"
+#include "trace/formats/memory_recordings.h"
 #include "trace/io/input_file.h"
 #include "trace/formats/named_recording.h"
 #include "trace/formats/snapshot_recording.h"
@@ -102,6 +103,10 @@ absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path)
 }
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path) {
+  // A snapshot the Python module registered (memory_recordings.h).
+  if (std::shared_ptr<const PickleTree> tree = FindMemorySnapshot(path)) {
+    return OpenSnapshotTreeRecording(path, *tree);
+  }
   // A directory or an unreadable path fails here; a pipe is spooled once.
   absl::StatusOr<io::InputFile> opened = io::OpenInputFile(path);
   if (!opened.ok()) return opened.status();

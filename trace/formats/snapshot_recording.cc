@@ -65,6 +65,14 @@ class SnapshotRecording final : public Recording {
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotTreeRecording(const std::string& name,
+                                                                    const PickleTree& tree) {
+  absl::StatusOr<Snapshot> snap = ParseSnapshot(tree);
+  if (!snap.ok()) return absl::InvalidArgumentError(snap.status().message());
+  return std::unique_ptr<Recording>(
+      new SnapshotRecording(name, std::make_shared<const Snapshot>(*std::move(snap))));
+}
+
 absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::string& path) {
   absl::StatusOr<Snapshot> snap = LoadSnapshotFile(path);
   if (!snap.ok()) return absl::InvalidArgumentError(snap.status().message());

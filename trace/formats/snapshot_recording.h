@@ -8,10 +8,14 @@
 #include <string>
 
 #include "trace/formats/recording.h"
+#include "trace/pickle/pickle_tree.h"
 
 namespace hbmsim {
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::string& path);
+// A snapshot already unpickled (or built from Python objects), named `name`.
+absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotTreeRecording(const std::string& name,
+                                                                    const PickleTree& tree);
 absl::StatusOr<std::unique_ptr<Recording>> OpenXlaTextRecording(const std::string& path);
 absl::StatusOr<std::unique_ptr<Recording>> OpenXlaProtoRecording(const std::string& path);
 // TF/JAX profiles: one device per BFC allocator (trace/formats/xplane_recording.cc).

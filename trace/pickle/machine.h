@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
+#include "trace/pickle/list_sink.h"
 #include "trace/pickle/opcodes.h"
 #include "trace/pickle/pickle_tree.h"
 #include "trace/pickle/tree_builder.h"
@@ -23,6 +24,8 @@
 namespace hbmsim::pickle_internal {
 
 constexpr PickleNodeId kNoValue = std::numeric_limits<PickleNodeId>::max();
+// A memo entry whose value a PickleListSink took and the machine discarded.
+constexpr PickleNodeId kStreamed = kNoValue - 1;
 
 // Little-endian unsigned integer of `n` <= 8 bytes.
 inline uint64_t LoadLE(const uint8_t* p, size_t n) {
@@ -33,10 +36,11 @@ inline uint64_t LoadLE(const uint8_t* p, size_t n) {
 
 class Machine {
  public:
-  Machine(std::string data, std::string_view file_name, const UnpickleLimits& limits)
+  Machine(PickleBytes data, std::string_view file_name, const UnpickleLimits& limits, PickleListSink* sink)
       : file_name_(file_name),
         limits_(limits),
-        max_values_(limits.max_values != 0 ? limits.max_values : data.size() + 64),
+        max_values_(limits.max_values != 0 ? limits.max_values : data.view().size() + 64),
+        sink_(sink),
         builder_(std::string(file_name), std::move(data), max_values_, limits.max_nesting),
         bytes_(reinterpret_cast<const uint8_t*>(builder_.data().data())),
         size_(builder_.data().size()) {}
@@ -72,7 +76,7 @@ class Machine {
     return Push(id);
   }
   [[gnu::always_inline]] bool Get(uint64_t index) {
-    if (index >= memo_.size() || memo_[index] == kNoValue) [[unlikely]] {
+    if (index >= memo_.size() || memo_[index] >= kStreamed) [[unlikely]] {
       return BadGet(index);
     }
     return Push(memo_[index]);
@@ -90,6 +94,10 @@ class Machine {
     return Fail(fmt::format("more than {} values (nodes + elements); refused", max_values_));
   }
   [[gnu::noinline, gnu::cold]] bool BadGet(uint64_t index) {
+    if (index < memo_.size() && memo_[index] == kStreamed) {
+      return Fail(fmt::format("{} of memo entry {}, a list item already consumed while reading; refused",
+                              OpName(), index));
+    }
     return Fail(fmt::format("{} of memo entry {}, which was never stored", OpName(), index));
   }
 
@@ -105,6 +113,21 @@ class Machine {
   bool Put(uint64_t index);
   bool PopMark(size_t& mark);
   bool Extend(PickleNodeId container, PickleKind want, const PickleNodeId* items, size_t n);
+  bool Built(BuildError e, PickleKind have);
+  // The build's extent at a MARK, kept only with a sink: what a batch taken
+  // by the sink may discard (list_sink.h).
+  struct MarkInfo {
+    size_t nodes = 0;
+    size_t elements = 0;
+    size_t memo_log = 0;
+    uint64_t chain_changes = 0;
+    uint64_t takes = 0;
+    PickleNodeId min_extended = kNoValue;  // the oldest container extended since
+  };
+  void PopMarkInfo();
+  // APPEND / APPENDS: the sink's offer, then the list's Extend when it declines.
+  bool AppendItems(PickleNodeId list, const PickleNodeId* items, size_t n, const MarkInfo* batch);
+  void MaybeDiscard(const MarkInfo& batch);
   bool Append();
   bool SetItem();
   bool AddToContainerBelowMark(PickleKind want);
@@ -117,6 +140,7 @@ class Machine {
   std::string_view file_name_;
   UnpickleLimits limits_;
   uint64_t max_values_;
+  PickleListSink* sink_;
   PickleTreeBuilder builder_;
   const uint8_t* bytes_;
   size_t size_;
@@ -125,6 +149,10 @@ class Machine {
   std::vector<PickleNodeId> stack_;
   std::vector<size_t> marks_;  // stack heights at each open MARK
   std::vector<PickleNodeId> memo_;
+  std::vector<MarkInfo> mark_info_;  // parallel to marks_, with a sink only
+  MarkInfo popped_;                  // of the MARK PopMark last removed
+  std::vector<uint64_t> memo_log_;   // memo indices written, with a sink only
+  uint64_t takes_ = 0;
   absl::Status status_;
 };
 

@@ -1,5 +1,7 @@
 // Opcodes that build and fill containers, and the stack discipline around
 // them (MARK, POP, DUP, STOP).
+#include <algorithm>
+
 #include "trace/pickle/machine.h"
 
 namespace hbmsim::pickle_internal {
@@ -10,7 +12,12 @@ bool Machine::Extend(PickleNodeId container, PickleKind want, const PickleNodeId
     return Fail(
         fmt::format("{} into a {} (expects a {})", OpName(), PickleKindName(have), PickleKindName(want)));
   }
-  switch (builder_.Extend(container, items, n)) {
+  if (!mark_info_.empty()) mark_info_.back().min_extended = std::min(mark_info_.back().min_extended, container);
+  return Built(builder_.Extend(container, items, n), have);
+}
+
+bool Machine::Built(BuildError e, PickleKind have) {
+  switch (e) {
     case BuildError::kOk:
       return true;
     case BuildError::kFrozen:
@@ -35,7 +42,7 @@ bool Machine::Append() {
   if (!NeedValues(2)) return false;
   const PickleNodeId item = stack_.back();
   stack_.pop_back();
-  return Extend(stack_.back(), PickleKind::kList, &item, 1);
+  return AppendItems(stack_.back(), &item, 1, nullptr);
 }
 
 bool Machine::SetItem() {
@@ -54,9 +61,55 @@ bool Machine::AddToContainerBelowMark(PickleKind want) {
   if (want == PickleKind::kDict && n % 2 != 0) {
     return Fail(fmt::format("{} with an odd number of values ({})", OpName(), n));
   }
-  if (!Extend(stack_[mark - 1], want, stack_.data() + mark, n)) return false;
+  if (want == PickleKind::kList) {
+    if (!AppendItems(stack_[mark - 1], stack_.data() + mark, n, &popped_)) return false;
+  } else if (!Extend(stack_[mark - 1], want, stack_.data() + mark, n)) {
+    return false;
+  }
   stack_.resize(mark);
+  // Every few MB, the bytes behind us may leave memory (pickle_bytes.h).
+  builder_.ReleaseData(op_pos_);
   return true;
+}
+
+bool Machine::AppendItems(PickleNodeId list, const PickleNodeId* items, size_t n, const MarkInfo* batch) {
+  if (sink_ == nullptr || n == 0 || builder_.kind(list) != PickleKind::kList) {
+    return Extend(list, PickleKind::kList, items, n);
+  }
+  for (size_t i = 0; i < n; ++i) builder_.Seal(items[i]);  // so the sink reads finished values
+  if (!sink_->Take(builder_.partial(), list, items, n)) return Extend(list, PickleKind::kList, items, n);
+  ++takes_;
+  if (!mark_info_.empty()) mark_info_.back().min_extended = std::min(mark_info_.back().min_extended, list);
+  if (!Built(builder_.Absorb(list, items, n), PickleKind::kList)) return false;
+  if (batch != nullptr) MaybeDiscard(*batch);
+  return true;
+}
+
+// Discards what the batch since its MARK built when only its taken items
+// can reach it (list_sink.h): no memo entry into it but the items', no older
+// container extended meanwhile (min_extended), no chain started or sealed
+// (their ranges may live in it), no other batch taken inside it.
+void Machine::MaybeDiscard(const MarkInfo& batch) {
+  if (batch.takes + 1 != takes_ || batch.min_extended < batch.nodes ||
+      batch.chain_changes != builder_.chain_changes()) {
+    return;
+  }
+  for (size_t i = batch.memo_log; i < memo_log_.size(); ++i) {
+    const PickleNodeId v = memo_[memo_log_[i]];
+    if (v >= batch.nodes && v < kStreamed && !builder_.is_taken(v)) return;
+  }
+  size_t keep = batch.memo_log;
+  for (size_t i = batch.memo_log; i < memo_log_.size(); ++i) {
+    PickleNodeId& v = memo_[memo_log_[i]];
+    if (v >= batch.nodes && v < kStreamed) {
+      v = kStreamed;
+    } else {
+      memo_log_[keep++] = memo_log_[i];
+    }
+  }
+  memo_log_.resize(keep);
+  builder_.Truncate(batch.nodes, batch.elements);
+  sink_->Dropped(static_cast<PickleNodeId>(batch.nodes));
 }
 
 // LIST / TUPLE / DICT: a new container of everything above the MARK.
@@ -92,6 +145,7 @@ bool Machine::Pop() {
   }
   if (!marks_.empty()) {
     marks_.pop_back();
+    PopMarkInfo();
     return true;
   }
   return NeedValues(1);

@@ -2,6 +2,8 @@
 // FRAME, memo, refusals).
 #include <limits>
 
+#include <algorithm>
+
 #include "trace/pickle/machine.h"
 
 namespace hbmsim::pickle_internal {
@@ -70,7 +72,20 @@ bool Machine::Mark() {
     return Fail(fmt::format("more than {} MARKs open at once; refused", limits_.max_marks));
   }
   marks_.push_back(stack_.size());
+  if (sink_ != nullptr) {
+    mark_info_.push_back(MarkInfo{builder_.node_count(), builder_.element_count(), memo_log_.size(),
+                                  builder_.chain_changes(), takes_, kNoValue});
+  }
   return true;
+}
+
+void Machine::PopMarkInfo() {
+  if (mark_info_.empty()) return;
+  popped_ = mark_info_.back();
+  mark_info_.pop_back();
+  if (!mark_info_.empty()) {
+    mark_info_.back().min_extended = std::min(mark_info_.back().min_extended, popped_.min_extended);
+  }
 }
 
 bool Machine::Long(size_t length_bytes) {
@@ -115,6 +130,7 @@ bool Machine::BinFloat() {
 
 bool Machine::Memoize() {
   if (!NeedValues(1)) return false;
+  if (sink_ != nullptr) memo_log_.push_back(memo_.size());
   memo_.push_back(stack_.back());
   return true;
 }
@@ -130,6 +146,7 @@ bool Machine::Put(uint64_t index) {
     memo_.resize(index + 1, kNoValue);
   }
   memo_[index] = stack_.back();
+  if (sink_ != nullptr) memo_log_.push_back(index);
   return true;
 }
 
@@ -137,6 +154,7 @@ bool Machine::PopMark(size_t& mark) {
   if (marks_.empty()) return Fail(fmt::format("{} without a MARK", OpName()));
   mark = marks_.back();
   marks_.pop_back();
+  PopMarkInfo();
   return true;
 }
 

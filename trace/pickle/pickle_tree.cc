@@ -74,7 +74,7 @@ std::optional<double> PickleValue::AsDouble() const {
 std::string_view PickleValue::AsString() const {
   const PickleNode& n = node();
   if (n.kind != PickleKind::kString && n.kind != PickleKind::kBytes) return {};
-  return std::string_view(tree_->data_).substr(n.bits, n.size);
+  return tree_->data_.view().substr(n.bits, n.size);
 }
 
 size_t PickleValue::size() const {

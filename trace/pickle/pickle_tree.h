@@ -3,7 +3,8 @@
 //
 // Layout. Every value is a 16-byte Node in one arena; containers list their
 // elements as a contiguous range of node ids in a second array; strings are
-// (offset, length) views into the pickle bytes the tree owns. A memoized value
+// (offset, length) views into the pickle bytes the tree owns (a string or a
+// mapping of the file, pickle_bytes.h). A memoized value
 // that the pickle refers to a thousand times (PyTorch snapshots share every
 // frame list and most strings this way) is one node referenced by id a
 // thousand times, never copied, so the tree is linear in the input size.
@@ -25,6 +26,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "trace/pickle/pickle_bytes.h"
 
 namespace hbmsim {
 
@@ -109,6 +112,9 @@ class PickleTree {
   size_t ElementCount() const { return elements_.size(); }
   // The deepest container nesting (0 when the root is a scalar).
   uint32_t Height() const { return nodes_.empty() ? 0 : nodes_[root_].height; }
+  // Nodes built and then discarded because a PickleListSink took them
+  // (list_sink.h); NodeCount() + DroppedCount() is every node the input made.
+  size_t DroppedCount() const { return dropped_; }
   std::string_view file_name() const { return file_name_; }
 
  private:
@@ -116,10 +122,11 @@ class PickleTree {
   friend class PickleTreeBuilder;
 
   std::string file_name_;
-  std::string data_;  // the pickle bytes; strings point into it
+  PickleBytes data_;  // the pickle bytes; strings point into it
   std::vector<PickleNode> nodes_;
   std::vector<PickleNodeId> elements_;  // container contents, one range per container
   PickleNodeId root_ = 0;
+  size_t dropped_ = 0;
 };
 
 }  // namespace hbmsim

@@ -18,14 +18,14 @@ uint64_t ElementSlots(const PickleNode& n) {
 
 }  // namespace
 
-PickleTreeBuilder::PickleTreeBuilder(std::string file_name, std::string data, uint64_t max_values,
+PickleTreeBuilder::PickleTreeBuilder(std::string file_name, PickleBytes data, uint64_t max_values,
                                      uint16_t max_height)
     : max_values_(max_values), max_height_(max_height) {
   tree_.file_name_ = std::move(file_name);
   tree_.data_ = std::move(data);
   // Real snapshots hold about one node per 4 input bytes and one element per
   // 3; reserving that up front avoids most regrowth copies.
-  const size_t guess = tree_.data_.size() / 4;
+  const size_t guess = tree_.data_.view().size() / 4;
   tree_.nodes_.reserve(guess);
   tree_.elements_.reserve(guess);
 }
@@ -45,6 +45,7 @@ BuildError PickleTreeBuilder::AttachChildren(PickleNodeId parent_id, const Pickl
     if (!IsContainer(c.kind)) continue;
     if (items[i] == parent_id) return BuildError::kSelf;
     c.flags |= kFrozen;
+    if (c.flags & kChained) Seal(items[i]);
     if (c.height >= max_height_) return BuildError::kTooDeep;
     h = std::max<uint32_t>(h, c.height + 1u);
   }
@@ -70,6 +71,35 @@ BuildError PickleTreeBuilder::Extend(PickleNodeId container, const PickleNodeId*
   return BuildError::kOk;
 }
 
+BuildError PickleTreeBuilder::Absorb(PickleNodeId container, const PickleNodeId* items, size_t n) {
+  PickleNode& parent = tree_.nodes_[container];
+  if (parent.flags & kFrozen) return BuildError::kFrozen;
+  uint16_t height = parent.height;
+  for (size_t i = 0; i < n; ++i) Seal(items[i]);  // an item may be a dict filled in batches
+  const BuildError e = AttachChildren(container, items, n, height);
+  if (e != BuildError::kOk) return e;
+  tree_.nodes_[container].height = height;
+  for (size_t i = 0; i < n; ++i) tree_.nodes_[items[i]].flags |= kFrozen | kTaken;
+  return BuildError::kOk;
+}
+
+void PickleTreeBuilder::Seal(PickleNodeId id) {
+  PickleNode& n = tree_.nodes_[id];
+  if (!(n.flags & kChained)) return;
+  // Its ChainHead stays in chain_order_; Finish skips it (no kChained).
+  const auto chain = chain_tail_.find(id);
+  MakeContiguous(id, chain->second.head);
+  ++seals_;
+  tree_.nodes_[id].flags &= static_cast<uint8_t>(~kChained);
+  chain_tail_.erase(chain);
+}
+
+void PickleTreeBuilder::Truncate(size_t nodes, size_t elements) {
+  tree_.dropped_ += tree_.nodes_.size() - nodes;
+  tree_.nodes_.resize(nodes);
+  tree_.elements_.resize(elements);
+}
+
 // Called before parent.size grows. A container's first batch, and any batch
 // that lands right after its previous one, needs no chain: bits is the start.
 void PickleTreeBuilder::AppendChunk(PickleNode& parent, uint64_t start, uint32_t count) {
@@ -85,13 +115,13 @@ void PickleTreeBuilder::AppendChunk(PickleNode& parent, uint64_t start, uint32_t
     const uint32_t head = static_cast<uint32_t>(chunks_.size());
     chunks_.push_back(Chunk{parent.bits, used, head + 1});
     chunks_.push_back(Chunk{start, count, kNoChunk});
-    chain_tail_.emplace(id, head + 1);
+    chain_tail_.emplace(id, ChainEnds{head, head + 1});
     parent.flags |= kChained;
     chain_order_.push_back(ChainHead{id, head});
     return;
   }
   const auto chain = chain_tail_.find(id);
-  Chunk& tail = chunks_[chain->second];
+  Chunk& tail = chunks_[chain->second.tail];
   if (tail.start + tail.count == start) {
     tail.count += count;
     return;
@@ -99,7 +129,7 @@ void PickleTreeBuilder::AppendChunk(PickleNode& parent, uint64_t start, uint32_t
   const uint32_t next = static_cast<uint32_t>(chunks_.size());
   tail.next = next;
   chunks_.push_back(Chunk{start, count, kNoChunk});
-  chain->second = next;
+  chain->second.tail = next;
 }
 
 // Copies a chained container's chunks to the end of the element array. The
@@ -116,9 +146,13 @@ void PickleTreeBuilder::MakeContiguous(PickleNodeId id, uint32_t head) {
 
 PickleTree PickleTreeBuilder::Finish(PickleNodeId root) {
   uint64_t chained = 0;
-  for (const ChainHead& c : chain_order_) chained += ElementSlots(tree_.nodes_[c.node]);
+  for (const ChainHead& c : chain_order_) {
+    if (tree_.nodes_[c.node].flags & kChained) chained += ElementSlots(tree_.nodes_[c.node]);
+  }
   tree_.elements_.reserve(tree_.elements_.size() + chained);
-  for (const ChainHead& c : chain_order_) MakeContiguous(c.node, c.head);
+  for (const ChainHead& c : chain_order_) {
+    if (tree_.nodes_[c.node].flags & kChained) MakeContiguous(c.node, c.head);
+  }
   tree_.root_ = root;
   return std::move(tree_);
 }

@@ -12,7 +12,9 @@
 //
 // A list receives its elements in batches (APPENDS of up to 1000 items, with
 // the nested values built in between), so during the build a container's
-// elements are a chain of chunks; Finish() makes each range contiguous.
+// elements are a chain of chunks; a container's range is made contiguous
+// when it is frozen (so a PickleListSink can read finished values while the
+// build goes on), and Finish() does it for those never frozen.
 #ifndef HBMSIM_TRACE_PICKLE_TREE_BUILDER_H_
 #define HBMSIM_TRACE_PICKLE_TREE_BUILDER_H_
 
@@ -37,9 +39,17 @@ enum class BuildError : uint8_t {
 class PickleTreeBuilder {
  public:
   // `max_values` caps NodeCount() + ElementCount(); `max_height` caps nesting.
-  PickleTreeBuilder(std::string file_name, std::string data, uint64_t max_values, uint16_t max_height);
+  PickleTreeBuilder(std::string file_name, PickleBytes data, uint64_t max_values, uint16_t max_height);
 
-  const std::string& data() const { return tree_.data_; }
+  std::string_view data() const { return tree_.data_.view(); }
+  void ReleaseData(size_t end) { tree_.data_.Release(end); }
+  // The tree so far, for a PickleListSink.
+  const PickleTree& partial() const { return tree_; }
+  size_t node_count() const { return tree_.nodes_.size(); }
+  size_t element_count() const { return tree_.elements_.size(); }
+  // Chains started or sealed so far: their element ranges move.
+  uint64_t chain_changes() const { return chain_order_.size() + seals_; }
+  bool is_taken(PickleNodeId id) const { return tree_.nodes_[id].flags & kTaken; }
   PickleKind kind(PickleNodeId id) const { return tree_.nodes_[id].kind; }
 
   // Adds a scalar or string node; false when the value cap is reached.
@@ -51,10 +61,25 @@ class PickleTreeBuilder {
     tree_.nodes_.push_back(PickleNode{kind, 0, 0, size, bits});
     return true;
   }
+  // Adds a str or bytes node holding a copy of `s` (a tree built from values
+  // rather than pickle bytes: python/snapshot_tree.cc).
+  bool AddString(PickleKind kind, std::string_view s, PickleNodeId& out) {
+    if (s.size() > UINT32_MAX) return false;
+    return AddScalar(kind, tree_.data_.Append(s), static_cast<uint32_t>(s.size()), out);
+  }
   // Adds an empty list, tuple or dict.
   bool AddContainer(PickleKind kind, PickleNodeId& out);
   // Appends `n` elements (a dict takes key, value, key, value...; n is even).
   BuildError Extend(PickleNodeId container, const PickleNodeId* items, size_t n);
+
+  // Extend() without storing the elements: the checks, the freezing and the
+  // height, for items a PickleListSink took; they are marked taken.
+  BuildError Absorb(PickleNodeId container, const PickleNodeId* items, size_t n);
+  // Makes a chained container's elements contiguous now.
+  void Seal(PickleNodeId id);
+  // Forgets every node from `nodes` and element from `elements` on (the
+  // batch a sink took; the caller has checked nothing else reaches them).
+  void Truncate(size_t nodes, size_t elements);
 
   // The finished tree with `root` as its root.
   PickleTree Finish(PickleNodeId root);
@@ -62,6 +87,7 @@ class PickleTreeBuilder {
  private:
   static constexpr uint8_t kFrozen = 1;   // placed inside a container: may no longer change
   static constexpr uint8_t kChained = 2;  // its elements are a chain in chain_tail_
+  static constexpr uint8_t kTaken = 4;    // an item a PickleListSink took
   static constexpr uint32_t kNoChunk = UINT32_MAX;
   static constexpr size_t kMaxNodes = UINT32_MAX;  // node ids are 32-bit
   struct Chunk {
@@ -84,9 +110,14 @@ class PickleTreeBuilder {
   std::vector<Chunk> chunks_;
   // Containers whose elements arrived in separate ranges: chain tail by node,
   // and the chains in creation order (so the final layout is deterministic).
-  absl::flat_hash_map<PickleNodeId, uint32_t> chain_tail_;
+  struct ChainEnds {
+    uint32_t head;
+    uint32_t tail;
+  };
+  absl::flat_hash_map<PickleNodeId, ChainEnds> chain_tail_;
   std::vector<ChainHead> chain_order_;
   uint64_t max_values_;
+  uint64_t seals_ = 0;
   uint16_t max_height_;
 };
 

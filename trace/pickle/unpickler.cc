@@ -9,10 +9,15 @@
 
 namespace hbmsim {
 
+absl::StatusOr<PickleTree> Unpickle(PickleBytes data, std::string_view file_name, const UnpickleLimits& limits,
+                                    PickleListSink* sink) {
+  pickle_internal::Machine machine(std::move(data), file_name, limits, sink);
+  return machine.Run();
+}
+
 absl::StatusOr<PickleTree> Unpickle(std::string data, std::string_view file_name,
                                     const UnpickleLimits& limits) {
-  pickle_internal::Machine machine(std::move(data), file_name, limits);
-  return machine.Run();
+  return Unpickle(PickleBytes(std::move(data)), file_name, limits, nullptr);
 }
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
@@ -28,10 +33,11 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return data;
 }
 
-absl::StatusOr<PickleTree> UnpickleFile(const std::string& path, const UnpickleLimits& limits) {
-  absl::StatusOr<std::string> data = ReadWholeFile(path);
+absl::StatusOr<PickleTree> UnpickleFile(const std::string& path, const UnpickleLimits& limits,
+                                        PickleListSink* sink) {
+  absl::StatusOr<PickleBytes> data = PickleBytes::Open(path);
   if (!data.ok()) return data.status();
-  return Unpickle(*std::move(data), path, limits);
+  return Unpickle(*std::move(data), path, limits, sink);
 }
 
 }  // namespace hbmsim

@@ -22,6 +22,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "trace/pickle/list_sink.h"
+#include "trace/pickle/pickle_bytes.h"
 #include "trace/pickle/pickle_tree.h"
 
 namespace hbmsim {
@@ -40,12 +42,16 @@ struct UnpickleLimits {
   uint64_t max_values = 0;
 };
 
-// Parses `data` (the whole pickle); `file_name` prefixes messages.
+// Parses `data` (the whole pickle); `file_name` prefixes messages. A `sink`
+// may take list items as they are appended (list_sink.h).
+absl::StatusOr<PickleTree> Unpickle(PickleBytes data, std::string_view file_name,
+                                    const UnpickleLimits& limits = {}, PickleListSink* sink = nullptr);
 absl::StatusOr<PickleTree> Unpickle(std::string data, std::string_view file_name,
                                     const UnpickleLimits& limits = {});
 
-// Reads `path` and parses it; messages start with `path`.
-absl::StatusOr<PickleTree> UnpickleFile(const std::string& path, const UnpickleLimits& limits = {});
+// Maps `path` (pickle_bytes.h) and parses it; messages start with `path`.
+absl::StatusOr<PickleTree> UnpickleFile(const std::string& path, const UnpickleLimits& limits = {},
+                                        PickleListSink* sink = nullptr);
 
 // The bytes of a file, or NotFound/InvalidArgument naming it.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);

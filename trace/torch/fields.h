@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "trace/pickle/pickle_tree.h"
@@ -36,7 +37,14 @@ class FieldReader {
 
   const absl::Status& status() const { return status_; }
   bool ok() const { return status_.ok(); }
+  // The first problem found, and the reader ready for the next value.
+  absl::Status TakeStatus() { return std::exchange(status_, absl::OkStatus()); }
   bool Fail(const ValuePath& at, std::string_view what);
+  // Keeps `s` as the problem (when none was found before); returns false.
+  bool Fail(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+    return false;
+  }
   // Spends `n` items of the budget; false (and an error) when it runs out.
   bool Spend(uint64_t n, const ValuePath& at);
 

@@ -135,7 +135,7 @@ class BackwardWalk {
     if (live_.contains(addr)) return Issue(i, e, "a block is already live there");
     // PyTorch records a free with the stack of the allocation it ends.
     live_[addr] =
-        Live{RoundedRequest(e.size.value()), e.size.value(), false, pending, true, e.context.frames};
+        Live{RoundedRequest(e.size.value()), e.size.value(), false, pending, true, snap_.ContextOf(e).frames};
   }
 
   void UndoFreeRequested(size_t i, const TraceEntry& e) {

@@ -92,16 +92,24 @@ enum class TraceAction : uint8_t {
 };
 std::string_view TraceActionName(TraceAction a);
 
+// A large snapshot is millions of these, so they are packed to 48 bytes
+// (was 80): the time's presence is a flag beside the action, and the frames
+// and labels, which few distinct entries differ in, are an index into
+// Snapshot::entry_contexts (notes/perf-snap.md).
 struct TraceEntry {
   TraceAction action = TraceAction::kOther;
+  bool has_time = false;
   uint16_t other_action = 0;  // for kOther: index into Snapshot::other_action_names
+  uint32_t context = 0;       // frames and labels: index into Snapshot::entry_contexts
   Offset addr;
   Bytes size;
   StreamId stream;
-  std::optional<uint64_t> time_us;
-  Bytes device_free;     // oom only
-  EventContext context;  // frames and labels, ids into Snapshot::context
+  uint64_t time = 0;  // time_us when has_time
+  Bytes device_free;  // oom only
+
+  std::optional<uint64_t> time_us() const { return has_time ? std::optional<uint64_t>(time) : std::nullopt; }
 };
+static_assert(sizeof(TraceEntry) == 48);
 
 struct DeviceTrace {
   DeviceId device;
@@ -134,13 +142,20 @@ struct Snapshot {
   // well-formed external_annotations.
   ContextTable context;
   std::vector<std::string> other_action_names;  // names behind TraceAction::kOther
+  // The distinct contexts of trace entries (TraceEntry::context); 0 is the
+  // empty one, what a TraceEntry made in code refers to.
+  std::vector<EventContext> entry_contexts = {EventContext{}};
+
+  const EventContext& ContextOf(const TraceEntry& e) const { return entry_contexts[e.context]; }
 };
 
 // Builds the model from an unpickled snapshot. Errors name the file and the
 // value's path: "snap.pickle: segments[3].blocks[2].size: expected int, found str".
 absl::StatusOr<Snapshot> ParseSnapshot(const PickleTree& tree);
 
-// Unpickles `path` safely and parses it.
+// Unpickles `path` safely and parses it. The device traces are converted
+// while the file is unpickled and leave the tree batch by batch
+// (snapshot_stream.h), so memory follows what is kept, not the file.
 absl::StatusOr<Snapshot> LoadSnapshotFile(const std::string& path);
 
 }  // namespace hbmsim

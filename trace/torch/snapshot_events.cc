@@ -169,13 +169,13 @@ bool SnapshotEventReader::NextPreexisting(Event& e) {
 void SnapshotEventReader::FromEntry(size_t index, Event& e) {
   const TraceEntry& t = (*EntriesOf(*snap_, devices_[device_]->device))[index];
   e.stream = t.stream;
-  context_ = t.context;
+  context_ = snap_->ContextOf(t);
   // Devices are read one after another, each with its own clock readings, but
   // t= may never go back (trace/core/validator.h): an earlier stamp is raised
   // to the latest one, as the RMM reader does, so a converted multi-device
   // snapshot reads back.
-  if (t.time_us) {
-    last_time_us_ = std::max(*t.time_us, last_time_us_.value_or(0));
+  if (t.has_time) {
+    last_time_us_ = std::max(t.time, last_time_us_.value_or(0));
     e.time_us = last_time_us_;
   }
   switch (t.action) {

@@ -8,17 +8,10 @@
 #include "trace/torch/settings_parse.h"
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_context.h"
+#include "trace/torch/snapshot_stream.h"
 
 namespace hbmsim {
 namespace {
-
-// Keys seen while parsing that tell the format generations apart.
-struct GenerationClues {
-  bool block_history = false;       // gen1
-  bool segment_expandable = false;  // gen2+
-  bool time_us = false;             // gen3+
-  bool user_metadata = false;       // gen5
-};
 
 std::optional<BlockState> ParseBlockState(std::string_view s) {
   if (s == "active_allocated") return BlockState::kInUse;
@@ -162,69 +155,8 @@ bool ParseSegments(FieldReader& r, ContextReader& c, PickleValue list, const Val
   return true;
 }
 
-struct ActionName {
-  std::string_view name;
-  TraceAction action;
-};
-constexpr ActionName kActions[] = {
-    {"alloc", TraceAction::kAlloc},
-    {"free_requested", TraceAction::kFreeRequested},
-    {"free_completed", TraceAction::kFreeCompleted},
-    {"free", TraceAction::kFree},
-    {"segment_alloc", TraceAction::kSegmentAlloc},
-    {"segment_free", TraceAction::kSegmentFree},
-    {"segment_map", TraceAction::kSegmentMap},
-    {"segment_unmap", TraceAction::kSegmentUnmap},
-    {"snapshot", TraceAction::kSnapshot},
-    {"oom", TraceAction::kOom},
-};
-
-void ClassifyAction(std::string_view name, Snapshot& snap, TraceEntry& e) {
-  for (const ActionName& a : kActions) {
-    if (a.name == name) {
-      e.action = a.action;
-      return;
-    }
-  }
-  e.action = TraceAction::kOther;
-  auto& names = snap.other_action_names;
-  const auto it = std::find(names.begin(), names.end(), name);
-  e.other_action = static_cast<uint16_t>(it - names.begin());
-  if (it == names.end()) names.emplace_back(name);
-}
-
-bool ParseTraceEntry(FieldReader& r, ContextReader& c, PickleValue d, const ValuePath& at, Snapshot& snap,
-                     TraceEntry& e, GenerationClues& clues) {
-  if (!r.Spend(1, at) || !r.ExpectKind(d, PickleKind::kDict, at)) return false;
-  std::string_view action;
-  if (!r.Str(d, "action", at, true, action)) return false;
-  ClassifyAction(action, snap, e);
-  if (snap.other_action_names.size() > UINT16_MAX)
-    return r.Fail(at, "more than 65535 distinct unknown actions");
-  const bool is_oom = e.action == TraceAction::kOom;
-  const bool known = e.action != TraceAction::kOther;
-  const bool needs_addr = known && !is_oom && e.action != TraceAction::kSnapshot;
-  uint64_t addr = 0, size = 0, stream = 0, device_free = 0, time_us = 0;
-  if (!r.U64(d, "addr", at, needs_addr, addr) || !r.U64(d, "size", at, known, size) ||
-      !r.U64(d, "stream", at, false, stream) || !r.U64(d, "device_free", at, is_oom, device_free)) {
-    return false;
-  }
-  if (d.Find("time_us")) {
-    if (!r.U64(d, "time_us", at, true, time_us)) return false;
-    e.time_us = time_us;
-    clues.time_us = true;
-  }
-  if (d.Find("user_metadata")) clues.user_metadata = true;
-  if (!c.Entry(d, at, e.context)) return false;
-  e.addr = Offset(addr);
-  e.size = Bytes(size);
-  e.stream = StreamId(stream);
-  e.device_free = Bytes(device_free);
-  return true;
-}
-
-bool ParseDeviceTraces(FieldReader& r, ContextReader& c, PickleValue list, const ValuePath& at,
-                       Snapshot& snap, GenerationClues& clues) {
+bool ParseDeviceTraces(FieldReader& r, ContextReader& c, TraceStream* stream, PickleValue list,
+                       const ValuePath& at, Snapshot& snap, GenerationClues& clues) {
   if (!r.ExpectSequence(list, at)) return false;
   snap.device_traces.resize(list.size());
   for (size_t dev = 0; dev < list.size(); ++dev) {
@@ -233,6 +165,10 @@ bool ParseDeviceTraces(FieldReader& r, ContextReader& c, PickleValue list, const
     if (!r.ExpectSequence(entries, dpath)) return false;
     DeviceTrace& trace = snap.device_traces[dev];
     trace.device = DeviceId(dev);
+    if (stream != nullptr && stream->Streamed(entries.id())) {
+      if (!stream->MoveTo(entries.id(), r, dpath, trace.entries)) return false;
+      continue;
+    }
     trace.entries.resize(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
       if (!ParseTraceEntry(r, c, entries.at(i), dpath.Index(i), snap, trace.entries[i], clues)) return false;
@@ -267,7 +203,7 @@ void ParseAnnotations(PickleValue list, Snapshot& snap) {
   }
 }
 
-bool ParseTopLevel(FieldReader& r, ContextReader& c, PickleValue root, Snapshot& snap,
+bool ParseTopLevel(FieldReader& r, ContextReader& c, TraceStream* stream, PickleValue root, Snapshot& snap,
                    GenerationClues& clues) {
   const ValuePath top;
   if (root.is_sequence()) {
@@ -281,7 +217,7 @@ bool ParseTopLevel(FieldReader& r, ContextReader& c, PickleValue root, Snapshot&
   const std::optional<PickleValue> segments = r.Get(root, "segments", top, true);
   if (!segments || !ParseSegments(r, c, *segments, top.Key("segments"), snap, clues)) return false;
   if (const std::optional<PickleValue> traces = root.Find("device_traces")) {
-    if (!ParseDeviceTraces(r, c, *traces, top.Key("device_traces"), snap, clues)) return false;
+    if (!ParseDeviceTraces(r, c, stream, *traces, top.Key("device_traces"), snap, clues)) return false;
   }
   if (const std::optional<PickleValue> settings = root.Find("allocator_settings")) {
     snap.allocator_settings.emplace();
@@ -296,20 +232,48 @@ bool ParseTopLevel(FieldReader& r, ContextReader& c, PickleValue root, Snapshot&
   return true;
 }
 
+// The rest of a snapshot after the stream took its device traces (or all
+// of it, with no stream). The budget counts the nodes the stream discarded.
+absl::Status ParseInto(const PickleTree& tree, TraceStream* stream, Snapshot& snap) {
+  snap.file_name = std::string(tree.file_name());
+  FieldReader reader(tree.file_name(), tree.NodeCount() + tree.DroppedCount());
+  GenerationClues clues;
+  std::optional<ContextReader> own;
+  ContextReader& context =
+      stream != nullptr ? stream->context() : own.emplace(reader, snap.context, snap.entry_contexts);
+  context.set_reader(reader);
+  if (!ParseTopLevel(reader, context, stream, tree.root(), snap, clues)) return reader.status();
+  if (stream != nullptr) {
+    clues.time_us = clues.time_us || stream->clues().time_us;
+    clues.user_metadata = clues.user_metadata || stream->clues().user_metadata;
+    RestoreContextOrder(snap);
+  }
+  snap.generation = InferGeneration(snap, clues);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Snapshot> ParseSnapshot(const PickleTree& tree) {
   Snapshot snap;
-  snap.file_name = std::string(tree.file_name());
-  FieldReader reader(tree.file_name(), tree.NodeCount());
-  GenerationClues clues;
-  ContextReader context(reader, snap.context);
-  if (!ParseTopLevel(reader, context, tree.root(), snap, clues)) return reader.status();
-  snap.generation = InferGeneration(snap, clues);
+  if (absl::Status s = ParseInto(tree, nullptr, snap); !s.ok()) return s;
   return snap;
 }
 
 absl::StatusOr<Snapshot> LoadSnapshotFile(const std::string& path) {
+  {
+    Snapshot snap;
+    TraceStream stream(path, snap);
+    absl::StatusOr<PickleTree> tree = UnpickleFile(path, {}, &stream);
+    if (!tree.ok()) return tree.status();
+    const absl::Status s = ParseInto(*tree, &stream, snap);
+    // A list the stream took that is not a device trace (an unusual file):
+    // its items are missing from the tree, so read the file again whole.
+    if (stream.AllMoved()) {
+      if (!s.ok()) return s;
+      return snap;
+    }
+  }
   absl::StatusOr<PickleTree> tree = UnpickleFile(path);
   if (!tree.ok()) return tree.status();
   return ParseSnapshot(*tree);
