@@ -93,6 +93,21 @@ const FreeEntry* BinIndex::Find(int b, uint64_t size, uint64_t ptr) const {
   return &k.entries[at];
 }
 
+std::optional<FreeEntry> BinIndex::LowerBound(uint64_t size, uint64_t ptr) const {
+  // As TakeBestFit: only the home bin can hold entries below the key; if its
+  // chosen block has none at or above it, the answer is the smallest entry
+  // of the next non-empty bin.
+  const int first = BinNumForSize(Bytes(size));
+  const Bin& home = bins_[first];
+  const Block& k = *home.blocks[BlockFor(home, size, ptr)];
+  const uint32_t fits = CountAbove</*or_equal=*/true>(k, Key128(size, ptr));
+  if (fits > 0) return k.entries[fits - 1];
+  const uint32_t higher = nonempty_ & ~((uint32_t{2} << first) - 1);
+  if (higher == 0) return std::nullopt;
+  const Block& smallest = *bins_[std::countr_zero(higher)].blocks.back();
+  return smallest.entries[smallest.count - 1];
+}
+
 void BinIndex::Clear() {
   for (Bin& bin : bins_) {
     for (size_t i = 1; i < bin.blocks.size(); ++i) spare_blocks_.push_back(bin.blocks[i]);

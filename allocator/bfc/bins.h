@@ -128,6 +128,10 @@ class BinIndex {
     const Bin& bin = bins_[b];
     return TakeAt(b, bin.blocks.size() - 1, bin.blocks.back()->count - 1);  // its smallest
   }
+  // The entry with the least (size, address) >= (size, ptr), left in place: a
+  // lower_bound, for callers that judge a candidate before taking it or walk
+  // the order (torch's pools; the successor of e is LowerBound(e.size, e.ptr + 1)).
+  std::optional<FreeEntry> LowerBound(uint64_t size, uint64_t ptr) const;
   // Empties every bin, keeping the blocks for reuse (no heap traffic once warm).
   void Clear();
   // The largest free chunk (the last entry of the highest non-empty bin).

@@ -40,37 +40,57 @@ AllocResult TorchAllocator::Allocate(const AllocRequest& req) {
 std::optional<TorchAllocator::BlockIndex> TorchAllocator::GetFreeBlock(const Params& p) {
   Pool& pool = PoolOf(p.small);
   if (GcEnabled()) ++pool.get_free_blocks_call_count;
-  auto it = pool.blocks.lower_bound(SizeKey{p.stream.value(), p.rounded.value(), 0, kNil});
-  const auto on_stream = [&](auto i) { return i != pool.blocks.end() && i->stream == p.stream.value(); };
-  if (!on_stream(it)) return std::nullopt;
-  if (blocks_[it->block].expandable) {
-    if (options_.expandable_segments) {
-      // Best fit by the size a block could grow to (its unmapped successor included).
-      const auto expandable_size = [&](BlockIndex b) {
-        const Block& blk = blocks_[b];
-        const bool unmapped_next = blk.next != kNil && blocks_[blk.next].kind == Kind::kUnmapped;
-        return blk.size + (unmapped_next ? blocks_[blk.next].size : Bytes());
-      };
-      for (auto next = std::next(it); blocks_[it->block].expandable && on_stream(next) &&
-                                      expandable_size(next->block) < expandable_size(it->block);
-           ++next) {
-        it = next;
-      }
-    } else {
-      do {
-        ++it;
-      } while (on_stream(it) && blocks_[it->block].expandable);
-      if (!on_stream(it)) return std::nullopt;
+  const uint64_t stream = p.stream.value();
+  if (pool.blocks.expandable_entries() == 0) [[likely]] {
+    // No candidate is walked past: take the first, and put it back (its GC
+    // age stamp untouched) if the oversize rules refuse it.
+    const std::optional<PoolEntry> e = pool.blocks.TakeBestFit(stream, p.rounded);
+    if (!e) return std::nullopt;
+    if (!OversizeAllows(p, Bytes(e->size))) {
+      pool.blocks.Insert(stream, e->size, e->ptr, static_cast<BlockIndex>(e->handle), false);
+      return std::nullopt;
     }
+    return static_cast<BlockIndex>(e->handle);
   }
-  const Bytes size(it->size);
-  if (p.rounded < options_.max_split_size && size >= options_.max_split_size) return std::nullopt;
-  if (p.rounded >= options_.max_split_size && size >= p.rounded + options_.max_non_split_rounding) {
-    return std::nullopt;
-  }
-  const BlockIndex b = it->block;
-  pool.blocks.erase(it);
+  const std::optional<PoolEntry> e = ExpandableAwareCandidate(p);
+  if (!e || !OversizeAllows(p, Bytes(e->size))) return std::nullopt;
+  const BlockIndex b = static_cast<BlockIndex>(e->handle);
+  pool.blocks.Remove(stream, e->size, e->ptr, blocks_[b].expandable);
   return b;
+}
+
+// The oversize rules (max_split_size, max_non_split_rounding) on the candidate.
+bool TorchAllocator::OversizeAllows(const Params& p, Bytes size) const {
+  if (p.rounded < options_.max_split_size && size >= options_.max_split_size) return false;
+  return !(p.rounded >= options_.max_split_size && size >= p.rounded + options_.max_non_split_rounding);
+}
+
+// get_free_block's candidate when the pool holds expandable blocks: with
+// expandable segments on, walk on while the next block could grow to less
+// (its unmapped successor included); with them off, walk past expandable ones.
+std::optional<PoolEntry> TorchAllocator::ExpandableAwareCandidate(const Params& p) const {
+  const FreePool& pool = PoolOf(p.small).blocks;
+  const uint64_t stream = p.stream.value();
+  const auto next = [&](const PoolEntry& e) { return pool.LowerBound(stream, e.size, e.ptr + 1); };
+  std::optional<PoolEntry> it = pool.LowerBound(stream, p.rounded.value(), 0);
+  if (!it || !blocks_[it->handle].expandable) return it;
+  if (options_.expandable_segments) {
+    const auto expandable_size = [&](uint64_t b) {
+      const Block& blk = blocks_[b];
+      const bool unmapped_next = blk.next != kNil && blocks_[blk.next].kind == Kind::kUnmapped;
+      return blk.size + (unmapped_next ? blocks_[blk.next].size : Bytes());
+    };
+    for (auto n = next(*it); blocks_[it->handle].expandable && n &&
+                             expandable_size(n->handle) < expandable_size(it->handle);
+         n = next(*n)) {
+      it = n;
+    }
+  } else {
+    do {
+      it = next(*it);
+    } while (it && blocks_[it->handle].expandable);
+  }
+  return it;
 }
 
 std::optional<TorchAllocator::BlockIndex> TorchAllocator::MissLadder(const Params& p) {
@@ -164,7 +184,7 @@ AllocResult TorchAllocator::AllocFoundBlock(const Params& p, BlockIndex b, const
   blk.requested = req.bytes;
   blk.id = req.id;
   blk.handle = next_handle_++;
-  live_[blk.handle] = b;
+  live_.Insert(blk.handle, b);
   const int64_t size = static_cast<int64_t>(blk.size.value());
   stats_.allocation.Increase(small, 1);
   stats_.allocated_bytes.Increase(small, size);
@@ -214,22 +234,27 @@ void TorchAllocator::MarkFreeRequested(BlockIndex b) {
 }
 
 void TorchAllocator::Free(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+  const BlockIndex* found = live_.Find(h.value());
+  if (found == nullptr) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
     HBMSIM_DCHECK(h == kNullHandle, "free of a handle the torch policy never issued");
     return;
   }
-  const BlockIndex b = it->second;
-  if (blocks_[b].kind == Kind::kAllocated) MarkFreeRequested(b);
-  pending_.erase(h.value());
+  const BlockIndex b = *found;
+  // Only a pending free is in pending_: an allocated block skips the search.
+  if (blocks_[b].kind == Kind::kAllocated) {
+    MarkFreeRequested(b);
+  } else {
+    pending_.erase(h.value());
+  }
   FreeBlock(b);
 }
 
 void TorchAllocator::RequestFree(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end() || blocks_[it->second].kind != Kind::kAllocated) return;
-  MarkFreeRequested(it->second);
-  pending_[h.value()] = it->second;
+  const BlockIndex* found = live_.Find(h.value());
+  if (found == nullptr || blocks_[*found].kind != Kind::kAllocated) return;
+  const BlockIndex b = *found;
+  MarkFreeRequested(b);
+  pending_[h.value()] = b;
 }
 
 // A pending free the flush already completed is no longer live: a no-op.
@@ -240,7 +265,7 @@ void TorchAllocator::CompleteFree(Handle h) {
 
 // free_block: merge with free neighbours of the same mapped state, pool it.
 void TorchAllocator::FreeBlock(BlockIndex b) {
-  live_.erase(blocks_[b].handle);
+  live_.Erase(blocks_[b].handle);
   const Bytes original_size = blocks_[b].size;
   const Bytes requested = blocks_[b].requested;
   blocks_[b].kind = Kind::kFree;
@@ -287,9 +312,12 @@ Bytes TorchAllocator::TryMerge(BlockIndex dst, BlockIndex src) {
   if (d.prev == src) {
     d.addr = s.addr;
     d.prev = s.prev;
-    if (d.prev != kNil) blocks_[d.prev].next = dst;
-    Segment& seg = segments_.at(d.segment.value());
-    if (seg.head == src) seg.head = dst;
+    if (d.prev != kNil) {
+      blocks_[d.prev].next = dst;
+    } else {  // src began its segment's chain: only then is the segment looked up
+      Segment& seg = segments_.at(d.segment.value());
+      if (seg.head == src) seg.head = dst;
+    }
   } else {
     d.next = s.next;
     if (d.next != kNil) blocks_[d.next].prev = dst;

@@ -78,12 +78,13 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
+#include "allocator/torch/handle_table.h"
 #include "allocator/torch/torch_messages.h"
 #include "allocator/torch/torch_options.h"
+#include "allocator/torch/torch_pool.h"
 #include "allocator/torch/torch_stats.h"
 
 namespace hbmsim::torch {
@@ -170,16 +171,6 @@ class TorchAllocator final : public Allocator {
     bool expandable = false;
     BlockIndex head = kNil;
   };
-  // BlockComparatorSize: (stream, size, address).
-  struct SizeKey {
-    uint64_t stream, size, addr;
-    BlockIndex block;
-    bool operator<(const SizeKey& o) const {
-      if (stream != o.stream) return stream < o.stream;
-      if (size != o.size) return size < o.size;
-      return addr < o.addr;
-    }
-  };
   // BlockComparatorAddress: (stream, address).
   struct AddrKey {
     uint64_t stream, addr;
@@ -187,7 +178,7 @@ class TorchAllocator final : public Allocator {
     bool operator<(const AddrKey& o) const { return stream != o.stream ? stream < o.stream : addr < o.addr; }
   };
   struct Pool {
-    absl::btree_set<SizeKey> blocks;
+    FreePool blocks;  // free mapped blocks by (stream, size, address): torch_pool.h
     absl::btree_set<AddrKey> unmapped;
     uint64_t get_free_blocks_call_count = 0;
   };
@@ -202,6 +193,8 @@ class TorchAllocator final : public Allocator {
 
   // torch_allocator.cc: the malloc flow and free.
   std::optional<BlockIndex> GetFreeBlock(const Params& p);
+  bool OversizeAllows(const Params& p, Bytes size) const;
+  std::optional<PoolEntry> ExpandableAwareCandidate(const Params& p) const;
   std::optional<BlockIndex> MissLadder(const Params& p);
   std::optional<BlockIndex> AllocBlock(const Params& p, bool is_retry);
   AllocResult AllocFoundBlock(const Params& p, BlockIndex b, const AllocRequest& req);
@@ -260,7 +253,7 @@ class TorchAllocator final : public Allocator {
   std::vector<Block> blocks_;
   std::vector<BlockIndex> free_slots_;
   absl::btree_map<uint64_t, Segment> segments_;     // by base address
-  absl::flat_hash_map<uint64_t, BlockIndex> live_;  // handle → active block (lookup only)
+  HandleTable live_;                                // handle → active block (lookup only)
   std::map<uint64_t, BlockIndex> pending_;          // handle → pending-free block, in order
   Pool small_;
   Pool large_;

@@ -1,6 +1,8 @@
 // CheckInvariants: the shared tiling oracle, then the segment chains, the pools
 // and a full recount of the stats (see the equations in the header).
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "allocator/torch/torch_allocator.h"
@@ -54,14 +56,25 @@ absl::Status TorchAllocator::CheckPools() const {
   }
   size_t pooled = 0, pooled_unmapped = 0;
   for (const bool small : {true, false}) {
-    for (const SizeKey& k : PoolOf(small).blocks) {
+    const FreePool& pool = PoolOf(small).blocks;
+    if (absl::Status s = pool.CheckInvariants(); !s.ok()) return s;
+    std::optional<std::string> broken;
+    uint64_t expandable = 0;
+    pool.ForEach([&](uint64_t stream, const PoolEntry& e) {
       ++pooled;
-      const Block& blk = blocks_[k.block];
-      if (blk.kind != Kind::kFree || blk.small != small || blk.size.value() != k.size ||
-          blk.addr.value() != k.addr || !free_blocks.contains({small, k.stream, k.size, k.addr})) {
-        return Broken(fmt::format("pool entry ({}, {}, {}) is not a free block of that pool", k.stream,
-                                  k.size, k.addr));
+      const Block& blk = blocks_[e.handle];
+      expandable += blk.expandable ? 1 : 0;
+      if (blk.kind != Kind::kFree || blk.small != small || blk.stream.value() != stream ||
+          blk.size.value() != e.size || blk.addr.value() != e.ptr ||
+          !free_blocks.contains({small, stream, e.size, e.ptr})) {
+        if (!broken) {
+          broken = fmt::format("pool entry ({}, {}, {}) is not a free block of that pool", stream, e.size, e.ptr);
+        }
       }
+    });
+    if (broken) return Broken(*broken);
+    if (expandable != pool.expandable_entries()) {
+      return Broken(fmt::format("pool counts {} expandable blocks, holds {}", pool.expandable_entries(), expandable));
     }
     for (const AddrKey& k : PoolOf(small).unmapped) {
       ++pooled_unmapped;

@@ -27,25 +27,28 @@ bool TorchAllocator::ReleaseAvailableCachedBlocks(const Params& p) {
   if (options_.max_split_size.value() == kUnlimited) return false;
   Pool& pool = PoolOf(p.small);
   const Bytes target = std::max(p.rounded, options_.max_split_size);
-  auto it = pool.blocks.lower_bound(SizeKey{p.stream.value(), target.value(), 0, kNil});
-  if (it != pool.blocks.end() && it->stream == p.stream.value() && !blocks_[it->block].expandable) {
-    ReleaseBlock(it->block);
+  // Only after a failed cudaMalloc with max_split_size set: a copy of this
+  // stream's entries, in order, stands in for PyTorch's walk over the set.
+  const std::vector<PoolEntry> entries = pool.blocks.StreamEntries(p.stream.value());
+  auto it = std::lower_bound(entries.begin(), entries.end(), PoolEntry{target.value(), 0, 0});
+  if (it != entries.end() && !blocks_[it->handle].expandable) {
+    ReleaseBlock(static_cast<BlockIndex>(it->handle));
     return true;
   }
-  if (it == pool.blocks.begin()) return false;
-  // Walk down from the largest block below the search key, collecting first so
-  // erasing does not disturb the walk.
+  // Walk down from the largest block below the search key (the walk ends at
+  // the stream's first block, where PyTorch's meets another stream or the
+  // set's begin), collecting first so erasing does not disturb the walk.
   std::vector<BlockIndex> victims;
   Bytes total;
-  for (auto cur = std::prev(it);; --cur) {
-    if (total >= target || Bytes(cur->size) < options_.max_split_size || cur->stream != p.stream.value())
-      break;
+  for (auto cur = it; cur != entries.begin();) {
+    --cur;
+    if (total >= target || Bytes(cur->size) < options_.max_split_size) break;
+    const BlockIndex b = static_cast<BlockIndex>(cur->handle);
     // An oversize block is never split, so it is a whole segment.
-    if (!blocks_[cur->block].expandable && !IsSplit(cur->block)) {
-      victims.push_back(cur->block);
+    if (!blocks_[b].expandable && !IsSplit(b)) {
+      victims.push_back(b);
       total += Bytes(cur->size);
     }
-    if (cur == pool.blocks.begin()) break;
   }
   for (BlockIndex v : victims) ReleaseBlock(v);
   return total >= target;
@@ -62,13 +65,14 @@ void TorchAllocator::ReleaseCachedBlocks() {
 void TorchAllocator::ReleaseBlocks(Pool& pool) {
   std::vector<BlockIndex> to_release;
   std::vector<BlockIndex> to_unmap;
-  for (const SizeKey& k : pool.blocks) {
-    if (blocks_[k.block].expandable) {
-      to_unmap.push_back(k.block);
-    } else if (!IsSplit(k.block)) {
-      to_release.push_back(k.block);
+  pool.blocks.ForEach([&](uint64_t, const PoolEntry& e) {
+    const BlockIndex b = static_cast<BlockIndex>(e.handle);
+    if (blocks_[b].expandable) {
+      to_unmap.push_back(b);
+    } else if (!IsSplit(b)) {
+      to_release.push_back(b);
     }
-  }
+  });
   for (BlockIndex b : to_release) ReleaseBlock(b);
   for (BlockIndex b : to_unmap) {
     UnmapBlock(b);
@@ -93,12 +97,12 @@ void TorchAllocator::GarbageCollectCachedBlocks() {
   const uint64_t target = reserved.value() - threshold;
   double total_age = 0.0;
   int freeable = 0;
-  for (const SizeKey& k : large_.blocks) {
-    if (!IsSplit(k.block)) {
-      total_age += static_cast<double>(gc_count(blocks_[k.block]));
+  large_.blocks.ForEach([&](uint64_t, const PoolEntry& e) {
+    if (!IsSplit(static_cast<BlockIndex>(e.handle))) {
+      total_age += static_cast<double>(gc_count(blocks_[e.handle]));
       ++freeable;
     }
-  }
+  });
   if (freeable == 0) return;
   uint64_t reclaimed = 0;
   bool freed = true;
@@ -106,12 +110,13 @@ void TorchAllocator::GarbageCollectCachedBlocks() {
     const double age_threshold = total_age / freeable;
     freed = false;
     std::vector<BlockIndex> victims;
-    for (const SizeKey& k : large_.blocks) {
-      const Block& blk = blocks_[k.block];
-      if (!IsSplit(k.block) && !blk.expandable && static_cast<double>(gc_count(blk)) >= age_threshold) {
-        victims.push_back(k.block);
+    large_.blocks.ForEach([&](uint64_t, const PoolEntry& e) {
+      const BlockIndex b = static_cast<BlockIndex>(e.handle);
+      const Block& blk = blocks_[b];
+      if (!IsSplit(b) && !blk.expandable && static_cast<double>(gc_count(blk)) >= age_threshold) {
+        victims.push_back(b);
       }
-    }
+    });
     for (BlockIndex v : victims) {
       freed = true;
       reclaimed += blocks_[v].size.value();

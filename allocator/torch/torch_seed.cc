@@ -191,7 +191,7 @@ Handle TorchAllocator::SeedLiveBlock(BlockIndex b, const SeedBlock& sb) {
   live.requested = sb.requested;
   live.id = sb.id;
   live.handle = next_handle_++;
-  live_[live.handle] = b;
+  live_.Insert(live.handle, b);
   stats_.allocation.Increase(small, 1);
   stats_.allocated_bytes.Increase(small, size);
   stats_.active.Increase(small, 1);

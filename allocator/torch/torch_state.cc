@@ -26,12 +26,12 @@ void TorchAllocator::InsertIntoPool(BlockIndex b) {
   Block& blk = blocks_[b];
   Pool& pool = PoolOf(blk.small);
   blk.gc_count_base = pool.get_free_blocks_call_count;
-  pool.blocks.insert(SizeKey{blk.stream.value(), blk.size.value(), blk.addr.value(), b});
+  pool.blocks.Insert(blk.stream.value(), blk.size.value(), blk.addr.value(), b, blk.expandable);
 }
 
 void TorchAllocator::EraseFromPool(BlockIndex b) {
   const Block& blk = blocks_[b];
-  PoolOf(blk.small).blocks.erase(SizeKey{blk.stream.value(), blk.size.value(), blk.addr.value(), b});
+  PoolOf(blk.small).blocks.Remove(blk.stream.value(), blk.size.value(), blk.addr.value(), blk.expandable);
 }
 
 void TorchAllocator::InsertUnmapped(BlockIndex b) {
@@ -67,18 +67,19 @@ Bytes TorchAllocator::LargestSatisfiableRequest() const {
   Bytes cached;
   Bytes releasable;
   for (const Pool* pool : {&small_, &large_}) {
-    for (const SizeKey& k : pool->blocks) {
-      const Block& blk = blocks_[k.block];
+    pool->blocks.ForEach([&](uint64_t, const PoolEntry& e) {
+      const BlockIndex b = static_cast<BlockIndex>(e.handle);
+      const Block& blk = blocks_[b];
       // A small-pool block serves only requests the small pool takes (<= 1 MiB).
       cached = std::max(cached, blk.small ? std::min(blk.size, Bytes(kSmallSize)) : blk.size);
-      if (!blk.expandable && !IsSplit(k.block)) releasable += blk.size;
+      if (!blk.expandable && !IsSplit(b)) releasable += blk.size;
       if (blk.expandable) {
         const Bytes page = PageSize(blk.small);
         const Bytes begin = (blk.addr - blk.segment).RoundUp(page.value());
         const Bytes end = (blk.addr + blk.size - blk.segment).RoundDown(page.value());
         if (begin < end) releasable += end - begin;
       }
-    }
+    });
   }
   const Bytes reserved(static_cast<uint64_t>(stats_.reserved_bytes.all().current));
   const Bytes headroom = Limit().SaturatingSub(reserved) + releasable;
@@ -86,11 +87,11 @@ Bytes TorchAllocator::LargestSatisfiableRequest() const {
   if (options_.expandable_segments) {
     const Bytes page = PageSize(false);
     fresh = headroom.RoundDown(page.value());
-    for (const SizeKey& k : large_.blocks) {
-      const Block& blk = blocks_[k.block];
-      if (blk.next == kNil || blocks_[blk.next].kind != Kind::kUnmapped) continue;
+    large_.blocks.ForEach([&](uint64_t, const PoolEntry& e) {
+      const Block& blk = blocks_[e.handle];
+      if (blk.next == kNil || blocks_[blk.next].kind != Kind::kUnmapped) return;
       fresh = std::max(fresh, blk.size + std::min(blocks_[blk.next].size, fresh));
-    }
+    });
   } else if (headroom.RoundDown(kRoundLarge).value() >= kMinLargeAlloc) {
     fresh = headroom.RoundDown(kRoundLarge);
   } else if (headroom.value() >= kSmallBuffer) {
