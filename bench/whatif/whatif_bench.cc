@@ -1,5 +1,5 @@
 // The cost of `hbmsim size` as a multiple of one full replay of the same
-// trace (issue 5's target: <= 12x). The trace is generated: 1,000,000 events
+// trace (issue 5's target: <= 12x; issue 20's: <= 5x for bfc and torch). The trace is generated: 1,000,000 events
 // (500,000 allocs and their frees), a working set of about 1,500 live buffers
 // with log-uniform sizes from 256 B to 16 MiB, seeded (seed printed).
 //

@@ -1,6 +1,8 @@
 #include "sim/whatif/checkpoints.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <string>
@@ -74,7 +76,15 @@ class FailureObserver : public ReplayObserver {
 
 }  // namespace
 
-SharedTrials::~SharedTrials() = default;
+SharedTrials::~SharedTrials() {
+  // What the sharing saved, for measuring it (docs/what-if.md "Cost").
+  if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
+    std::fprintf(stderr, "shared trials: %llu events, %llu trials (%llu resumed), %llu events replayed (%.2f full replays)\n",
+                 static_cast<unsigned long long>(events_.size()), static_cast<unsigned long long>(trials_),
+                 static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(events_replayed_),
+                 events_.empty() ? 0.0 : static_cast<double>(events_replayed_) / static_cast<double>(events_.size()));
+  }
+}
 
 std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   const Scenario& scenario = *target.scenario;

@@ -61,16 +61,17 @@ void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& w
 }
 
 TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
-  for (uint64_t seed : {1, 2, 3}) {
-    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 40000));
-    const TrialTarget target = testing::Target(t, testing::Config("bfc"));
+  for (const auto& [policy, seed] : std::vector<std::pair<std::string, uint64_t>>{
+           {"bfc", 1}, {"bfc", 2}, {"bfc", 3}, {"torch", 1}, {"torch", 2}}) {
+    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
+    const TrialTarget target = testing::Target(t, testing::Config(policy));
     std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
     ASSERT_NE(shared, nullptr);
     const uint64_t peak = t.peak_live_bytes().value();
     // Descending, then ascending: later trials resume from earlier ones' checkpoints.
     std::vector<uint64_t> limits;
-    for (uint64_t l = 3 * peak; l >= peak; l -= peak / 97 + 1) limits.push_back(l);
-    for (uint64_t l = peak; l <= 3 * peak; l += peak / 89 + 256) limits.push_back(l);
+    for (uint64_t l = 3 * peak; l >= peak; l -= peak / 47 + 1) limits.push_back(l);
+    for (uint64_t l = peak; l <= 3 * peak; l += peak / 43 + 256) limits.push_back(l);
     for (const uint64_t l : limits) {
       for (const bool stop : {true, false}) {
         TrialOptions o;
@@ -78,11 +79,11 @@ TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
         absl::StatusOr<TrialResult> fresh = RunTrial(target, Bytes(l), o);
         absl::StatusOr<TrialResult> resumed = shared->Run(Bytes(l), o);
         ASSERT_TRUE(fresh.ok() && resumed.ok());
-        ExpectSame(*resumed, *fresh, fmt::format("seed {} limit {} stop {}", seed, l, stop));
+        ExpectSame(*resumed, *fresh, fmt::format("{} seed {} limit {} stop {}", policy, seed, l, stop));
       }
     }
     // The comparison above is worth something only if trials did resume.
-    EXPECT_GT(shared->resumed(), limits.size()) << seed;
+    EXPECT_GT(shared->resumed(), limits.size()) << policy << " seed " << seed;
   }
 }
 
@@ -90,7 +91,9 @@ TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
 TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
   std::mt19937_64 rng(7);
   std::vector<std::pair<uint64_t, uint64_t>> ops;  // (id, bytes) allocs; bytes 0 = free of id
-  BfcAllocator a(BfcOptions{Bytes::MiB(64)});
+  BfcOptions options;
+  options.memory_limit = Bytes::MiB(64);
+  BfcAllocator a(options);
   std::vector<Handle> live;
   for (int i = 0; i < 3000; ++i) {
     if (!live.empty() && rng() % 2 == 0) {
@@ -119,14 +122,15 @@ TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
 }
 
 TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
+  for (const std::string policy : {"bfc", "torch"})
   for (uint64_t seed : {4, 5, 6, 7}) {
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
     for (const uint64_t resolution : {256, 4096}) {
-      const TrialTarget target = testing::Target(t, testing::Config("bfc"));
+      const TrialTarget target = testing::Target(t, testing::Config(policy));
       absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{resolution, 2, true});
       absl::StatusOr<SizeResult> without = FindMinLimit(target, SizeOptions{resolution, 2, false});
       ASSERT_TRUE(with.ok() && without.ok());
-      const std::string where = fmt::format("seed {} resolution {}", seed, resolution);
+      const std::string where = fmt::format("{} seed {} resolution {}", policy, seed, resolution);
       EXPECT_EQ(with->min_bytes_limit, without->min_bytes_limit) << where;
       EXPECT_EQ(with->non_monotonic, without->non_monotonic) << where;
       ASSERT_EQ(with->probes.size(), without->probes.size()) << where;
@@ -146,6 +150,9 @@ TEST(SharedTrialsTest, NotSharedWithoutWindows) {
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("best_fit"))), nullptr);
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"allow_growth=true"}))), nullptr);
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"garbage_collection=true"}))), nullptr);
+  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("torch", {"expandable_segments=true"}))), nullptr);
+  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("torch"))), nullptr);
+  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("bfc"))), nullptr);
 }
 
 }  // namespace
