@@ -61,7 +61,11 @@ BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
       device_alloc_failures_(from.device_alloc_failures_),
       windows_(from.windows_),
       window_(from.window_),
-      last_(from.last_) {
+      last_(from.last_),
+      peak_fixed_(from.peak_fixed_),
+      largest_fixed_(from.largest_fixed_),
+      peak_rel_(from.peak_rel_),
+      largest_rel_(from.largest_rel_) {
   HBMSIM_DCHECK(window_.Contains(limit), "CloneAt a limit outside the window");
   if (limit != options_.memory_limit) {
     options_.memory_limit = limit;
@@ -71,9 +75,13 @@ BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
     if (!regions_.empty()) {
       Region& r = regions_.front();
       const Bytes size = limit.RoundDown(kGranule);
+      const auto delta = static_cast<int64_t>(size.value() - r.size.value());  // two's complement
       bfc::Chunk& last = chunks_.at(last_);
-      HBMSIM_DCHECK(!last.in_use(), "CloneAt with the tail in use");
       last.size = last.size - r.size.value() + size.value();
+      if (last.in_use()) stats_.bytes_in_use += delta;
+      const auto floor = static_cast<int64_t>(size.value());
+      stats_.peak_bytes_in_use = std::max(peak_fixed_, peak_rel_ ? floor + *peak_rel_ : 0);
+      stats_.largest_alloc_size = std::max(largest_fixed_, largest_rel_ ? floor + *largest_rel_ : 0);
       r.size = size;
       pool_bytes_ = size;
       stats_.pool_bytes = StatBytes(size);
@@ -114,7 +122,7 @@ void BfcAllocator::NoteFit(Bytes rounded, const std::optional<bfc::FreeEntry>& f
     if (tail >= split_at) {
       TailWithin(split_at, Bytes::Max());
     } else {
-      window_.Only(options_.memory_limit);  // handed out whole: its length is in use
+      TailWithin(Bytes(0), split_at - Bytes(1));  // handed out whole
     }
   } else if (tail < rounded) {
     TailWithin(Bytes(0), rounded - Bytes(1));
@@ -211,6 +219,20 @@ void BfcAllocator::MarkInUse(ChunkHandle h, const AllocRequest& req) {
   stats_.bytes_in_use += size;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, size);
+  if (windows_ && last_ != kInvalidChunk) {
+    // Split the peaks into what the limit sizes (the tail in use) and what it does not.
+    const auto floor = static_cast<int64_t>(regions_.front().size.value());
+    if (chunks_.at(last_).in_use()) {
+      peak_rel_ = std::max(peak_rel_.value_or(std::numeric_limits<int64_t>::min()), stats_.bytes_in_use - floor);
+    } else {
+      peak_fixed_ = std::max(peak_fixed_, stats_.bytes_in_use);
+    }
+    if (h == last_) {
+      largest_rel_ = std::max(largest_rel_.value_or(std::numeric_limits<int64_t>::min()), size - floor);
+    } else {
+      largest_fixed_ = std::max(largest_fixed_, size);
+    }
+  }
 }
 
 // The low `rounded` bytes stay with h; the rest becomes a new free chunk,

@@ -101,8 +101,10 @@ struct BfcOptions {
 // no fragmentation_fraction. Then the pool is one region of floor256(limit)
 // taken by the first Extend, and the limit shows only in the length of the
 // region's free last chunk (the tail): a window narrows where a best fit,
-// a split or an Extend compares that length. The tail handed out whole
-// narrows it to the limit alone. Other options: the window is the limit alone.
+// a split or an Extend compares that length. A tail handed out whole keeps
+// its limit-sized length in use (and in the in-use stats and their peaks,
+// kept as fixed + floor256(limit) parts for CloneAt). Other options: the
+// window is the limit alone.
 class BfcAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   static constexpr int kNumBins = bfc::kNumBins;
@@ -210,6 +212,12 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   bool windows_ = false;  // the options above: the window is tracked
   LimitWindow window_;
   bfc::ChunkHandle last_ = bfc::kInvalidChunk;  // the last chunk of the one region, while windows_
+  // While windows_: peak_bytes_in_use = max(peak_fixed_, floor256(limit) + peak_rel_),
+  // largest_alloc_size likewise (the _rel_ parts come from times the tail was in use).
+  int64_t peak_fixed_ = 0;
+  int64_t largest_fixed_ = 0;
+  std::optional<int64_t> peak_rel_;
+  std::optional<int64_t> largest_rel_;
 };
 
 }  // namespace hbmsim

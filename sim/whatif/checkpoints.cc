@@ -168,6 +168,13 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   out.summary = *summary;
   out.final_stats = policy->GetStats();
   std::lock_guard<std::mutex> lock(mu_);
+  if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
+    const LimitWindow w = windows->limit_window();
+    std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s, window [%llu, %llu]\n",
+                 static_cast<unsigned long long>(limit.value()), static_cast<unsigned long long>(start),
+                 static_cast<unsigned long long>(summary->events_read), out.failures ? "fails" : "fits",
+                 static_cast<unsigned long long>(w.lo.value()), static_cast<unsigned long long>(w.hi.value()));
+  }
   ++trials_;
   if (from) ++resumed_;
   events_replayed_ += summary->events_read - start;
