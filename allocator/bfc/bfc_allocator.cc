@@ -28,6 +28,108 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
   stats_.pool_bytes = 0;
   stats_.peak_pool_bytes = 0;
   max_internal_fragmentation_ = ComputeMaxInternalFragmentation();
+  windows_ = !options_.allow_growth && !options_.garbage_collection && !options_.device_capacity &&
+             options_.fragmentation_fraction <= 0;
+  if (!windows_) window_.Only(options_.memory_limit);
+}
+
+std::unique_ptr<Allocator> BfcAllocator::CloneAt(Bytes limit) const {
+  return std::unique_ptr<Allocator>(new BfcAllocator(*this, limit));
+}
+
+// Everything is copied; what the limit sizes is recomputed for `limit`: the
+// region (floor256(limit), taken by the first Extend), so the pool, the
+// tail's length, the device's next address, and Extend's curr. The bins are
+// filed afresh from the chunks: their order is (size, address) whatever the
+// blocks, so every later best fit is the same.
+BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
+    : options_(from.options_),
+      device_(from.device_),
+      chunks_(from.chunks_),
+      regions_(from.regions_),
+      max_internal_fragmentation_(from.max_internal_fragmentation_),
+      curr_region_allocation_bytes_(from.curr_region_allocation_bytes_),
+      pool_bytes_(from.pool_bytes_),
+      next_allocation_id_(from.next_allocation_id_),
+      stats_(from.stats_),
+      live_chunks_(from.live_chunks_),
+      extends_(from.extends_),
+      region_extensions_(from.region_extensions_),
+      garbage_collections_(from.garbage_collections_),
+      regions_released_(from.regions_released_),
+      started_backpedal_(from.started_backpedal_),
+      device_alloc_failures_(from.device_alloc_failures_),
+      windows_(from.windows_),
+      window_(from.window_),
+      last_(from.last_),
+      peak_fixed_(from.peak_fixed_),
+      largest_fixed_(from.largest_fixed_),
+      peak_rel_(from.peak_rel_),
+      largest_rel_(from.largest_rel_) {
+  HBMSIM_DCHECK(window_.Contains(limit), "CloneAt a limit outside the window");
+  if (limit != options_.memory_limit) {
+    options_.memory_limit = limit;
+    stats_.bytes_limit = StatBytes(limit);
+    curr_region_allocation_bytes_ = limit.RoundUp(kGranule);
+    if (extends_ > 0) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
+    if (!regions_.empty()) {
+      Region& r = regions_.front();
+      const Bytes size = limit.RoundDown(kGranule);
+      const auto delta = static_cast<int64_t>(size.value() - r.size.value());  // two's complement
+      bfc::Chunk& last = chunks_.at(last_);
+      last.size = last.size - r.size.value() + size.value();
+      if (last.in_use()) stats_.bytes_in_use += delta;
+      const auto floor = static_cast<int64_t>(size.value());
+      stats_.peak_bytes_in_use = std::max(peak_fixed_, peak_rel_ ? floor + *peak_rel_ : 0);
+      stats_.largest_alloc_size = std::max(largest_fixed_, largest_rel_ ? floor + *largest_rel_ : 0);
+      r.size = size;
+      pool_bytes_ = size;
+      stats_.pool_bytes = StatBytes(size);
+      stats_.peak_pool_bytes = StatBytes(size);
+      device_ = SimulatedDevice();
+      device_.Reserve(Bytes((r.base + size).value()));
+    }
+  }
+  for (const Region& r : regions_) {
+    for (ChunkHandle h = r.first; h != kInvalidChunk; h = chunks_.at(h).next) {
+      if (!chunks_.at(h).in_use()) InsertIntoBin(h);
+    }
+  }
+}
+
+// floor256(limit) - off ∈ [a, b], off the tail's offset in the region.
+void BfcAllocator::TailWithin(Bytes a, Bytes b) {
+  const Bytes off = Offset(chunks_.at(last_).ptr) - regions_.front().base;
+  window_.AtLeast((off + a).RoundUp(kGranule));
+  if (b != Bytes::Max()) window_.AtMost((off + b).RoundDown(kGranule) + Bytes(kGranule - 1));
+}
+
+// A best fit just took `fit` (or nothing): which limits would have taken the same?
+void BfcAllocator::NoteFit(Bytes rounded, const std::optional<bfc::FreeEntry>& fit) {
+  const bfc::Chunk& last = chunks_.at(last_);
+  if (last.in_use()) return;  // no free tail: nothing here depends on the limit
+  const Bytes tail(last.size);
+  if (fit && fit->handle == last_) {
+    // The tail won: it fits, and it is shorter than every other chunk that fits
+    // (one as long lies below it, so would win).
+    Bytes longest = Bytes::Max();
+    if (const std::optional<bfc::FreeEntry> other = bins_.TakeBestFit(rounded)) {
+      longest = Bytes(other->size - 1);
+      bins_.Insert(chunks_.at(other->handle).bin_num, *other);
+    }
+    TailWithin(rounded, longest);
+    const Bytes split_at = rounded + std::min(rounded, max_internal_fragmentation_);
+    if (tail >= split_at) {
+      TailWithin(split_at, Bytes::Max());
+    } else {
+      TailWithin(Bytes(0), split_at - Bytes(1));  // handed out whole
+    }
+  } else if (tail < rounded) {
+    TailWithin(Bytes(0), rounded - Bytes(1));
+  } else {
+    TailWithin(Bytes(fit->size), Bytes::Max());  // fit, at a lower address, is not longer
+  }
+  HBMSIM_DCHECK(window_.Contains(options_.memory_limit), "the limit left its window");
 }
 
 // REF recomputes this on every find; the options never change, so once is the same.
@@ -90,6 +192,7 @@ AllocResult BfcAllocator::Fail(Bytes rounded) const {
 // REF's FindChunkPtr: best fit, maybe split, mark in use.
 std::optional<ChunkHandle> BfcAllocator::FindChunk(Bytes rounded, const AllocRequest& req) {
   const std::optional<bfc::FreeEntry> fit = bins_.TakeBestFit(rounded);
+  if (windows_ && last_ != kInvalidChunk) NoteFit(rounded, fit);
   if (!fit) return std::nullopt;
   const ChunkHandle h = fit->handle;
   chunks_.at(h).bin_num = bfc::kNotBinned;
@@ -116,6 +219,20 @@ void BfcAllocator::MarkInUse(ChunkHandle h, const AllocRequest& req) {
   stats_.bytes_in_use += size;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, size);
+  if (windows_ && last_ != kInvalidChunk) {
+    // Split the peaks into what the limit sizes (the tail in use) and what it does not.
+    const auto floor = static_cast<int64_t>(regions_.front().size.value());
+    if (chunks_.at(last_).in_use()) {
+      peak_rel_ = std::max(peak_rel_.value_or(std::numeric_limits<int64_t>::min()), stats_.bytes_in_use - floor);
+    } else {
+      peak_fixed_ = std::max(peak_fixed_, stats_.bytes_in_use);
+    }
+    if (h == last_) {
+      largest_rel_ = std::max(largest_rel_.value_or(std::numeric_limits<int64_t>::min()), size - floor);
+    } else {
+      largest_fixed_ = std::max(largest_fixed_, size);
+    }
+  }
 }
 
 // The low `rounded` bytes stay with h; the rest becomes a new free chunk,
@@ -131,6 +248,7 @@ void BfcAllocator::SplitChunk(ChunkHandle h, Bytes rounded) {
   r.next = c.next;
   c.next = rest;
   if (r.next != kInvalidChunk) chunks_.at(r.next).prev = rest;
+  if (h == last_) last_ = rest;
   InsertIntoBin(rest);
 }
 
@@ -174,6 +292,7 @@ void BfcAllocator::Merge(ChunkHandle left, ChunkHandle right) {
   l.size += r.size;
   l.next = r.next;
   if (l.next != kInvalidChunk) chunks_.at(l.next).prev = left;
+  if (right == last_) last_ = left;
   chunks_.Release(right);
 }
 

@@ -78,6 +78,7 @@
 #include "allocator/bfc/chunks.h"
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
+#include "allocator/core/limit_window.h"
 
 namespace hbmsim {
 
@@ -95,14 +96,22 @@ struct BfcOptions {
   bool backpedal_once = false;
 };
 
-class BfcAllocator final : public Allocator {
+// Limit windows (allocator/core/limit_window.h) are kept for the options
+// `size` meets most: no growth, no garbage collection, no device capacity and
+// no fragmentation_fraction. Then the pool is one region of floor256(limit)
+// taken by the first Extend, and the limit shows only in the length of the
+// region's free last chunk (the tail): a window narrows where a best fit,
+// a split or an Extend compares that length. A tail handed out whole keeps
+// its limit-sized length in use (and in the in-use stats and their peaks,
+// kept as fixed + floor256(limit) parts for CloneAt). Other options: the
+// window is the limit alone.
+class BfcAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   static constexpr int kNumBins = bfc::kNumBins;
   static int BinNumForSize(Bytes bytes) { return bfc::BinNumForSize(bytes); }
   static Bytes BinSize(int bin) { return bfc::BinSize(bin); }
 
   explicit BfcAllocator(const BfcOptions& options);
-  BfcAllocator(const BfcAllocator&) = delete;
   BfcAllocator& operator=(const BfcAllocator&) = delete;
 
   std::string_view name() const override { return "bfc"; }
@@ -130,7 +139,11 @@ class BfcAllocator final : public Allocator {
   uint64_t chunk_records() const { return chunks_.records(); }
   uint64_t host_footprint_bytes() const;
 
+  LimitWindow limit_window() const override { return window_; }
+  std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
+
  private:
+  BfcAllocator(const BfcAllocator& from, Bytes limit);  // CloneAt
   struct Region {
     Offset base;
     Bytes size;
@@ -143,6 +156,10 @@ class BfcAllocator final : public Allocator {
   bool GarbageCollect(Bytes rounded);
   AllocResult Fail(Bytes rounded) const;
   Bytes ComputeMaxInternalFragmentation() const;
+  // The window's bookkeeping (only while windows_): the tail's length as the
+  // limits that keep it in [a, b] bytes.
+  void TailWithin(Bytes a, Bytes b);
+  void NoteFit(Bytes rounded, const std::optional<bfc::FreeEntry>& fit);
 
   // Chunk surgery.
   void SplitChunk(bfc::ChunkHandle h, Bytes rounded);
@@ -192,6 +209,15 @@ class BfcAllocator final : public Allocator {
   int64_t regions_released_ = 0;
   bool started_backpedal_ = false;
   int64_t device_alloc_failures_ = 0;
+  bool windows_ = false;  // the options above: the window is tracked
+  LimitWindow window_;
+  bfc::ChunkHandle last_ = bfc::kInvalidChunk;  // the last chunk of the one region, while windows_
+  // While windows_: peak_bytes_in_use = max(peak_fixed_, floor256(limit) + peak_rel_),
+  // largest_alloc_size likewise (the _rel_ parts come from times the tail was in use).
+  int64_t peak_fixed_ = 0;
+  int64_t largest_fixed_ = 0;
+  std::optional<int64_t> peak_rel_;
+  std::optional<int64_t> largest_rel_;
 };
 
 }  // namespace hbmsim

@@ -16,6 +16,15 @@ Bytes BfcAllocator::Available() const {
 // REF's Extend. The backpedal runs only under BfcOptions::device_capacity.
 bool BfcAllocator::Extend(Bytes rounded, const AllocRequest& req) {
   const Bytes available = Available();
+  if (windows_ && regions_.empty()) {
+    // The first Extend: the region is floor256(limit) if the request fits in it.
+    // Later ones see available == 0 under every limit.
+    if (rounded > available) {
+      window_.AtMost(rounded - Bytes(1));
+    } else {
+      window_.AtLeast(rounded);
+    }
+  }
   if (rounded > available) return false;  // nothing changes
   // Grow the target region size until the request fits; this persists even if
   // the device refuses below. curr > 0 here: available > 0 needs limit > 0,
@@ -47,6 +56,7 @@ bool BfcAllocator::Extend(Bytes rounded, const AllocRequest& req) {
 // last chunk it merges with, at that chunk: either way the recorded address.
 Offset BfcAllocator::ChooseBase(Bytes size, const AllocRequest& req) {
   if (req.recorded_address) {
+    window_.Only(options_.memory_limit);  // CloneAt recomputes only device-chosen bases
     if (const std::optional<Offset> base = RecordedBase(*req.recorded_address, size)) return *base;
   }
   // Regions placed at recorded addresses may lie ahead of the device's next
@@ -92,6 +102,7 @@ void BfcAllocator::AddRegionMemory(Offset base, Bytes size) {
   c.size = size.value();
   c.prev = kInvalidChunk;
   c.next = kInvalidChunk;
+  if (regions_.empty()) last_ = h;  // read only while windows_: the one region
   if (grown != nullptr) {
     const ChunkHandle last = LastChunkOf(*grown);
     c.prev = last;

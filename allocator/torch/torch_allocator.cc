@@ -11,6 +11,17 @@ TorchAllocator::TorchAllocator(TorchOptions options) : options_(std::move(option
   stats_.max_split_size = options_.max_split_size.value() == kUnlimited
                               ? -1
                               : static_cast<int64_t>(options_.max_split_size.value());
+  windows_ = !options_.per_process_memory_fraction && !options_.expandable_segments;
+  if (!windows_) window_.Only(options_.capacity);
+}
+
+// Nothing but the capacity itself depends on it (see the class comment).
+std::unique_ptr<Allocator> TorchAllocator::CloneAt(Bytes limit) const {
+  HBMSIM_DCHECK(window_.Contains(limit), "CloneAt a limit outside the window");
+  auto copy = std::make_unique<TorchAllocator>(*this);
+  copy->set_observer(nullptr);
+  copy->options_.capacity = limit;
+  return copy;
 }
 
 AllocResult TorchAllocator::Allocate(const AllocRequest& req) {
@@ -124,6 +135,15 @@ std::optional<TorchAllocator::BlockIndex> TorchAllocator::AllocBlock(const Param
     return std::nullopt;
   }
   if (options_.expandable_segments) return TryAllocateExpandable(p);
+  if (windows_) {
+    if (p.recorded) {
+      window_.Only(options_.capacity);
+    } else if (p.alloc_size > options_.capacity.SaturatingSub(reserved)) {
+      window_.AtMost((reserved + p.alloc_size).SaturatingSub(Bytes(1)));
+    } else {
+      window_.AtLeast(reserved + p.alloc_size);
+    }
+  }
   if (p.alloc_size > options_.capacity.SaturatingSub(reserved)) return std::nullopt;  // cudaMalloc fails
   // A recorded segment inside the assumed unmapped tail of an expandable range
   // (expandable segments were switched off later) proves that range ends there.

@@ -81,6 +81,7 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
+#include "allocator/core/limit_window.h"
 #include "allocator/torch/handle_table.h"
 #include "allocator/torch/torch_messages.h"
 #include "allocator/torch/torch_options.h"
@@ -113,9 +114,18 @@ struct SegmentSeed {
   std::vector<SeedBlock> blocks;  // tile the segment in address order
 };
 
-class TorchAllocator final : public Allocator {
+// Limit windows (allocator/core/limit_window.h) are kept without
+// per_process_memory_fraction (and so without garbage collection) and without
+// expandable segments: the capacity is then consulted only by cudaMalloc's
+// `reserved + size <= capacity`, and nothing the allocator holds is sized by
+// it. Otherwise, and once a recorded address chose a base, the window is the
+// capacity alone.
+class TorchAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   explicit TorchAllocator(TorchOptions options);
+
+  LimitWindow limit_window() const override { return window_; }
+  std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
 
   std::string_view name() const override { return "torch"; }
   AllocResult Allocate(const AllocRequest& req) override;
@@ -262,6 +272,8 @@ class TorchAllocator final : public Allocator {
   int64_t num_allocs_ = 0;
   int64_t largest_alloc_size_ = 0;
   std::optional<OomNumbers> last_oom_;
+  bool windows_ = false;
+  LimitWindow window_;
 };
 
 }  // namespace hbmsim::torch

@@ -1,14 +1,18 @@
 // The cost of `hbmsim size` as a multiple of one full replay of the same
-// trace (issue 5's target: <= 12x). The trace is generated: 1,000,000 events
+// trace (issue 5's target: <= 12x; issue 20's: <= 5x for bfc and torch). The trace is generated: 1,000,000 events
 // (500,000 allocs and their frees), a working set of about 1,500 live buffers
 // with log-uniform sizes from 256 B to 16 MiB, seeded (seed printed).
 //
-// BM_FullReplay   hbmsim replay's path: OpenTrace + ReplayEngine + bfc, the
-//                 text parsed as it streams.
-// BM_Size         hbmsim size's path: a survey pass, then the search (every
-//                 probe a trial that reads the trace again, --jobs = all cores).
-// The ratio is the two wall times divided (`size_over_replay` counter of
-// BM_SizeOverReplay, which times both back to back).
+// BM_SizeOverReplay/POLICY/shared times, back to back:
+//   size    hbmsim size's path: a survey pass, then the search (--jobs = all
+//           cores), its probes shared (sim/whatif/checkpoints.h: one read of
+//           the trace into memory, then trials resumed from checkpoints);
+//   replay  hbmsim replay's path at the answer: OpenTrace + ReplayEngine +
+//           the policy, the text parsed as it streams;
+// and reports size_over_replay = size / replay. .../unshared: the same with
+// SizeOptions::share_trials off (every probe a trial that reads the trace
+// again: the method before issue 20), so one run shows before and after.
+// POLICY: bfc and torch, default options.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -64,33 +68,33 @@ const std::string& TracePath() {
   return path;
 }
 
-AllocatorConfig Bfc() { return *ResolveAllocator(BuiltinPolicies(), "bfc"); }
+AllocatorConfig Policy(const char* name) { return *ResolveAllocator(BuiltinPolicies(), name); }
 
-double FullReplaySeconds(Bytes limit) {
+double FullReplaySeconds(const char* policy, Bytes limit) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<EventReader> reader = *OpenTrace(TracePath());
-  std::unique_ptr<Allocator> a = *BuildAllocator(Bfc(), limit);
+  std::unique_ptr<Allocator> a = *BuildAllocator(Policy(policy), limit);
   ReplayEngine engine(*a, ReplayOptions{});
   benchmark::DoNotOptimize(engine.Run(*reader));
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double SizeSeconds(uint64_t* min_limit, uint64_t* probes) {
+double SizeSeconds(const char* policy, bool shared, uint64_t* min_limit, uint64_t* probes) {
   const auto start = std::chrono::steady_clock::now();
   const Scenario scenario = *OpenScenario(TracePath(), ScenarioRequest{});
-  const TrialTarget target = *MakeTrialTarget(scenario, Bfc(), *SurveyScenario(scenario));
-  const SizeResult r = *FindMinLimit(target, SizeOptions{256, DefaultJobs()});
+  const TrialTarget target = *MakeTrialTarget(scenario, Policy(policy), *SurveyScenario(scenario));
+  const SizeResult r = *FindMinLimit(target, SizeOptions{256, DefaultJobs(), shared});
   *min_limit = r.min_bytes_limit.value();
   *probes = r.probes.size();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void BM_SizeOverReplay(benchmark::State& state) {
+void BM_SizeOverReplay(benchmark::State& state, const char* policy, bool shared) {
   uint64_t min_limit = 0, probes = 0;
   double replay = 0, size = 0;
   for (auto _ : state) {
-    size = SizeSeconds(&min_limit, &probes);
-    replay = FullReplaySeconds(Bytes(min_limit));  // the full replay at the answer: every event replayed
+    size = SizeSeconds(policy, shared, &min_limit, &probes);
+    replay = FullReplaySeconds(policy, Bytes(min_limit));  // the full replay at the answer: every event replayed
   }
   state.counters["replay_s"] = replay;
   state.counters["size_s"] = size;
@@ -99,7 +103,19 @@ void BM_SizeOverReplay(benchmark::State& state) {
   state.counters["probes"] = static_cast<double>(probes);
   state.counters["jobs"] = DefaultJobs();
 }
-BENCHMARK(BM_SizeOverReplay)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc/shared, "bfc", true)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc/unshared, "bfc", false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, torch/shared, "torch", true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, torch/unshared, "torch", false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace hbmsim

@@ -117,6 +117,30 @@ class ReplayEngine : private PolicyObserver {
     bool free_requested = false;  // free_requested seen, free_completed pending
   };
 
+ public:
+  // Everything the engine knows between two events: what a checkpoint of
+  // `size` (sim/whatif/checkpoints.h) copies, so that an engine over a copy of
+  // the policy goes on from there exactly as this one would. Handles stay
+  // valid because the policy copy keeps them.
+  struct State {
+    LiveIdTable<uint64_t, Live> buffers;
+    absl::flat_hash_map<uint64_t, Live> programs;
+    Bytes live_bytes;
+    EventIndex current;
+    ReplaySummary summary;
+  };
+  State SaveState() const { return State{buffers_, programs_, live_bytes_, current_, summary_}; }
+  // Before Run(): the reader then has to start at event summary.events_read.
+  void RestoreState(const State& s) {
+    buffers_ = s.buffers;
+    programs_ = s.programs;
+    live_bytes_ = s.live_bytes;
+    current_ = s.current;
+    summary_ = s.summary;
+  }
+
+ private:
+
   // A failed request is not an error: it is counted by ReportFailure (the
   // only place summary_.failures grows), which is how Run sees it. Returning
   // a plain Status keeps a StatusOr<bool> out of every event's path.

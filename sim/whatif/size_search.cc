@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/thread_pool.h"
 
 namespace hbmsim {
@@ -14,7 +15,8 @@ constexpr uint64_t kCap = uint64_t{1} << 62;
 class Search {
  public:
   Search(const TrialTarget& target, const SizeOptions& options)
-      : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()) {}
+      : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()),
+        shared_(options.share_trials ? SharedTrials::Make(target) : nullptr) {}
 
   absl::StatusOr<SizeResult> Run() {
     SizeResult out;
@@ -49,10 +51,19 @@ class Search {
       const std::optional<uint64_t> lo = LargestFailBelow(hi);
       const uint64_t from = lo ? *lo + 1 : 0;
       if (from >= hi) return absl::OkStatus();
+      // Every later probe lies in [min(from, hi - 2), hi + 3] (narrowing, the
+      // two below the answer, the verify window).
+      if (shared_) shared_->KeepFor(Bytes(LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))), Bytes(LimitOf(hi + 3)));
       std::vector<uint64_t> ks;
       for (int q = 1; q <= 3; ++q) ks.push_back(from + (hi - from) * q / 4);
       if (absl::Status s = Probe(ks); !s.ok()) return s;
     }
+  }
+
+  // A probe: shared with the others where it can be (sim/whatif/checkpoints.h:
+  // the same TrialResult), else a trial of its own.
+  absl::StatusOr<TrialResult> Trial(Bytes limit) {
+    return shared_ ? shared_->Run(limit, TrialOptions{}) : RunTrial(target_, limit, TrialOptions{});
   }
 
   uint64_t LimitOf(uint64_t k) const { return base_ + k * options_.resolution; }
@@ -79,7 +90,7 @@ class Search {
   absl::Status Probe(const std::vector<uint64_t>& ks) {
     std::vector<absl::StatusOr<TrialResult>> results(ks.size(), absl::UnknownError("not run"));
     ParallelFor(ks.size(), options_.jobs, [&](size_t i) {
-      results[i] = RunTrial(target_, Bytes(LimitOf(ks[i])), TrialOptions{});
+      results[i] = Trial(Bytes(LimitOf(ks[i])));
     });
     for (size_t i = 0; i < ks.size(); ++i) {
       if (!results[i].ok()) return results[i].status();
@@ -114,7 +125,7 @@ class Search {
       if (i == 0) {
         full = RunTrial(target_, Bytes(LimitOf(answer)), TrialOptions{false, {}, {}});
       } else {
-        results[i - 1] = RunTrial(target_, Bytes(LimitOf(window[i - 1])), TrialOptions{});
+        results[i - 1] = Trial(Bytes(LimitOf(window[i - 1])));
       }
     });
     if (!full.ok()) return full.status();
@@ -148,6 +159,7 @@ class Search {
   const uint64_t base_;
   uint64_t next_k_ = 0;
   std::map<uint64_t, bool> tried_;  // grid index -> passed; ordered, so results are deterministic
+  const std::unique_ptr<SharedTrials> shared_;
 };
 
 }  // namespace

@@ -14,7 +14,9 @@
 //            below it that were not tried: if one of them passes, the answer
 //            moves down to it and the narrowing goes on from there.
 // Every probe is a trial (sim/whatif/trial.h: the replay `hbmsim replay`
-// runs) that stops at its first failure. The probes of a
+// runs) that stops at its first failure; where the policy keeps limit windows
+// a probe resumes from a checkpoint of an earlier one (sim/whatif/checkpoints.h)
+// and gives the same TrialResult. The verifying replay is a trial of its own. The probes of a
 // round run in parallel; which probes are made never depends on --jobs, so
 // the result is the same for every --jobs. `non_monotonic` is the smallest
 // limit above the answer that was tried and failed.
@@ -33,6 +35,9 @@ namespace hbmsim {
 struct SizeOptions {
   uint64_t resolution = 256;  // > 0
   int jobs = 1;
+  // Probes resume from checkpoints of earlier ones where the policy allows
+  // (sim/whatif/checkpoints.h); the result is the same either way.
+  bool share_trials = true;
 };
 
 struct SizeProbe {

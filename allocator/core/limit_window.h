@@ -1,0 +1,51 @@
+// What lets `hbmsim size` share the work of its trials (sim/whatif/checkpoints.h):
+// a policy that knows, after each event, the interval of limits under which
+// every decision it made so far would have come out the same ("the limit
+// window"), and that can hand a copy of its state as a run at another limit
+// of that interval would have it.
+//
+// A policy consults its limit at a few places only (BFC: the size of the
+// region it takes and the free tail of that region; PyTorch: whether a
+// cudaMalloc fits). At each, it narrows the window to the limits that take
+// the same branch. Two runs whose limits both lie in the window after event
+// i have made the same decisions up to i; their states differ only by what
+// the limit is and what it sizes directly (BFC: the tail's length), which
+// CloneAt recomputes. A policy that cannot tell keeps the window at its own
+// limit alone, and its runs are never shared.
+#ifndef HBMSIM_ALLOCATOR_CORE_LIMIT_WINDOW_H_
+#define HBMSIM_ALLOCATOR_CORE_LIMIT_WINDOW_H_
+
+#include <algorithm>
+#include <memory>
+
+#include "allocator/core/allocator.h"
+#include "allocator/core/units.h"
+
+namespace hbmsim {
+
+// The closed interval [lo, hi] of limits.
+struct LimitWindow {
+  Bytes lo;
+  Bytes hi = Bytes::Max();
+
+  bool Contains(Bytes limit) const { return lo <= limit && limit <= hi; }
+  void AtLeast(Bytes l) { lo = std::max(lo, l); }
+  void AtMost(Bytes h) { hi = std::min(hi, h); }
+  void Only(Bytes limit) { lo = hi = limit; }
+  bool operator==(const LimitWindow&) const = default;
+};
+
+class LimitWindowPolicy {
+ public:
+  virtual ~LimitWindowPolicy() = default;
+  // The limits under which every decision so far was this run's; it always
+  // contains the policy's own limit.
+  virtual LimitWindow limit_window() const = 0;
+  // The state a run at `limit` (inside limit_window()) has after the same
+  // events: a policy of the same type, same handles, its window unchanged.
+  virtual std::unique_ptr<Allocator> CloneAt(Bytes limit) const = 0;
+};
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_ALLOCATOR_CORE_LIMIT_WINDOW_H_

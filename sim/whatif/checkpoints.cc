@@ -1,0 +1,227 @@
+#include "sim/whatif/checkpoints.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "fmt/format.h"
+#include "sim/engine/replay_engine.h"
+
+namespace hbmsim {
+
+struct SharedTrials::Checkpoint {
+  uint64_t next_event = 0;  // events [0, next_event) applied
+  LimitWindow window;
+  std::unique_ptr<Allocator> policy;
+  const LimitWindowPolicy* windows = nullptr;  // the same object
+  ReplayEngine::State engine;
+};
+
+namespace {
+
+// A limit no trace reaches: the leader's.
+constexpr uint64_t kLeaderLimit = uint64_t{1} << 62;
+
+const LimitWindowPolicy* WindowsOf(const Allocator& a) { return dynamic_cast<const LimitWindowPolicy*>(&a); }
+
+// The captured events, from `next`; `before(i)` runs before event i is read,
+// when every earlier event has been applied.
+class LogReader : public EventReader {
+ public:
+  LogReader(const std::vector<SharedTrials::LoggedEvent>& events, const TraceMetadata& metadata, uint64_t next,
+            std::function<void(uint64_t)> before)
+      : events_(events), metadata_(metadata), next_(next), before_(std::move(before)) {}
+
+  absl::StatusOr<bool> Next(Event& e) override {
+    if (next_ >= events_.size()) return false;
+    before_(next_);
+    const SharedTrials::LoggedEvent& l = events_[next_++];
+    e = Event{};
+    e.kind = l.kind;
+    e.id = l.id;
+    e.bytes = Bytes(l.bytes);
+    e.device = DeviceId(l.device);
+    e.stream = StreamId(l.stream);
+    return true;
+  }
+  const TraceMetadata& metadata() const override { return metadata_; }
+  std::string Location() const override { return fmt::format("event {}", next_ - 1); }
+
+ private:
+  const std::vector<SharedTrials::LoggedEvent>& events_;
+  const TraceMetadata& metadata_;
+  uint64_t next_;
+  std::function<void(uint64_t)> before_;
+};
+
+// What TrialObserver keeps when no probe is asked for.
+class FailureObserver : public ReplayObserver {
+ public:
+  explicit FailureObserver(TrialResult& out) : out_(out) {}
+  void OnFailure(const FailureRecord& f) override {
+    ++out_.failures;
+    (f.kind == AllocStatus::kOom ? out_.oom : out_.fragmentation)++;
+    if (!out_.first_failure) {
+      out_.first_failure = TrialFailure{f.event.value(), f.rounded, f.kind, f.free_bytes, f.largest_free_block_bytes};
+    }
+  }
+
+ private:
+  TrialResult& out_;
+};
+
+}  // namespace
+
+SharedTrials::~SharedTrials() {
+  // What the sharing saved, for measuring it (docs/what-if.md "Cost").
+  if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
+    std::fprintf(stderr, "shared trials: %llu events, %llu trials (%llu resumed), %llu events replayed (%.2f full replays)\n",
+                 static_cast<unsigned long long>(events_.size()), static_cast<unsigned long long>(trials_),
+                 static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(events_replayed_),
+                 events_.empty() ? 0.0 : static_cast<double>(events_replayed_) / static_cast<double>(events_.size()));
+  }
+}
+
+std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
+  const Scenario& scenario = *target.scenario;
+  if (target.config.policy->plan) return nullptr;
+  if (!scenario.start_state.empty() && scenario.start_mode == StartStateMode::kSeed &&
+      target.config.policy->recording.seed) {
+    return nullptr;
+  }
+  if (scenario.recording->records_side_entries()) return nullptr;
+  {
+    const Bytes limit = target.survey.peak_live_bytes;
+    absl::StatusOr<std::unique_ptr<Allocator>> probe = target.maker(limit);
+    if (!probe.ok()) return nullptr;
+    const LimitWindowPolicy* w = WindowsOf(**probe);
+    if (w == nullptr || w->limit_window() == LimitWindow{limit, limit}) return nullptr;
+  }
+  std::unique_ptr<SharedTrials> shared(new SharedTrials(target));
+  absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
+  if (!reader.ok()) return nullptr;
+  Event e;
+  while (true) {
+    absl::StatusOr<bool> more = (*reader)->Next(e);
+    if (!more.ok()) return nullptr;  // RunTrial reports it
+    if (!*more) break;
+    if (e.shape || !e.attrs.empty() || e.device.value() > std::numeric_limits<uint32_t>::max() ||
+        shared->events_.size() >= kMaxEvents) {
+      return nullptr;
+    }
+    shared->events_.push_back(
+        LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
+  }
+  shared->metadata_ = (*reader)->metadata();
+  shared->stride_ = std::max<uint64_t>(4096, shared->events_.size() / 64);
+  // The leader: checkpoints for every limit above what each prefix needs.
+  absl::StatusOr<TrialResult> leader = shared->RunShared(Bytes(kLeaderLimit), TrialOptions{});
+  if (!leader.ok()) return nullptr;
+  return shared;
+}
+
+absl::StatusOr<TrialResult> SharedTrials::Run(Bytes limit, const TrialOptions& options) {
+  if (!options.probe_event && !options.in_use_target) {
+    absl::StatusOr<TrialResult> r = RunShared(limit, options);
+    if (r.ok()) return r;
+  }
+  return RunTrial(target_, limit, options);  // the same answer, or the error with its file:line
+}
+
+absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options) {
+  const std::shared_ptr<const Checkpoint> from = Best(limit);
+  std::unique_ptr<Allocator> policy;
+  if (from) {
+    policy = from->windows->CloneAt(limit);
+  } else {
+    absl::StatusOr<std::unique_ptr<Allocator>> built = target_.maker(limit);
+    if (!built.ok()) return built.status();
+    policy = *std::move(built);
+  }
+  const LimitWindowPolicy* windows = WindowsOf(*policy);
+  if (windows == nullptr) return absl::InternalError("a policy without limit windows");
+  ReplayOptions replay;
+  replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
+  replay.device = target_.scenario->device;
+  ReplayEngine engine(*policy, replay);
+  const uint64_t start = from ? from->next_event : 0;
+  if (from) engine.RestoreState(from->engine);
+  TrialResult out;
+  FailureObserver observer(out);
+  engine.AddObserver(&observer);
+  LogReader reader(events_, metadata_, start, [&](uint64_t i) {
+    if (i == start || i % stride_ != 0 || out.failures != 0) return;
+    auto c = std::make_shared<Checkpoint>();
+    c->next_event = i;
+    c->window = windows->limit_window();
+    c->policy = windows->CloneAt(limit);
+    c->windows = WindowsOf(*c->policy);
+    c->engine = engine.SaveState();
+    Add(std::move(c));
+  });
+  absl::StatusOr<ReplaySummary> summary = engine.Run(reader);
+  if (!summary.ok()) return summary.status();
+  out.summary = *summary;
+  out.final_stats = policy->GetStats();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
+    const LimitWindow w = windows->limit_window();
+    std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s, window [%llu, %llu]\n",
+                 static_cast<unsigned long long>(limit.value()), static_cast<unsigned long long>(start),
+                 static_cast<unsigned long long>(summary->events_read), out.failures ? "fails" : "fits",
+                 static_cast<unsigned long long>(w.lo.value()), static_cast<unsigned long long>(w.hi.value()));
+  }
+  ++trials_;
+  if (from) ++resumed_;
+  events_replayed_ += summary->events_read - start;
+  return out;
+}
+
+std::shared_ptr<const SharedTrials::Checkpoint> SharedTrials::Best(Bytes limit) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<const Checkpoint> best;
+  for (const std::shared_ptr<const Checkpoint>& c : checkpoints_) {
+    if (c->window.Contains(limit) && (!best || c->next_event > best->next_event)) best = c;
+  }
+  return best;
+}
+
+void SharedTrials::Add(std::shared_ptr<const Checkpoint> c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // One at the same event whose window holds this one's is as good.
+  for (const std::shared_ptr<const Checkpoint>& o : checkpoints_) {
+    if (o->next_event == c->next_event && o->window.lo <= c->window.lo && c->window.hi <= o->window.hi) return;
+  }
+  // Those at earlier events with the same window are no use any more.
+  std::erase_if(checkpoints_, [&](const std::shared_ptr<const Checkpoint>& o) {
+    return o->next_event < c->next_event && o->window == c->window;
+  });
+  if (checkpoints_.size() >= kMaxCheckpoints) checkpoints_.erase(checkpoints_.begin());  // the oldest
+  checkpoints_.push_back(std::move(c));
+}
+
+void SharedTrials::KeepFor(Bytes lo, Bytes hi) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(checkpoints_, [&](const std::shared_ptr<const Checkpoint>& c) {
+    return c->window.hi < lo || c->window.lo > hi;
+  });
+}
+
+uint64_t SharedTrials::trials() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return trials_;
+}
+uint64_t SharedTrials::resumed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resumed_;
+}
+uint64_t SharedTrials::events_replayed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_replayed_;
+}
+
+}  // namespace hbmsim

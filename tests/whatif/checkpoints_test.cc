@@ -1,0 +1,159 @@
+// Shared trials (sim/whatif/checkpoints.h) give exactly what a trial of its
+// own gives: for many limits, a trial resumed from a checkpoint of another
+// limit has the same failures, first failure, final stats and summary as a
+// fresh RunTrial; and `size` with sharing has the same answer, probes,
+// non_monotonic and verified replay as without.
+#include <cmath>
+#include <random>
+
+#include "allocator/bfc/bfc_allocator.h"
+#include "fmt/format.h"
+#include "sim/whatif/checkpoints.h"
+#include "tests/whatif/whatif_test_util.h"
+
+namespace hbmsim {
+namespace {
+
+// Churn with a drifting working set: limits near the peak fail at different
+// events and diverge from each other at different events.
+std::string ChurnTrace(uint64_t seed, int events) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::string text;
+  std::vector<uint64_t> live;
+  uint64_t next = 1;
+  for (int i = 0; i < events; ++i) {
+    const size_t cap = 60 + static_cast<size_t>(50 * std::sin(i / 3000.0));
+    if (!live.empty() && (live.size() > cap || unit(rng) < 0.5)) {
+      const size_t k = rng() % live.size();
+      text += fmt::format("free {}\n", live[k]);
+      live[k] = live.back();
+      live.pop_back();
+    } else {
+      text += fmt::format("alloc {} {}\n", next, static_cast<uint64_t>(std::exp2(8 + 12 * unit(rng))));
+      live.push_back(next++);
+    }
+  }
+  return text;
+}
+
+void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& where) {
+  EXPECT_EQ(a.failures, b.failures) << where;
+  EXPECT_EQ(a.oom, b.oom) << where;
+  EXPECT_EQ(a.fragmentation, b.fragmentation) << where;
+  ASSERT_EQ(a.first_failure.has_value(), b.first_failure.has_value()) << where;
+  if (a.first_failure) {
+    EXPECT_EQ(a.first_failure->event, b.first_failure->event) << where;
+    EXPECT_EQ(a.first_failure->rounded, b.first_failure->rounded) << where;
+    EXPECT_EQ(a.first_failure->kind, b.first_failure->kind) << where;
+    EXPECT_EQ(a.first_failure->free_bytes, b.first_failure->free_bytes) << where;
+    EXPECT_EQ(a.first_failure->largest_free_block, b.first_failure->largest_free_block) << where;
+  }
+  EXPECT_EQ(a.final_stats, b.final_stats) << where;
+  EXPECT_EQ(a.summary.events_read, b.summary.events_read) << where;
+  EXPECT_EQ(a.summary.events_replayed, b.summary.events_replayed) << where;
+  EXPECT_EQ(a.summary.allocs, b.summary.allocs) << where;
+  EXPECT_EQ(a.summary.failures, b.summary.failures) << where;
+  EXPECT_EQ(a.summary.ignored_frees, b.summary.ignored_frees) << where;
+  EXPECT_EQ(a.summary.peak_live_bytes, b.summary.peak_live_bytes) << where;
+  EXPECT_EQ(a.summary.peak_live_event, b.summary.peak_live_event) << where;
+  EXPECT_EQ(a.summary.stopped_at_failure, b.summary.stopped_at_failure) << where;
+}
+
+TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
+  for (const auto& [policy, seed] : std::vector<std::pair<std::string, uint64_t>>{
+           {"bfc", 1}, {"bfc", 2}, {"bfc", 3}, {"torch", 1}, {"torch", 2}}) {
+    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
+    const TrialTarget target = testing::Target(t, testing::Config(policy));
+    std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
+    ASSERT_NE(shared, nullptr);
+    const uint64_t peak = t.peak_live_bytes().value();
+    // Descending, then ascending: later trials resume from earlier ones' checkpoints.
+    std::vector<uint64_t> limits;
+    for (uint64_t l = 3 * peak; l >= peak; l -= peak / 47 + 1) limits.push_back(l);
+    for (uint64_t l = peak; l <= 3 * peak; l += peak / 43 + 256) limits.push_back(l);
+    for (const uint64_t l : limits) {
+      for (const bool stop : {true, false}) {
+        TrialOptions o;
+        o.stop_at_first_failure = stop;
+        absl::StatusOr<TrialResult> fresh = RunTrial(target, Bytes(l), o);
+        absl::StatusOr<TrialResult> resumed = shared->Run(Bytes(l), o);
+        ASSERT_TRUE(fresh.ok() && resumed.ok());
+        ExpectSame(*resumed, *fresh, fmt::format("{} seed {} limit {} stop {}", policy, seed, l, stop));
+      }
+    }
+    // The comparison above is worth something only if trials did resume.
+    EXPECT_GT(shared->resumed(), limits.size()) << policy << " seed " << seed;
+  }
+}
+
+// CloneAt(L) after some events is the state a run at L has after them.
+TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<uint64_t, uint64_t>> ops;  // (id, bytes) allocs; bytes 0 = free of id
+  BfcOptions options;
+  options.memory_limit = Bytes::MiB(64);
+  BfcAllocator a(options);
+  std::vector<Handle> live;
+  for (int i = 0; i < 3000; ++i) {
+    if (!live.empty() && rng() % 2 == 0) {
+      const size_t k = rng() % live.size();
+      a.Free(live[k]);
+      live[k] = live.back();
+      live.pop_back();
+    } else {
+      AllocRequest r;
+      r.bytes = Bytes(256 + rng() % 200000);
+      const AllocResult res = a.Allocate(r);
+      ASSERT_TRUE(res.ok());
+      live.push_back(res.handle);
+    }
+  }
+  const LimitWindow w = a.limit_window();
+  ASSERT_LE(w.lo, Bytes::MiB(64));
+  ASSERT_GE(w.hi, Bytes::MiB(64));
+  for (const Bytes l : {w.lo, w.lo + Bytes(1000), Bytes::MiB(64), Bytes::MiB(100)}) {
+    if (!w.Contains(l)) continue;
+    std::unique_ptr<Allocator> c = a.CloneAt(l);
+    EXPECT_TRUE(c->CheckInvariants().ok());
+    EXPECT_EQ(c->GetStats().bytes_limit, StatBytes(l));
+    EXPECT_EQ(*c->GetStats().pool_bytes, static_cast<int64_t>(l.RoundDown(256).value()));
+  }
+}
+
+TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
+  for (const std::string policy : {"bfc", "torch"})
+  for (uint64_t seed : {4, 5, 6, 7}) {
+    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
+    for (const uint64_t resolution : {256, 4096}) {
+      const TrialTarget target = testing::Target(t, testing::Config(policy));
+      absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{resolution, 2, true});
+      absl::StatusOr<SizeResult> without = FindMinLimit(target, SizeOptions{resolution, 2, false});
+      ASSERT_TRUE(with.ok() && without.ok());
+      const std::string where = fmt::format("{} seed {} resolution {}", policy, seed, resolution);
+      EXPECT_EQ(with->min_bytes_limit, without->min_bytes_limit) << where;
+      EXPECT_EQ(with->non_monotonic, without->non_monotonic) << where;
+      ASSERT_EQ(with->probes.size(), without->probes.size()) << where;
+      for (size_t i = 0; i < with->probes.size(); ++i) {
+        EXPECT_EQ(with->probes[i].limit, without->probes[i].limit) << where;
+        EXPECT_EQ(with->probes[i].ok, without->probes[i].ok) << where;
+      }
+      ExpectSame(with->verified, without->verified, where);
+    }
+  }
+}
+
+// Policies without limit windows (and bfc with options it keeps none for)
+// are not shared: `size` runs every trial on its own.
+TEST(SharedTrialsTest, NotSharedWithoutWindows) {
+  const testing::TestTrace t = testing::TraceFromText(ChurnTrace(1, 5000));
+  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("best_fit"))), nullptr);
+  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"allow_growth=true"}))), nullptr);
+  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"garbage_collection=true"}))), nullptr);
+  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("torch", {"expandable_segments=true"}))), nullptr);
+  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("torch"))), nullptr);
+  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("bfc"))), nullptr);
+}
+
+}  // namespace
+}  // namespace hbmsim
