@@ -16,6 +16,7 @@ CudaAsyncAllocator::CudaAsyncAllocator(const CudaAsyncOptions& options)
       // At most 64 PiB is backed, so VA ranges (granule multiples, reserved
       // upwards from 0) never run out of 64-bit addresses, even unlimited.
       physical_granules_(std::min(options.memory_limit.value(), kMaxPhysicalBytes) / options.granule),
+      release_keep_(options.release_threshold / options.granule),
       mapped_(options.granule) {
   options_.va_range = std::max(RoundUpTo(options_.va_range, options_.granule), options_.granule);
   stats_.bytes_limit = static_cast<int64_t>(std::min<uint64_t>(options_.memory_limit.value(), INT64_MAX));
@@ -116,6 +117,7 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindWithRemap(c
 
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindQueued(const Want& w,
                                                                             bool other_streams) const {
+  if (queued_index_.empty()) return std::nullopt;  // only stream-ordered frees queue blocks
   const QueuedKey* best = nullptr;
   for (const auto& [stream, index] : queued_index_) {
     const bool own = w.stream.has_value() && *w.stream == stream;

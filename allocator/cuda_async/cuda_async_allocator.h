@@ -147,6 +147,10 @@ class CudaAsyncAllocator final : public Allocator {
     // every granule is mapped (`mapped` == size / granule) is_mapped is unread.
     std::vector<uint32_t> held;
     std::vector<uint8_t> is_mapped;
+    // Granules [0, mapped_prefix) are all mapped. Blocks are placed at low
+    // ends, so a range is mapped from its base up: most placements fall
+    // inside the prefix and cost one comparison.
+    uint64_t mapped_prefix = 0;
   };
   // A block is a record in blocks_, named by its index (the free index, the
   // handles and the neighbour links hold indexes, so nothing is looked up by
@@ -210,6 +214,11 @@ class CudaAsyncAllocator final : public Allocator {
   void RemoveHeld(uint32_t id);
 
   // Granules (cuda_async_granules.cc).
+  // The granules [first, last) of range r that [begin, end) touches.
+  uint64_t FirstGranule(const Range& r, uint64_t begin) const { return mapped_.Number(begin - r.base); }
+  uint64_t EndGranule(const Range& r, uint64_t end) const {
+    return mapped_.Number(end - r.base + options_.granule - 1);
+  }
   uint64_t NeedToMap(const Range& r, uint64_t begin, uint64_t size) const;  // unmapped granules of [begin, +size)
   uint64_t HeldGranules() const { return held_granules_; }                  // |H|
   bool Held(const Range& r, uint64_t granule_start) const;  // does a held block touch it?
@@ -228,6 +237,7 @@ class CudaAsyncAllocator final : public Allocator {
 
   CudaAsyncOptions options_;
   uint64_t physical_granules_;  // P
+  uint64_t release_keep_;       // release_threshold in whole granules
   SimulatedDevice device_;
   std::map<uint64_t, Range> ranges_;  // base -> range
   std::vector<Block> blocks_;

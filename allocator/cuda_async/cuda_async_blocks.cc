@@ -75,9 +75,9 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
 }
 
 uint32_t CudaAsyncAllocator::MakeFree(uint32_t id) {
-  Unindex(id);
   Block& b = blocks_[id];
-  if (b.kind != Kind::kFree) RemoveHeld(id);
+  if (b.kind == Kind::kQueued) Unindex(id);  // an in-use block is in no index
+  RemoveHeld(id);                            // in use or queued: held
   b.kind = Kind::kFree;
   b.completed = false;
   b.stream = 0;
@@ -128,9 +128,8 @@ void CudaAsyncAllocator::AddHeld(uint32_t id) {
   const Block& b = blocks_[id];
   Range& r = *b.range;
   held_bytes_ += b.size;
-  const uint64_t g = options_.granule;
-  const uint64_t lo = (mapped_.Floor(b.address) - r.base) / g;
-  const uint64_t hi = (mapped_.Ceil(b.address + b.size) - r.base) / g;
+  const uint64_t lo = FirstGranule(r, b.address);
+  const uint64_t hi = EndGranule(r, b.address + b.size);
   if (hi > r.held.size()) r.held.resize(hi, 0);
   for (uint64_t i = lo; i < hi; ++i) held_granules_ += r.held[i]++ == 0 ? 1 : 0;
 }
@@ -139,9 +138,8 @@ void CudaAsyncAllocator::RemoveHeld(uint32_t id) {
   const Block& b = blocks_[id];
   Range& r = *b.range;
   held_bytes_ -= b.size;
-  const uint64_t g = options_.granule;
-  const uint64_t lo = (mapped_.Floor(b.address) - r.base) / g;
-  const uint64_t hi = (mapped_.Ceil(b.address + b.size) - r.base) / g;
+  const uint64_t lo = FirstGranule(r, b.address);
+  const uint64_t hi = EndGranule(r, b.address + b.size);
   for (uint64_t i = lo; i < hi; ++i) held_granules_ -= --r.held[i] == 0 ? 1 : 0;
 }
 

@@ -11,16 +11,16 @@ namespace hbmsim {
 
 uint64_t CudaAsyncAllocator::NeedToMap(const Range& r, uint64_t begin, uint64_t size) const {
   if (r.mapped * options_.granule == r.size) return 0;  // a fully mapped range
-  const uint64_t g = options_.granule;
-  const uint64_t lo = (mapped_.Floor(begin) - r.base) / g;
-  const uint64_t hi = (mapped_.Ceil(begin + size) - r.base) / g;
+  const uint64_t lo = FirstGranule(r, begin);
+  const uint64_t hi = EndGranule(r, begin + size);
+  if (hi <= r.mapped_prefix) return 0;
   uint64_t unmapped = 0;
   for (uint64_t i = lo; i < hi; ++i) unmapped += i < r.is_mapped.size() && r.is_mapped[i] != 0 ? 0 : 1;
   return unmapped;
 }
 
 bool CudaAsyncAllocator::Held(const Range& r, uint64_t granule_start) const {
-  const uint64_t i = (granule_start - r.base) / options_.granule;
+  const uint64_t i = FirstGranule(r, granule_start);
   return i < r.held.size() && r.held[i] > 0;
 }
 
@@ -77,27 +77,28 @@ uint64_t CudaAsyncAllocator::LargestRequest(const Want& w) const {
 
 void CudaAsyncAllocator::MapGranules(Range& r, uint64_t begin, uint64_t end) {
   if (r.mapped * options_.granule == r.size) return;
-  const uint64_t g = options_.granule;
   // The whole range (preallocation) leaves it fully mapped, where the flags
   // are not read: they are not grown to its (possibly huge) size.
   const bool whole = begin == r.base && end == r.base + r.size;
   if (!whole) {
-    const uint64_t lo = (begin - r.base) / g;
-    const uint64_t hi = (end - r.base) / g;
+    const uint64_t lo = FirstGranule(r, begin);
+    const uint64_t hi = FirstGranule(r, end);
+    if (hi <= r.mapped_prefix) return;  // nearly always: a reuse inside memory mapped before
     if (hi > r.is_mapped.size()) r.is_mapped.resize(hi, 0);
     uint64_t i = lo;
     while (i < hi && r.is_mapped[i] != 0) ++i;
-    if (i == hi) return;  // nearly always: a reuse inside memory mapped before
+    if (i == hi) return;
   }
   for (const auto& [hole_lo, hole_hi] : mapped_.Holes(begin, end)) {
     mapped_.Map(hole_lo, hole_hi);
-    r.mapped += (hole_hi - hole_lo) / g;
+    r.mapped += mapped_.Number(hole_hi - hole_lo);
     if (!whole) {
-      std::fill(r.is_mapped.begin() + static_cast<ptrdiff_t>((hole_lo - r.base) / g),
-                r.is_mapped.begin() + static_cast<ptrdiff_t>((hole_hi - r.base) / g), uint8_t{1});
+      std::fill(r.is_mapped.begin() + static_cast<ptrdiff_t>(FirstGranule(r, hole_lo)),
+                r.is_mapped.begin() + static_cast<ptrdiff_t>(FirstGranule(r, hole_hi)), uint8_t{1});
     }
     Notify({PolicyEventKind::kRegionExtended, Bytes(hole_hi - hole_lo), Offset(hole_lo), kRegionPagesMapped, 0});
   }
+  while (r.mapped_prefix < r.is_mapped.size() && r.is_mapped[r.mapped_prefix] != 0) ++r.mapped_prefix;
 }
 
 // Runs of adjacent granules are unmapped and reported together; a run that
@@ -114,9 +115,13 @@ void CudaAsyncAllocator::UnmapGranules(std::vector<uint64_t> granules) {
     for (++i; i < granules.size() && granules[i] == end && end < range_end; ++i) end += g;
     mapped_.Unmap(begin, end);
     // A fully mapped range's flags may be stale or short (see MapGranules).
-    if (range.mapped * g == range.size) range.is_mapped.assign(range.size / g, 1);
+    if (range.mapped * g == range.size) {
+      range.is_mapped.assign(range.size / g, 1);
+      range.mapped_prefix = range.size / g;
+    }
     range.mapped -= (end - begin) / g;
     const uint64_t lo = (begin - range.base) / g;
+    range.mapped_prefix = std::min(range.mapped_prefix, lo);
     const uint64_t hi = std::min<uint64_t>((end - range.base) / g, range.is_mapped.size());
     for (uint64_t k = lo; k < hi; ++k) range.is_mapped[k] = 0;
     unmapped_since_drop_ = true;
@@ -143,7 +148,7 @@ void CudaAsyncAllocator::UnmapCached(uint64_t count, uint64_t keep_begin, uint64
 // the freed block's own cached granules first, then the highest addresses.
 void CudaAsyncAllocator::ReleaseAfterFree(uint32_t id) {
   const uint64_t g = options_.granule;
-  const uint64_t keep = options_.release_threshold / g;
+  const uint64_t keep = release_keep_;
   if (mapped_.count() <= keep) return;
   const uint64_t before = mapped_.count();
   const Block& b = blocks_[id];

@@ -103,6 +103,12 @@ absl::Status CudaAsyncAllocator::CheckBlocks() const {
                                              range.mapped, mapped_.MappedIn(base, base + range.size)));
     }
     if (range.mapped * g != range.size) {
+      if (range.mapped_prefix > range.is_mapped.size() ||
+          std::count(range.is_mapped.begin(), range.is_mapped.begin() + static_cast<ptrdiff_t>(range.mapped_prefix),
+                     uint8_t{0}) != 0) {
+        return absl::InternalError(fmt::format("range at {} has an unmapped granule below its mapped prefix {}",
+                                               base, range.mapped_prefix));
+      }
       for (uint64_t i = 0; i < range.size / g; ++i) {
         const bool flag = i < range.is_mapped.size() && range.is_mapped[i] != 0;
         if (flag != (mapped_.MappedIn(base + i * g, base + (i + 1) * g) == 1)) {
