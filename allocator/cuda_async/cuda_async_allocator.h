@@ -205,6 +205,12 @@ class CudaAsyncAllocator final : public Allocator {
   uint32_t MakeFree(uint32_t id);  // the merged free block
   void Index(uint32_t id);
   void Unindex(uint32_t id);
+  void FileFree(uint32_t id, uint64_t address, uint64_t size) {
+    free_index_.Insert(bfc::BinNumForSize(Bytes(size)), {size, address, id});
+  }
+  void UnfileFree(uint64_t address, uint64_t size) {
+    free_index_.Remove(bfc::BinNumForSize(Bytes(size)), size, address);
+  }
   // Takes free blocks out of the free index in best-fit order (size, address)
   // until `fits` accepts one, which stays out; the ones passed over go back.
   template <typename Fits>

@@ -47,7 +47,7 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
   const uint32_t rest = blocks_[id].size > rounded ? NewBlock() : kNone;  // before any reference
   Block& b = blocks_[id];
   const Block old = b;
-  if (indexed) Unindex(id);
+  if (indexed) Unindex(id);  // (a free block taken by the search is out already)
   if (old.kind == Kind::kQueued) RemoveHeld(id);
   if (rest != kNone) {
     Block& r = blocks_[rest];
@@ -57,7 +57,11 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
     r.prev = id;
     if (old.next != kNone) blocks_[old.next].prev = rest;
     b.next = rest;
-    Index(rest);
+    if (old.kind == Kind::kFree) {
+      FileFree(rest, old.address + rounded, old.size - rounded);
+    } else {
+      Index(rest);
+    }
     if (r.kind == Kind::kQueued) AddHeld(rest);
     if (r.handle != kNoHandle) handles_[r.handle] = rest;
   } else if (old.handle != kNoHandle) {
@@ -84,26 +88,33 @@ uint32_t CudaAsyncAllocator::MakeFree(uint32_t id) {
   b.id = 0;
   b.requested = 0;
   b.handle = kNoHandle;
-  // Coalesce with free neighbours (the links stay inside one range).
+  // Coalesce with free neighbours (the links stay inside one range). The
+  // merged extent is kept in registers and filed from them: reading back the
+  // fields just stored would stall on store forwarding.
+  uint64_t address = b.address;
+  uint64_t size = b.size;
   if (b.next != kNone && blocks_[b.next].kind == Kind::kFree) {
     const uint32_t next = b.next;
-    Unindex(next);
-    b.size += blocks_[next].size;
-    b.next = blocks_[next].next;
+    const Block& n = blocks_[next];
+    UnfileFree(n.address, n.size);
+    size += n.size;
+    b.next = n.next;
     if (b.next != kNone) blocks_[b.next].prev = id;
     DropBlock(next);
   }
   if (b.prev != kNone && blocks_[b.prev].kind == Kind::kFree) {
     const uint32_t prev = b.prev;
-    Unindex(prev);
     Block& p = blocks_[prev];
-    p.size += b.size;
+    UnfileFree(p.address, p.size);
+    address = p.address;
+    size += p.size;
     p.next = b.next;
     if (p.next != kNone) blocks_[p.next].prev = prev;
     DropBlock(id);
     id = prev;
   }
-  Index(id);
+  blocks_[id].size = size;
+  FileFree(id, address, size);
   return id;
 }
 
