@@ -88,7 +88,8 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const
   const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
     return NeedToMap(*blocks_[e.handle].range, e.ptr, w.rounded) <= room;
   });
-  if (std::optional<Placement> q = FindQueued(w, /*other_streams=*/false)) {
+  // (Only stream-ordered frees queue blocks; most traces have none.)
+  if (std::optional<Placement> q = queued_index_.empty() ? std::nullopt : FindQueued(w, /*other_streams=*/false)) {
     const Block& b = blocks_[q->block];
     if (!free || std::make_pair(b.size, b.address) < std::make_pair(free->size, free->ptr)) {
       if (free) PutBack(*free);
@@ -137,7 +138,7 @@ AllocResult CudaAsyncAllocator::Place(const Placement& p, const AllocRequest& re
   MapGranules(*b.range, mapped_.Floor(address), mapped_.Ceil(address + rounded));
   Carve(id, rounded, req, /*indexed=*/!p.taken);
   NoteMapped();
-  DropEmptyRanges();
+  if (unmapped_since_drop_) DropEmptyRanges();
 
   stats_.num_allocs++;
   stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);
@@ -177,7 +178,7 @@ void CudaAsyncAllocator::Free(Handle h) {
   handles_.erase(found);
   const uint32_t merged = MakeFree(id);
   stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);
-  ReleaseAfterFree(merged);
+  if (mapped_.count() > release_keep_) ReleaseAfterFree(merged);  // TF's threshold: never
 }
 
 void CudaAsyncAllocator::RequestFree(Handle h) {

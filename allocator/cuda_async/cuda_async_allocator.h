@@ -79,6 +79,7 @@
 #ifndef HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_
 #define HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -237,7 +238,11 @@ class CudaAsyncAllocator final : public Allocator {
   void UnmapCached(uint64_t count, uint64_t keep_begin, uint64_t keep_end);
   void ReleaseAfterFree(uint32_t id);
   void DropEmptyRanges();
-  void NoteMapped();
+  void NoteMapped() {
+    peak_granules_mapped_ = std::max(peak_granules_mapped_, mapped_.count());
+    stats_.pool_bytes = static_cast<int64_t>(mapped_.count() * options_.granule);
+    stats_.peak_pool_bytes = static_cast<int64_t>(peak_granules_mapped_ * options_.granule);
+  }
 
   absl::Status CheckBlocks() const;
 

@@ -186,10 +186,4 @@ void CudaAsyncAllocator::DropEmptyRanges() {
   }
 }
 
-void CudaAsyncAllocator::NoteMapped() {
-  peak_granules_mapped_ = std::max(peak_granules_mapped_, mapped_.count());
-  stats_.pool_bytes = static_cast<int64_t>(mapped_.count() * options_.granule);
-  stats_.peak_pool_bytes = static_cast<int64_t>(peak_granules_mapped_ * options_.granule);
-}
-
 }  // namespace hbmsim
