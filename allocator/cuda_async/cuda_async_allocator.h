@@ -60,12 +60,28 @@
 // The memory map shows each range as an expandable region whose unmapped
 // granules are kUnmapped blocks, so its segments are the mapped runs.
 //
+// Layout: each block is a record (blocks_, named by index) linked prev/next
+// in address order inside its range, so a free finds its neighbours and the
+// memory map walks a range without any search by address. Free blocks are in
+// BFC's bin index (its search is exactly the least (size, address) >= a
+// size); handles name records. Per range, per granule from its base: how many
+// held blocks touch it and whether it is mapped, plus a mapped prefix:
+//
+//   range  [ #4 in use | #9 free | #2 queued | #7 free ...................... ]
+//   links    #4 <-> #9 <-> #2 <-> #7               (first = #4, at the base)
+//   held     [ 1 | 2 | 1 | 0 | 0 ... ]   per granule (|H| = non-zero count)
+//   mapped   [ 1 | 1 | 1 | 1 | 0 ... ]   prefix 4: granules [0, 4) mapped
+//
 // Invariants (CheckInvariants):
 //   blocks tile every VA range (CheckMemoryMapTiling); ranges are granule sized
+//   the records linked from a range's first one are its blocks, in order
 //   every address and size          ≡ 0 (mod alignment)
 //   no two neighbouring free blocks of one range (eager coalescing)
 //   free_index == { free blocks };  queued_index[s] == { queued blocks of s }
 //   granules touched by held blocks are mapped;  mapped granules lie in ranges
+//   per range: held counts, mapped flags (unless fully mapped), the mapped
+//   prefix and the mapped count agree with the blocks and with mapped_
+//   no range holds nothing and maps nothing (it would have been given back)
 //   mapped <= P;  bytes_in_use == Σ held block sizes (in use + queued)
 //   handles map exactly to the in-use and queued blocks that carry them
 //
