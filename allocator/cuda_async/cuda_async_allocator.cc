@@ -86,7 +86,8 @@ std::optional<bfc::FreeEntry> CudaAsyncAllocator::TakeFree(uint64_t rounded, Fit
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const Want& w) {
   const uint64_t room = physical_granules_ - mapped_.count();
   const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
-    return NeedToMap(*blocks_[e.handle].range, e.ptr, w.rounded) <= room;
+    const Range& r = *blocks_[e.handle].range;
+    return SurelyMapped(r, e.ptr, e.ptr + w.rounded) || NeedToMap(r, e.ptr, w.rounded) <= room;
   });
   // (Only stream-ordered frees queue blocks; most traces have none.)
   if (std::optional<Placement> q = queued_index_.empty() ? std::nullopt : FindQueued(w, /*other_streams=*/false)) {
@@ -135,7 +136,9 @@ AllocResult CudaAsyncAllocator::Place(const Placement& p, const AllocRequest& re
   Block& b = blocks_[id];
   if (b.kind == Kind::kQueued && b.stream == req.stream.value()) ++same_stream_reuses_;
   const uint64_t address = b.address;
-  MapGranules(*b.range, mapped_.Floor(address), mapped_.Ceil(address + rounded));
+  if (!SurelyMapped(*b.range, address, address + rounded)) {
+    MapGranules(*b.range, mapped_.Floor(address), mapped_.Ceil(address + rounded));
+  }
   Carve(id, rounded, req, /*indexed=*/!p.taken);
   NoteMapped();
   if (unmapped_since_drop_) DropEmptyRanges();

@@ -243,6 +243,12 @@ class CudaAsyncAllocator final : public Allocator {
     return mapped_.Number(end - r.base + options_.granule - 1);
   }
   uint64_t NeedToMap(const Range& r, uint64_t begin, uint64_t size) const;  // unmapped granules of [begin, +size)
+  // Every granule [begin, end) touches is mapped, known without a scan: the
+  // range is fully mapped or they lie in its mapped prefix (nearly every
+  // reuse; checked inline before calling NeedToMap or MapGranules).
+  bool SurelyMapped(const Range& r, uint64_t begin, uint64_t end) const {
+    return r.mapped * options_.granule == r.size || EndGranule(r, end) <= r.mapped_prefix;
+  }
   uint64_t HeldGranules() const { return held_granules_; }                  // |H|
   bool Held(const Range& r, uint64_t granule_start) const;  // does a held block touch it?
   bool Held(uint64_t granule_start) const;                  // the same, for a mapped granule
