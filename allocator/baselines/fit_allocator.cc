@@ -11,8 +11,9 @@ namespace hbmsim {
 FitAllocator::FitAllocator(const FitOptions& options)
     : options_(options),
       region_size_(options.memory_limit.RoundDown(options.alignment).value()),
-      free_(options.strategy == FitStrategy::kBestFit) {
-  if (region_size_ > 0) free_.Release(0, region_size_);
+      free_(/*index_by_size=*/false),
+      best_(options.strategy == FitStrategy::kBestFit ? region_size_ : 0) {
+  if (region_size_ > 0 && !best()) free_.Release(0, region_size_);
   stats_.bytes_limit = StatBytes(Bytes(region_size_));
   stats_.pool_bytes = StatBytes(Bytes(region_size_));
   stats_.peak_pool_bytes = StatBytes(Bytes(region_size_));
@@ -30,15 +31,23 @@ AllocResult FitAllocator::Allocate(const AllocRequest& req) {
     return r;
   }
   const uint64_t rounded = r.rounded.value();
-  const std::optional<uint64_t> at =
-      options_.strategy == FitStrategy::kBestFit ? free_.TakeBestFit(rounded) : free_.TakeFirstFit(rounded);
+  std::optional<uint64_t> at;
+  uint32_t record = 0;
+  if (best()) {
+    if (const std::optional<baselines::BestFitBlocks::Taken> t = best_.TakeBestFit(rounded)) {
+      at = t->offset;
+      record = t->block;
+    }
+  } else {
+    at = free_.TakeFirstFit(rounded);
+  }
   if (!at) {
-    r.free_bytes = Bytes(free_.total());
-    r.largest_free_block = Bytes(free_.Largest());
+    r.free_bytes = Bytes(best() ? best_.total() : free_.total());
+    r.largest_free_block = Bytes(best() ? best_.Largest() : free_.Largest());
     r.status = ClassifyFailure(r.rounded, r.free_bytes);
     return r;
   }
-  live_.emplace(*at, Block{rounded, req.bytes.value(), req.id.value(), req.stream.value()});
+  live_.emplace(*at, Block{rounded, req.bytes.value(), req.id.value(), req.stream.value(), record});
   stats_.num_allocs++;
   stats_.bytes_in_use += static_cast<int64_t>(rounded);
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
@@ -56,14 +65,18 @@ void FitAllocator::Free(Handle h) {
     HBMSIM_DCHECK(h == kNullHandle, "free of a handle this fit policy never issued");
     return;
   }
-  free_.Release(it->first, it->second.size);
+  if (best()) {
+    best_.Release(it->second.record);
+  } else {
+    free_.Release(it->first, it->second.size);
+  }
   stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
   live_.erase(it);
 }
 
 AllocatorStats FitAllocator::GetStats() const {
   AllocatorStats s = stats_;
-  s.largest_free_block_bytes = StatBytes(Bytes(free_.Largest()));
+  s.largest_free_block_bytes = StatBytes(Bytes(best() ? best_.Largest() : free_.Largest()));
   return s;
 }
 
@@ -71,14 +84,19 @@ void FitAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   if (region_size_ == 0) return;
   v.OnRegion({Offset(0), Bytes(region_size_), 0});
   std::vector<BlockInfo> blocks;
-  blocks.reserve(live_.size() + free_.count());
+  blocks.reserve(live_.size() + (best() ? best_.count() : free_.count()));
   for (const auto& [offset, block] : live_) {
     blocks.push_back({Offset(offset), Bytes(block.size), Bytes(block.requested), BlockState::kInUse, offset,
                       kNoHandle, block.id, block.stream});
   }
-  free_.ForEach([&](uint64_t offset, uint64_t size) {
+  const auto add_free = [&](uint64_t offset, uint64_t size) {
     blocks.push_back({Offset(offset), Bytes(size), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0});
-  });
+  };
+  if (best()) {
+    best_.ForEach(add_free);
+  } else {
+    free_.ForEach(add_free);
+  }
   // Offsets are distinct, so the order is the address order whatever the hash map's.
   std::sort(blocks.begin(), blocks.end(),
             [](const BlockInfo& a, const BlockInfo& b) { return a.offset < b.offset; });
@@ -87,7 +105,7 @@ void FitAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
 
 absl::Status FitAllocator::CheckInvariants() const {
   if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
-  if (absl::Status s = free_.Check(); !s.ok()) return s;
+  if (absl::Status s = best() ? best_.Check() : free_.Check(); !s.ok()) return s;
   uint64_t live_bytes = 0;
   for (const auto& [offset, block] : live_) {
     if (offset % options_.alignment != 0 || block.size % options_.alignment != 0) {
@@ -96,9 +114,9 @@ absl::Status FitAllocator::CheckInvariants() const {
     }
     live_bytes += block.size;
   }
-  if (live_bytes + free_.total() != region_size_) {
-    return absl::InternalError(
-        fmt::format("live {} + free {} != region {}", live_bytes, free_.total(), region_size_));
+  const uint64_t free_bytes = best() ? best_.total() : free_.total();
+  if (live_bytes + free_bytes != region_size_) {
+    return absl::InternalError(fmt::format("live {} + free {} != region {}", live_bytes, free_bytes, region_size_));
   }
   return absl::OkStatus();
 }

@@ -17,6 +17,12 @@
 //   best_fit   the smallest free range that is large enough, lowest address
 //              on ties: min (size, address), exact (no size classes, no bins)
 //
+// first_fit keeps its free ranges in FreeRanges (address-ordered chunks under
+// a max tree: a first fit descends it); best_fit keeps every block in
+// BestFitBlocks (records linked in address order, the free ones in BFC's bin
+// index: a best fit is one search there and a free finds its neighbours by
+// the links).
+//
 // Invariants (CheckInvariants):
 //   blocks tile the region (shared oracle);  bytes_in_use == Σ live sizes;
 //   free ranges are disjoint and never adjacent;
@@ -29,6 +35,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "allocator/baselines/best_fit_blocks.h"
 #include "allocator/baselines/free_ranges.h"
 #include "allocator/core/allocator.h"
 
@@ -59,11 +66,15 @@ class FitAllocator final : public Allocator {
     uint64_t requested = 0;
     uint64_t id = 0;
     uint64_t stream = 0;
+    uint32_t record = 0;  // best_fit: its record in best_
   };
+
+  bool best() const { return options_.strategy == FitStrategy::kBestFit; }
 
   FitOptions options_;
   uint64_t region_size_;
-  baselines::FreeRanges free_;
+  baselines::FreeRanges free_;     // first_fit's free ranges (empty for best_fit)
+  baselines::BestFitBlocks best_;  // best_fit's blocks (empty for first_fit)
   // offset -> block; the handle is the offset. Looked up only: the walk sorts.
   absl::flat_hash_map<uint64_t, Block> live_;
   AllocatorStats stats_;

@@ -1,6 +1,8 @@
 // Free address ranges of one region, kept in address order with eager
-// coalescing, plus an optional (size, address) index for best fit. Shared by
-// the first_fit, best_fit and paged (virtual address space) baselines.
+// coalescing, plus an optional (size, address) index for best fit. Used by
+// the first_fit and paged (virtual address space) baselines; best_fit moved to
+// BestFitBlocks (best_fit_blocks.h), which finds neighbours by links instead
+// of by offset. The size index stays: the tests hold both to one oracle.
 //
 // Layout: the ranges, in address order, are cut into chunks of at most
 // kChunkRanges sorted entries; a max tree over the chunks (in address order)

@@ -16,6 +16,7 @@ CudaAsyncAllocator::CudaAsyncAllocator(const CudaAsyncOptions& options)
       // At most 64 PiB is backed, so VA ranges (granule multiples, reserved
       // upwards from 0) never run out of 64-bit addresses, even unlimited.
       physical_granules_(std::min(options.memory_limit.value(), kMaxPhysicalBytes) / options.granule),
+      release_keep_(options.release_threshold / options.granule),
       mapped_(options.granule) {
   options_.va_range = std::max(RoundUpTo(options_.va_range, options_.granule), options_.granule);
   stats_.bytes_limit = static_cast<int64_t>(std::min<uint64_t>(options_.memory_limit.value(), INT64_MAX));
@@ -23,8 +24,9 @@ CudaAsyncAllocator::CudaAsyncAllocator(const CudaAsyncOptions& options)
   stats_.peak_pool_bytes = 0;
   if (options_.preallocate && physical_granules_ > 0) {
     // TF allocates and frees the whole pool once: one range, every granule mapped.
-    const uint64_t base = ReserveRange(physical_granules_ * options_.granule);
-    MapGranules(base, base + physical_granules_ * options_.granule);
+    const uint32_t id = ReserveRange(physical_granules_ * options_.granule);
+    const uint64_t base = blocks_[id].address;
+    MapGranules(*blocks_[id].range, base, base + physical_granules_ * options_.granule);
     NoteMapped();
   }
 }
@@ -51,8 +53,11 @@ AllocResult CudaAsyncAllocator::Allocate(const AllocRequest& req) {
   // 3. Remap: give back cached granules so the buffer can be mapped elsewhere.
   uint64_t unmap = 0;
   if (std::optional<Placement> p = FindWithRemap(want, &unmap)) {
-    const uint64_t keep_begin = p->block ? mapped_.Floor(p->begin) : 0;
-    const uint64_t keep_end = p->block ? mapped_.Ceil(p->begin + want.rounded) : 0;
+    uint64_t keep_begin = 0, keep_end = 0;
+    if (p->block != kNone) {
+      keep_begin = mapped_.Floor(blocks_[p->block].address);
+      keep_end = mapped_.Ceil(blocks_[p->block].address + want.rounded);
+    }
     UnmapCached(unmap, keep_begin, keep_end);
     granules_remapped_ += static_cast<int64_t>(unmap);
     return Place(*p, req, want.rounded);
@@ -68,32 +73,43 @@ AllocResult CudaAsyncAllocator::Allocate(const AllocRequest& req) {
   return Fail(want);
 }
 
-std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const Want& w) const {
+template <typename Fits>
+std::optional<bfc::FreeEntry> CudaAsyncAllocator::TakeFree(uint64_t rounded, Fits fits) {
+  std::optional<bfc::FreeEntry> e = free_index_.TakeBestFit(Bytes(rounded));
+  if (!e || fits(*e)) return e;  // nearly always: the best fit needs no more than the limit allows
+  std::vector<bfc::FreeEntry> passed{*e};
+  while ((e = free_index_.TakeBestFit(Bytes(rounded))) && !fits(*e)) passed.push_back(*e);
+  for (const bfc::FreeEntry& p : passed) PutBack(p);
+  return e;
+}
+
+std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const Want& w) {
   const uint64_t room = physical_granules_ - mapped_.count();
-  std::optional<std::pair<uint64_t, uint64_t>> best;  // (size, address)
-  for (auto it = free_index_.lower_bound({w.rounded, 0}); it != free_index_.end(); ++it) {
-    if (NeedToMap(it->second, w.rounded) <= room) {
-      best = *it;
-      break;
+  const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
+    const Range& r = *blocks_[e.handle].range;
+    return SurelyMapped(r, e.ptr, e.ptr + w.rounded) || NeedToMap(r, e.ptr, w.rounded) <= room;
+  });
+  // (Only stream-ordered frees queue blocks; most traces have none.)
+  if (std::optional<Placement> q = queued_index_.empty() ? std::nullopt : FindQueued(w, /*other_streams=*/false)) {
+    const Block& b = blocks_[q->block];
+    if (!free || std::make_pair(b.size, b.address) < std::make_pair(free->size, free->ptr)) {
+      if (free) PutBack(*free);
+      return q;
     }
   }
-  if (std::optional<Placement> q = FindQueued(w, /*other_streams=*/false)) {
-    const uint64_t size = blocks_.at(*q->block).size;
-    if (!best || std::make_pair(size, *q->block) < *best) best = std::make_pair(size, *q->block);
-  }
-  if (!best) return std::nullopt;
-  return Placement{best->second, best->second};
+  if (!free) return std::nullopt;
+  return Placement{static_cast<uint32_t>(free->handle), /*taken=*/true};
 }
 
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindWithRemap(const Want& w,
-                                                                               uint64_t* unmap) const {
-  const uint64_t held = HeldGranules();
-  const uint64_t budget = physical_granules_ - held;
-  for (auto it = free_index_.lower_bound({w.rounded, 0}); it != free_index_.end(); ++it) {
-    if (RemapCost(it->second, w.rounded) <= budget) {
-      *unmap = mapped_.count() + NeedToMap(it->second, w.rounded) - physical_granules_;
-      return Placement{it->second, it->second};
-    }
+                                                                               uint64_t* unmap) {
+  const uint64_t budget = physical_granules_ - HeldGranules();
+  const std::optional<bfc::FreeEntry> free = TakeFree(
+      w.rounded, [&](const bfc::FreeEntry& e) { return RemapCost(blocks_[e.handle], w.rounded) <= budget; });
+  if (free) {
+    const Block& b = blocks_[free->handle];
+    *unmap = mapped_.count() + NeedToMap(*b.range, b.address, w.rounded) - physical_granules_;
+    return Placement{static_cast<uint32_t>(free->handle), /*taken=*/true};
   }
   const uint64_t fresh = mapped_.GranulesTouching(0, w.rounded);
   if (fresh > budget) return std::nullopt;
@@ -103,27 +119,29 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindWithRemap(c
 
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindQueued(const Want& w,
                                                                             bool other_streams) const {
-  std::optional<std::pair<uint64_t, uint64_t>> best;
+  if (queued_index_.empty()) return std::nullopt;  // only stream-ordered frees queue blocks
+  const QueuedKey* best = nullptr;
   for (const auto& [stream, index] : queued_index_) {
     const bool own = w.stream.has_value() && *w.stream == stream;
     if (own == other_streams) continue;
-    auto it = index.lower_bound({w.rounded, 0});
-    if (it != index.end() && (!best || *it < *best)) best = *it;
+    auto it = index.lower_bound({w.rounded, 0, 0});
+    if (it != index.end() && (best == nullptr || *it < *best)) best = &*it;
   }
-  if (!best) return std::nullopt;
-  return Placement{best->second, best->second};
+  if (best == nullptr) return std::nullopt;
+  return Placement{best->block, /*taken=*/false};
 }
 
 AllocResult CudaAsyncAllocator::Place(const Placement& p, const AllocRequest& req, uint64_t rounded) {
-  const uint64_t address = p.block ? p.begin : ReserveRange(rounded);
-  if (p.block) {
-    const Block& b = blocks_.at(address);
-    if (b.kind == Kind::kQueued && b.stream == req.stream.value()) ++same_stream_reuses_;
+  const uint32_t id = p.block != kNone ? p.block : ReserveRange(rounded);
+  Block& b = blocks_[id];
+  if (b.kind == Kind::kQueued && b.stream == req.stream.value()) ++same_stream_reuses_;
+  const uint64_t address = b.address;
+  if (!SurelyMapped(*b.range, address, address + rounded)) {
+    MapGranules(*b.range, mapped_.Floor(address), mapped_.Ceil(address + rounded));
   }
-  MapGranules(mapped_.Floor(address), mapped_.Ceil(address + rounded));
-  Carve(address, rounded, req);
+  Carve(id, rounded, req, /*indexed=*/!p.taken);
   NoteMapped();
-  DropEmptyRanges();
+  if (unmapped_since_drop_) DropEmptyRanges();
 
   stats_.num_allocs++;
   stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);
@@ -131,7 +149,7 @@ AllocResult CudaAsyncAllocator::Place(const Placement& p, const AllocRequest& re
   stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(rounded));
   AllocResult r;
   r.rounded = Bytes(rounded);
-  r.handle = Handle(blocks_.at(address).handle);
+  r.handle = Handle(blocks_[id].handle);
   r.has_offset = true;
   r.offset = Offset(address);
   r.size = Bytes(rounded);
@@ -143,7 +161,7 @@ AllocResult CudaAsyncAllocator::Fail(const Want& w) const {
   for (const auto& [stream, index] : queued_index_) {
     const bool usable = w.any_queued || (w.stream.has_value() && *w.stream == stream);
     if (!usable) continue;
-    for (const auto& [size, address] : index) unusable -= size;
+    for (const QueuedKey& k : index) unusable -= k.size;
   }
   AllocResult r;
   r.rounded = Bytes(w.rounded);
@@ -154,35 +172,37 @@ AllocResult CudaAsyncAllocator::Fail(const Want& w) const {
 }
 
 void CudaAsyncAllocator::Free(Handle h) {
-  auto it = FindHandle(h);
-  if (it == blocks_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+  auto found = h == kNullHandle ? handles_.end() : handles_.find(h.value());
+  if (found == handles_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
     HBMSIM_DCHECK(h == kNullHandle, "free of a handle the cuda_async policy never issued");
     return;
   }
-  handles_.erase(h.value());
-  const uint64_t address = MakeFree(it);
+  const uint32_t id = found->second;
+  handles_.erase(found);
+  const uint32_t merged = MakeFree(id);
   stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);
-  ReleaseAfterFree(address);
+  if (mapped_.count() > release_keep_) ReleaseAfterFree(merged);  // TF's threshold: never
 }
 
 void CudaAsyncAllocator::RequestFree(Handle h) {
-  auto it = FindHandle(h);
-  if (it == blocks_.end() || it->second.kind != Kind::kInUse) return;
+  auto found = h == kNullHandle ? handles_.end() : handles_.find(h.value());
+  if (found == handles_.end() || blocks_[found->second].kind != Kind::kInUse) return;
   // Still held (the device may use it), but its own stream may take it now.
-  it->second.kind = Kind::kQueued;
-  Index(it->first, it->second);
+  blocks_[found->second].kind = Kind::kQueued;
+  Index(found->second);
 }
 
 void CudaAsyncAllocator::CompleteFree(Handle h) {
-  auto it = FindHandle(h);
-  if (it == blocks_.end()) return;  // reused already: the driver waited for it
-  if (it->second.kind == Kind::kInUse) return Free(h);
+  auto found = h == kNullHandle ? handles_.end() : handles_.find(h.value());
+  if (found == handles_.end()) return;  // reused already: the driver waited for it
+  Block& b = blocks_[found->second];
+  if (b.kind == Kind::kInUse) return Free(h);
   if (!options_.opportunistic) {
     // Without opportunistic reuse only a synchronization would open it to
     // other streams, and a trace records none: it stays its stream's.
-    it->second.completed = true;
-    handles_.erase(h.value());
-    it->second.handle = kNoHandle;
+    b.completed = true;
+    b.handle = kNoHandle;
+    handles_.erase(found);
     return;
   }
   Free(h);

@@ -60,12 +60,28 @@
 // The memory map shows each range as an expandable region whose unmapped
 // granules are kUnmapped blocks, so its segments are the mapped runs.
 //
+// Layout: each block is a record (blocks_, named by index) linked prev/next
+// in address order inside its range, so a free finds its neighbours and the
+// memory map walks a range without any search by address. Free blocks are in
+// BFC's bin index (its search is exactly the least (size, address) >= a
+// size); handles name records. Per range, per granule from its base: how many
+// held blocks touch it and whether it is mapped, plus a mapped prefix:
+//
+//   range  [ #4 in use | #9 free | #2 queued | #7 free ...................... ]
+//   links    #4 <-> #9 <-> #2 <-> #7               (first = #4, at the base)
+//   held     [ 1 | 2 | 1 | 0 | 0 ... ]   per granule (|H| = non-zero count)
+//   mapped   [ 1 | 1 | 1 | 1 | 0 ... ]   prefix 4: granules [0, 4) mapped
+//
 // Invariants (CheckInvariants):
 //   blocks tile every VA range (CheckMemoryMapTiling); ranges are granule sized
+//   the records linked from a range's first one are its blocks, in order
 //   every address and size          ≡ 0 (mod alignment)
 //   no two neighbouring free blocks of one range (eager coalescing)
 //   free_index == { free blocks };  queued_index[s] == { queued blocks of s }
 //   granules touched by held blocks are mapped;  mapped granules lie in ranges
+//   per range: held counts, mapped flags (unless fully mapped), the mapped
+//   prefix and the mapped count agree with the blocks and with mapped_
+//   no range holds nothing and maps nothing (it would have been given back)
 //   mapped <= P;  bytes_in_use == Σ held block sizes (in use + queued)
 //   handles map exactly to the in-use and queued blocks that carry them
 //
@@ -79,6 +95,7 @@
 #ifndef HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_
 #define HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -88,6 +105,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "allocator/bfc/bins.h"
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
 #include "allocator/cuda_async/mapped_granules.h"
@@ -131,22 +149,56 @@ class CudaAsyncAllocator final : public Allocator {
 
  private:
   enum class Kind : uint8_t { kFree, kInUse, kQueued };
-  struct Block {
+  static constexpr uint32_t kNone = ~uint32_t{0};  // no block
+  // A reserved VA range. Map nodes stay put, so blocks point at theirs.
+  struct Range {
+    uint64_t base = 0;
     uint64_t size = 0;
+    uint32_t first = kNone;  // the block at base: carving keeps the low end's
+                             // record, coalescing the lower one's, so it stays
+    uint64_t mapped = 0;     // granules of the range that are mapped
+    // Per granule from base: held blocks touching it (|H| counts the non-zero
+    // ones), and whether it is mapped (mirrors mapped_, so a placement's cost
+    // is a scan of its few granules, not a search of the runs). Both grow on
+    // demand up to the highest granule held or mapped; past that: 0. While
+    // every granule is mapped (`mapped` == size / granule) is_mapped is unread.
+    std::vector<uint32_t> held;
+    std::vector<uint8_t> is_mapped;
+    // Granules [0, mapped_prefix) are all mapped. Blocks are placed at low
+    // ends, so a range is mapped from its base up: most placements fall
+    // inside the prefix and cost one comparison.
+    uint64_t mapped_prefix = 0;
+  };
+  // A block is a record in blocks_, named by its index (the free index, the
+  // handles and the neighbour links hold indexes, so nothing is looked up by
+  // address on the hot paths). Records are recycled through spare_blocks_.
+  struct Block {
+    uint64_t address = 0;
+    uint64_t size = 0;
+    Range* range = nullptr;
+    uint32_t prev = kNone;  // neighbours in address order inside the range
+    uint32_t next = kNone;
     Kind kind = Kind::kFree;
-    uint64_t range = 0;  // base of the VA range holding it
+    bool completed = false;  // queued: its free_completed arrived
     uint64_t stream = 0;
     uint64_t id = 0;
     uint64_t requested = 0;
     uint64_t handle = kNoHandle;  // in-use and queued blocks of a buffer
-    bool completed = false;       // queued: its free_completed arrived
   };
-  using BlockMap = std::map<uint64_t, Block>;
-  using SizeIndex = std::set<std::pair<uint64_t, uint64_t>>;  // (size, address)
-  // Where a request goes: an existing block (at its low end) or a new range.
+  // Queued blocks of one stream, in best-fit order (size, address).
+  struct QueuedKey {
+    uint64_t size;
+    uint64_t address;
+    uint32_t block;
+    auto operator<=>(const QueuedKey&) const = default;
+  };
+  using QueuedIndex = std::set<QueuedKey>;
+  // Where a request goes: a block (at its low end) or, with none, a new range.
+  // `taken`: the block is a free one the search already took out of the free
+  // index (carving must not remove it again).
   struct Placement {
-    std::optional<uint64_t> block;
-    uint64_t begin = 0;
+    uint32_t block = kNone;
+    bool taken = false;
   };
   // The request being served, for the eligibility rules.
   struct Want {
@@ -156,51 +208,85 @@ class CudaAsyncAllocator final : public Allocator {
   };
 
   // The ladder (cuda_async_allocator.cc).
-  std::optional<Placement> FindReuse(const Want& w) const;
-  std::optional<Placement> FindWithRemap(const Want& w, uint64_t* unmap) const;
+  std::optional<Placement> FindReuse(const Want& w);
+  std::optional<Placement> FindWithRemap(const Want& w, uint64_t* unmap);
   std::optional<Placement> FindQueued(const Want& w, bool other_streams) const;
   AllocResult Place(const Placement& p, const AllocRequest& req, uint64_t rounded);
   AllocResult Fail(const Want& w) const;
 
   // Blocks and ranges (cuda_async_blocks.cc).
-  uint64_t ReserveRange(uint64_t rounded);
-  void Carve(uint64_t address, uint64_t rounded, const AllocRequest& req);
-  uint64_t MakeFree(BlockMap::iterator it);  // the address of the merged free block
-  void Index(uint64_t address, const Block& b);
-  void Unindex(uint64_t address, const Block& b);
-  BlockMap::iterator FindHandle(Handle h);
-  void AddHeld(uint64_t address, const Block& b);  // b becomes in use or queued
-  void RemoveHeld(uint64_t address, const Block& b);
+  uint32_t ReserveRange(uint64_t rounded);  // the new range's one free block
+  uint32_t NewBlock();                      // may grow blocks_: no references across it
+  void DropBlock(uint32_t id);
+  void Carve(uint32_t id, uint64_t rounded, const AllocRequest& req, bool indexed);
+  uint32_t MakeFree(uint32_t id);  // the merged free block
+  void Index(uint32_t id);
+  void Unindex(uint32_t id);
+  void FileFree(uint32_t id, uint64_t address, uint64_t size) {
+    free_index_.Insert(bfc::BinNumForSize(Bytes(size)), {size, address, id});
+  }
+  void UnfileFree(uint64_t address, uint64_t size) {
+    free_index_.Remove(bfc::BinNumForSize(Bytes(size)), size, address);
+  }
+  // Takes free blocks out of the free index in best-fit order (size, address)
+  // until `fits` accepts one, which stays out; the ones passed over go back.
+  template <typename Fits>
+  std::optional<bfc::FreeEntry> TakeFree(uint64_t rounded, Fits fits);
+  void PutBack(const bfc::FreeEntry& e) { free_index_.Insert(bfc::BinNumForSize(Bytes(e.size)), e); }
+  void AddHeld(uint32_t id);  // the block becomes in use or queued
+  void RemoveHeld(uint32_t id);
 
   // Granules (cuda_async_granules.cc).
-  uint64_t NeedToMap(uint64_t begin, uint64_t size) const;  // unmapped granules of [begin, +size)
-  uint64_t HeldGranules() const;                            // |H|
-  bool Held(uint64_t granule_start) const;                  // does a held block touch it?
-  uint64_t RemapCost(uint64_t begin, uint64_t size) const;  // |granules(X) \ H|
-  uint64_t LargestAt(uint64_t address, const Block& b, uint64_t budget) const;
+  // The granules [first, last) of range r that [begin, end) touches.
+  uint64_t FirstGranule(const Range& r, uint64_t begin) const { return mapped_.Number(begin - r.base); }
+  uint64_t EndGranule(const Range& r, uint64_t end) const {
+    return mapped_.Number(end - r.base + options_.granule - 1);
+  }
+  uint64_t NeedToMap(const Range& r, uint64_t begin, uint64_t size) const;  // unmapped granules of [begin, +size)
+  // Every granule [begin, end) touches is mapped, known without a scan: the
+  // range is fully mapped or they lie in its mapped prefix (nearly every
+  // reuse; checked inline before calling NeedToMap or MapGranules).
+  bool SurelyMapped(const Range& r, uint64_t begin, uint64_t end) const {
+    return r.mapped * options_.granule == r.size || EndGranule(r, end) <= r.mapped_prefix;
+  }
+  uint64_t HeldGranules() const { return held_granules_; }                  // |H|
+  bool Held(const Range& r, uint64_t granule_start) const;  // does a held block touch it?
+  bool Held(uint64_t granule_start) const;                  // the same, for a mapped granule
+  uint64_t RemapCost(const Block& b, uint64_t size) const;  // |granules(X) \ H|, X at b's low end
+  uint64_t LargestAt(const Block& b, uint64_t budget) const;
   uint64_t LargestRequest(const Want& w) const;
-  void MapGranules(uint64_t begin, uint64_t end);  // granule aligned; notifies each new run
-  void UnmapGranules(std::vector<uint64_t> granules);  // notifies each run, split at ranges
+  void MapGranules(Range& r, uint64_t begin, uint64_t end);  // granule aligned; notifies each new run
+  void UnmapGranules(std::vector<uint64_t> granules);        // notifies each run, split at ranges
   void UnmapCached(uint64_t count, uint64_t keep_begin, uint64_t keep_end);
-  void ReleaseAfterFree(uint64_t address);
+  void ReleaseAfterFree(uint32_t id);
   void DropEmptyRanges();
-  void NoteMapped();
+  void NoteMapped() {
+    peak_granules_mapped_ = std::max(peak_granules_mapped_, mapped_.count());
+    stats_.pool_bytes = static_cast<int64_t>(mapped_.count() * options_.granule);
+    stats_.peak_pool_bytes = static_cast<int64_t>(peak_granules_mapped_ * options_.granule);
+  }
 
   absl::Status CheckBlocks() const;
 
   CudaAsyncOptions options_;
   uint64_t physical_granules_;  // P
+  uint64_t release_keep_;       // release_threshold in whole granules
   SimulatedDevice device_;
-  std::map<uint64_t, uint64_t> ranges_;  // base -> size
-  BlockMap blocks_;
-  SizeIndex free_index_;
-  std::map<uint64_t, SizeIndex> queued_index_;       // stream -> queued blocks
-  absl::flat_hash_map<uint64_t, uint64_t> handles_;  // handle -> block address (lookups only)
+  std::map<uint64_t, Range> ranges_;  // base -> range
+  std::vector<Block> blocks_;
+  std::vector<uint32_t> spare_blocks_;  // records of no block
+  // Free blocks by (size, address), FreeEntry::handle = the block: BFC's bin
+  // index, whose search is exactly the least (size, address) >= a size.
+  bfc::BinIndex free_index_;
+  std::map<uint64_t, QueuedIndex> queued_index_;     // stream -> queued blocks
+  absl::flat_hash_map<uint64_t, uint32_t> handles_;  // handle -> block (lookups only)
   uint64_t next_handle_ = 0;
   cuda_async::MappedGranules mapped_;
-  // granule index -> held blocks touching it; |H| is its size (lookups only).
-  absl::flat_hash_map<uint64_t, uint32_t> held_refs_;
+  uint64_t held_granules_ = 0;  // |H|: granules some held block touches
   uint64_t held_bytes_ = 0;
+  // Only unmapping can leave a range with nothing held and nothing mapped,
+  // so DropEmptyRanges looks at the ranges only after one.
+  bool unmapped_since_drop_ = false;
   AllocatorStats stats_;
   uint64_t peak_granules_mapped_ = 0;
   int64_t granules_remapped_ = 0;

@@ -5,113 +5,153 @@
 
 namespace hbmsim {
 
-uint64_t CudaAsyncAllocator::ReserveRange(uint64_t rounded) {
+uint32_t CudaAsyncAllocator::ReserveRange(uint64_t rounded) {
   const uint64_t size = std::max(options_.va_range, mapped_.Ceil(rounded));
   const uint64_t base = device_.Reserve(Bytes(size)).value();
-  ranges_.emplace(base, size);
-  Block b;
+  const uint32_t id = NewBlock();
+  // Reserved upwards: the new range is the last one.
+  Range& range = ranges_.emplace_hint(ranges_.end(), base, Range{})->second;
+  range.base = base;
+  range.size = size;
+  range.first = id;
+  Block& b = blocks_[id];
+  b = Block{};
+  b.address = base;
   b.size = size;
-  b.range = base;
-  blocks_.emplace(base, b);
-  Index(base, b);
+  b.range = &range;
+  Index(id);
   ++ranges_reserved_;  // no event: VA holds no memory until granules are mapped
-  return base;
+  return id;
 }
 
-// The buffer takes the low end of the free or queued block at `address`; the
-// rest keeps its kind (a queued rest keeps the buffer's handle, so its
-// free_completed still finds it).
-void CudaAsyncAllocator::Carve(uint64_t address, uint64_t rounded, const AllocRequest& req) {
-  auto it = blocks_.find(address);
-  const Block old = it->second;
-  Unindex(address, old);
-  if (old.kind == Kind::kQueued) RemoveHeld(address, old);
-  if (old.size > rounded) {
-    Block rest = old;
-    rest.size = old.size - rounded;
-    blocks_.emplace(address + rounded, rest);
-    Index(address + rounded, rest);
-    if (rest.kind == Kind::kQueued) AddHeld(address + rounded, rest);
-    if (rest.handle != kNoHandle) handles_[rest.handle] = address + rounded;
+uint32_t CudaAsyncAllocator::NewBlock() {
+  if (!spare_blocks_.empty()) {
+    const uint32_t id = spare_blocks_.back();
+    spare_blocks_.pop_back();
+    return id;
+  }
+  blocks_.emplace_back();
+  return static_cast<uint32_t>(blocks_.size() - 1);
+}
+
+void CudaAsyncAllocator::DropBlock(uint32_t id) {
+  blocks_[id].range = nullptr;
+  spare_blocks_.push_back(id);
+}
+
+// The buffer takes the low end of the free or queued block `id` (its record
+// stays at that address); the rest keeps its kind (a queued rest keeps the
+// buffer's handle, so its free_completed still finds it). `indexed`: the
+// block is still in its index (a free block the search took out is not).
+void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest& req, bool indexed) {
+  const uint32_t rest = blocks_[id].size > rounded ? NewBlock() : kNone;  // before any reference
+  Block& b = blocks_[id];
+  const Block old = b;
+  if (indexed) Unindex(id);  // (a free block taken by the search is out already)
+  if (old.kind == Kind::kQueued) RemoveHeld(id);
+  if (rest != kNone) {
+    Block& r = blocks_[rest];
+    r = old;
+    r.address = old.address + rounded;
+    r.size = old.size - rounded;
+    r.prev = id;
+    if (old.next != kNone) blocks_[old.next].prev = rest;
+    b.next = rest;
+    if (old.kind == Kind::kFree) {
+      FileFree(rest, old.address + rounded, old.size - rounded);
+    } else {
+      Index(rest);
+    }
+    if (r.kind == Kind::kQueued) AddHeld(rest);
+    if (r.handle != kNoHandle) handles_[r.handle] = rest;
   } else if (old.handle != kNoHandle) {
     handles_.erase(old.handle);
   }
-  Block& b = it->second;
-  b = Block{};
   b.size = rounded;
   b.kind = Kind::kInUse;
-  b.range = old.range;
+  b.completed = false;
   b.stream = req.stream.value();
   b.id = req.id.value();
   b.requested = req.bytes.value();
   b.handle = next_handle_++;
-  handles_[b.handle] = address;
-  AddHeld(address, b);
+  handles_[b.handle] = id;
+  AddHeld(id);
 }
 
-uint64_t CudaAsyncAllocator::MakeFree(BlockMap::iterator it) {
-  Block& b = it->second;
-  Unindex(it->first, b);
-  if (b.kind != Kind::kFree) RemoveHeld(it->first, b);
-  const uint64_t range = b.range;
-  const uint64_t size = b.size;
-  b = Block{};
-  b.size = size;
-  b.range = range;
-  // Coalesce with free neighbours of the same range (ranges may touch in VA).
-  auto next = std::next(it);
-  if (next != blocks_.end() && next->second.kind == Kind::kFree && next->second.range == range) {
-    Unindex(next->first, next->second);
-    b.size += next->second.size;
-    blocks_.erase(next);
+uint32_t CudaAsyncAllocator::MakeFree(uint32_t id) {
+  Block& b = blocks_[id];
+  if (b.kind == Kind::kQueued) Unindex(id);  // an in-use block is in no index
+  RemoveHeld(id);                            // in use or queued: held
+  b.kind = Kind::kFree;
+  b.completed = false;
+  b.stream = 0;
+  b.id = 0;
+  b.requested = 0;
+  b.handle = kNoHandle;
+  // Coalesce with free neighbours (the links stay inside one range). The
+  // merged extent is kept in registers and filed from them: reading back the
+  // fields just stored would stall on store forwarding.
+  uint64_t address = b.address;
+  uint64_t size = b.size;
+  if (b.next != kNone && blocks_[b.next].kind == Kind::kFree) {
+    const uint32_t next = b.next;
+    const Block& n = blocks_[next];
+    UnfileFree(n.address, n.size);
+    size += n.size;
+    b.next = n.next;
+    if (b.next != kNone) blocks_[b.next].prev = id;
+    DropBlock(next);
   }
-  if (it != blocks_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.kind == Kind::kFree && prev->second.range == range) {
-      Unindex(prev->first, prev->second);
-      prev->second.size += b.size;
-      blocks_.erase(it);
-      it = prev;
-    }
+  if (b.prev != kNone && blocks_[b.prev].kind == Kind::kFree) {
+    const uint32_t prev = b.prev;
+    Block& p = blocks_[prev];
+    UnfileFree(p.address, p.size);
+    address = p.address;
+    size += p.size;
+    p.next = b.next;
+    if (p.next != kNone) blocks_[p.next].prev = prev;
+    DropBlock(id);
+    id = prev;
   }
-  Index(it->first, it->second);
-  return it->first;
+  blocks_[id].size = size;
+  FileFree(id, address, size);
+  return id;
 }
 
-void CudaAsyncAllocator::Index(uint64_t address, const Block& b) {
-  if (b.kind == Kind::kFree) free_index_.emplace(b.size, address);
-  if (b.kind == Kind::kQueued) queued_index_[b.stream].emplace(b.size, address);
+void CudaAsyncAllocator::Index(uint32_t id) {
+  const Block& b = blocks_[id];
+  if (b.kind == Kind::kFree) free_index_.Insert(bfc::BinNumForSize(Bytes(b.size)), {b.size, b.address, id});
+  if (b.kind == Kind::kQueued) queued_index_[b.stream].insert({b.size, b.address, id});
 }
 
-void CudaAsyncAllocator::Unindex(uint64_t address, const Block& b) {
-  if (b.kind == Kind::kFree) free_index_.erase({b.size, address});
+void CudaAsyncAllocator::Unindex(uint32_t id) {
+  const Block& b = blocks_[id];
+  if (b.kind == Kind::kFree) free_index_.Remove(bfc::BinNumForSize(Bytes(b.size)), b.size, b.address);
   if (b.kind != Kind::kQueued) return;
   auto it = queued_index_.find(b.stream);
   if (it == queued_index_.end()) return;
-  it->second.erase({b.size, address});
+  it->second.erase({b.size, b.address, id});
   if (it->second.empty()) queued_index_.erase(it);
 }
 
-CudaAsyncAllocator::BlockMap::iterator CudaAsyncAllocator::FindHandle(Handle h) {
-  if (h == kNullHandle) return blocks_.end();
-  auto found = handles_.find(h.value());
-  if (found == handles_.end()) return blocks_.end();
-  return blocks_.find(found->second);
-}
-
-void CudaAsyncAllocator::AddHeld(uint64_t address, const Block& b) {
+// The granules [first, last] the block touches, counted from its range's base.
+void CudaAsyncAllocator::AddHeld(uint32_t id) {
+  const Block& b = blocks_[id];
+  Range& r = *b.range;
   held_bytes_ += b.size;
-  const uint64_t g = options_.granule;
-  for (uint64_t i = mapped_.Floor(address) / g; i < mapped_.Ceil(address + b.size) / g; ++i) ++held_refs_[i];
+  const uint64_t lo = FirstGranule(r, b.address);
+  const uint64_t hi = EndGranule(r, b.address + b.size);
+  if (hi > r.held.size()) r.held.resize(hi, 0);
+  for (uint64_t i = lo; i < hi; ++i) held_granules_ += r.held[i]++ == 0 ? 1 : 0;
 }
 
-void CudaAsyncAllocator::RemoveHeld(uint64_t address, const Block& b) {
+void CudaAsyncAllocator::RemoveHeld(uint32_t id) {
+  const Block& b = blocks_[id];
+  Range& r = *b.range;
   held_bytes_ -= b.size;
-  const uint64_t g = options_.granule;
-  for (uint64_t i = mapped_.Floor(address) / g; i < mapped_.Ceil(address + b.size) / g; ++i) {
-    auto it = held_refs_.find(i);
-    if (--it->second == 0) held_refs_.erase(it);
-  }
+  const uint64_t lo = FirstGranule(r, b.address);
+  const uint64_t hi = EndGranule(r, b.address + b.size);
+  for (uint64_t i = lo; i < hi; ++i) held_granules_ -= --r.held[i] == 0 ? 1 : 0;
 }
 
 }  // namespace hbmsim

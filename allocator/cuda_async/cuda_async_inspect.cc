@@ -31,21 +31,21 @@ void CudaAsyncAllocator::AppendCounters(Counters& out) const {
 
 void CudaAsyncAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   uint64_t index = 0;
-  for (const auto& [base, size] : ranges_) {
-    RegionInfo region{Offset(base), Bytes(size), index++, /*expandable=*/true};
+  for (const auto& [base, range] : ranges_) {
+    RegionInfo region{Offset(base), Bytes(range.size), index++, /*expandable=*/true};
     region.stream = 0;  // every stream's pool
     v.OnRegion(region);
-    for (auto it = blocks_.lower_bound(base); it != blocks_.end() && it->first < base + size; ++it) {
-      const Block& b = it->second;
+    for (uint32_t id = range.first; id != kNone; id = blocks_[id].next) {
+      const Block& b = blocks_[id];
       if (b.kind != Kind::kFree) {
         const BlockState state = b.kind == Kind::kInUse ? BlockState::kInUse : BlockState::kPendingFree;
-        v.OnBlock({Offset(it->first), Bytes(b.size), Bytes(b.requested), state, b.handle, kNoHandle, b.id,
+        v.OnBlock({Offset(b.address), Bytes(b.size), Bytes(b.requested), state, b.handle, kNoHandle, b.id,
                    b.stream});
         continue;
       }
       // A free block shows its mapped granules as free, the rest as unmapped.
-      uint64_t at = it->first;
-      const uint64_t end = it->first + b.size;
+      uint64_t at = b.address;
+      const uint64_t end = b.address + b.size;
       while (at < end) {
         const uint64_t g0 = mapped_.Floor(at);
         const bool mapped = mapped_.MappedIn(g0, g0 + mapped_.granule()) == 1;
@@ -73,63 +73,122 @@ absl::Status CudaAsyncAllocator::CheckInvariants() const {
   for (const auto& [start, end] : mapped_.runs()) {
     for (uint64_t at = start; at < end;) {
       auto range = ranges_.upper_bound(at);
-      if (range == ranges_.begin() || std::prev(range)->first + std::prev(range)->second <= at) {
+      if (range == ranges_.begin() || std::prev(range)->first + std::prev(range)->second.size <= at) {
         return absl::InternalError(fmt::format("mapped granule at {} lies outside every VA range", at));
       }
-      at = std::prev(range)->first + std::prev(range)->second;
+      at = std::prev(range)->first + std::prev(range)->second.size;
     }
   }
   return absl::OkStatus();
 }
 
+// Walks every range's blocks by their links and rebuilds what the indexes,
+// handles and counts should hold.
 absl::Status CudaAsyncAllocator::CheckBlocks() const {
-  SizeIndex free_blocks;
-  std::map<uint64_t, SizeIndex> queued;
-  absl::flat_hash_map<uint64_t, uint32_t> refs;
+  if (absl::Status s = free_index_.CheckInvariants(); !s.ok()) return s;
+  std::set<QueuedKey> free_blocks;
+  std::map<uint64_t, QueuedIndex> queued;
   uint64_t held = 0;
+  uint64_t held_granules = 0;
   size_t handled = 0;
-  const Block* previous = nullptr;
-  for (const auto& [address, b] : blocks_) {
-    if (address % options_.alignment != 0 || b.size % options_.alignment != 0 || b.size == 0) {
-      return absl::InternalError(
-          fmt::format("block at {} of {} bytes is not aligned to {}", address, b.size, options_.alignment));
+  size_t records = 0;
+  const uint64_t g = options_.granule;
+  for (const auto& [base, range] : ranges_) {
+    if (range.base != base || range.size % g != 0 || range.first == kNone ||
+        blocks_[range.first].address != base || blocks_[range.first].prev != kNone) {
+      return absl::InternalError(fmt::format("range at {} does not start with its first block", base));
     }
-    if (b.kind == Kind::kFree && previous != nullptr && previous->kind == Kind::kFree &&
-        previous->range == b.range) {
-      return absl::InternalError(
-          fmt::format("free block at {} follows a free block of the same range", address));
+    if (range.mapped != mapped_.MappedIn(base, base + range.size)) {
+      return absl::InternalError(fmt::format("range at {} counts {} mapped granules, the runs say {}", base,
+                                             range.mapped, mapped_.MappedIn(base, base + range.size)));
     }
-    previous = &b;
-    if (b.kind == Kind::kFree) free_blocks.emplace(b.size, address);
-    if (b.kind == Kind::kQueued) queued[b.stream].emplace(b.size, address);
-    if (b.handle != kNoHandle) {
-      auto h = handles_.find(b.handle);
-      if (h == handles_.end() || h->second != address) {
-        return absl::InternalError(
-            fmt::format("block at {} carries handle {} that does not name it", address, b.handle));
+    if (range.mapped * g != range.size) {
+      if (range.mapped_prefix > range.is_mapped.size() ||
+          std::count(range.is_mapped.begin(), range.is_mapped.begin() + static_cast<ptrdiff_t>(range.mapped_prefix),
+                     uint8_t{0}) != 0) {
+        return absl::InternalError(fmt::format("range at {} has an unmapped granule below its mapped prefix {}",
+                                               base, range.mapped_prefix));
       }
-      ++handled;
+      for (uint64_t i = 0; i < range.size / g; ++i) {
+        const bool flag = i < range.is_mapped.size() && range.is_mapped[i] != 0;
+        if (flag != (mapped_.MappedIn(base + i * g, base + (i + 1) * g) == 1)) {
+          return absl::InternalError(fmt::format("granule {} of range at {} is flagged {}mapped, wrongly", i,
+                                                 base, flag ? "" : "un"));
+        }
+      }
     }
-    if (b.kind == Kind::kFree) continue;
-    held += b.size;
-    const uint64_t begin = mapped_.Floor(address);
-    const uint64_t end = mapped_.Ceil(address + b.size);
-    if (mapped_.MappedIn(begin, end) != (end - begin) / options_.granule) {
-      return absl::InternalError(fmt::format("held block at {} touches an unmapped granule", address));
+    std::vector<uint32_t> refs(range.size / g, 0);
+    uint64_t at = base;
+    const Block* previous = nullptr;
+    for (uint32_t id = range.first; id != kNone; id = blocks_[id].next) {
+      const Block& b = blocks_[id];
+      ++records;
+      if (b.address != at || b.range != &range || (previous != nullptr && blocks_[b.prev].next != id)) {
+        return absl::InternalError(fmt::format("block at {} is not linked after the block ending at {}",
+                                               b.address, at));
+      }
+      at += b.size;
+      if (b.address % options_.alignment != 0 || b.size % options_.alignment != 0 || b.size == 0) {
+        return absl::InternalError(fmt::format("block at {} of {} bytes is not aligned to {}", b.address,
+                                               b.size, options_.alignment));
+      }
+      if (b.kind == Kind::kFree && previous != nullptr && previous->kind == Kind::kFree) {
+        return absl::InternalError(
+            fmt::format("free block at {} follows a free block of the same range", b.address));
+      }
+      previous = &b;
+      if (b.kind == Kind::kFree) free_blocks.insert({b.size, b.address, id});
+      if (b.kind == Kind::kQueued) queued[b.stream].insert({b.size, b.address, id});
+      if (b.handle != kNoHandle) {
+        auto h = handles_.find(b.handle);
+        if (h == handles_.end() || h->second != id) {
+          return absl::InternalError(
+              fmt::format("block at {} carries handle {} that does not name it", b.address, b.handle));
+        }
+        ++handled;
+      }
+      if (b.kind == Kind::kFree) continue;
+      held += b.size;
+      const uint64_t begin = mapped_.Floor(b.address);
+      const uint64_t end = mapped_.Ceil(b.address + b.size);
+      if (mapped_.MappedIn(begin, end) != (end - begin) / g) {
+        return absl::InternalError(fmt::format("held block at {} touches an unmapped granule", b.address));
+      }
+      for (uint64_t i = (begin - base) / g; i < (end - base) / g; ++i) held_granules += refs[i]++ == 0 ? 1 : 0;
     }
-    for (uint64_t g = begin / options_.granule; g < end / options_.granule; ++g) ++refs[g];
+    if (at != base + range.size) {
+      return absl::InternalError(fmt::format("the blocks of range at {} end at {}", base, at));
+    }
+    for (size_t i = 0; i < refs.size(); ++i) {
+      if (refs[i] != (i < range.held.size() ? range.held[i] : 0)) {
+        return absl::InternalError(fmt::format("granule {} of range at {} counts {} held blocks, not {}", i,
+                                               base, i < range.held.size() ? range.held[i] : 0, refs[i]));
+      }
+    }
+    const Block& first = blocks_[range.first];
+    if (first.kind == Kind::kFree && first.size == range.size && range.mapped == 0) {
+      return absl::InternalError(fmt::format("range at {} holds nothing and maps nothing", base));
+    }
   }
-  if (free_blocks != free_index_ || queued != queued_index_) {
+  if (records + spare_blocks_.size() != blocks_.size()) {
+    return absl::InternalError(fmt::format("{} block records, {} spare, {} in ranges", blocks_.size(),
+                                           spare_blocks_.size(), records));
+  }
+  std::set<QueuedKey> indexed;
+  for (int bin = 0; bin < bfc::kNumBins; ++bin) {
+    free_index_.ForEach(bin, [&](const bfc::FreeEntry& e) {
+      indexed.insert({e.size, e.ptr, static_cast<uint32_t>(e.handle)});
+    });
+  }
+  if (free_blocks != indexed || queued != queued_index_) {
     return absl::InternalError("the free or queued index disagrees with the blocks");
   }
   if (handled != handles_.size()) {
     return absl::InternalError(fmt::format("{} handles but {} blocks carry one", handles_.size(), handled));
   }
-  if (held != held_bytes_ || refs != held_refs_) {
-    return absl::InternalError(
-        fmt::format("held blocks hold {} bytes but {} are counted, or the granule "
-                    "counts disagree",
-                    held, held_bytes_));
+  if (held != held_bytes_ || held_granules != held_granules_) {
+    return absl::InternalError(fmt::format("held blocks hold {} bytes in {} granules but {} in {} are counted",
+                                           held, held_granules, held_bytes_, held_granules_));
   }
   return absl::OkStatus();
 }

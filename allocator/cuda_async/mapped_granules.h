@@ -11,6 +11,7 @@
 #ifndef HBMSIM_ALLOCATOR_CUDA_ASYNC_MAPPED_GRANULES_H_
 #define HBMSIM_ALLOCATOR_CUDA_ASYNC_MAPPED_GRANULES_H_
 
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -22,14 +23,21 @@ namespace hbmsim::cuda_async {
 
 class MappedGranules {
  public:
-  explicit MappedGranules(uint64_t granule) : granule_(granule) {}
+  explicit MappedGranules(uint64_t granule)
+      : granule_(granule), shift_(std::has_single_bit(granule) ? std::countr_zero(granule) : -1) {}
 
   uint64_t granule() const { return granule_; }
-  uint64_t Floor(uint64_t address) const { return address - address % granule_; }
+  // A power-of-two granule (the default 2 MiB) shifts and masks: a division
+  // by a run-time divisor costs tens of cycles, and every placement does several.
+  uint64_t Floor(uint64_t address) const {
+    return shift_ >= 0 ? address & ~(granule_ - 1) : address - address % granule_;
+  }
+  // The granule number of an address (or a granule count of a byte count).
+  uint64_t Number(uint64_t address) const { return shift_ >= 0 ? address >> shift_ : address / granule_; }
   uint64_t Ceil(uint64_t address) const { return Floor(address + granule_ - 1); }
   // The granules that [begin, end) touches, as a granule-aligned range.
   uint64_t GranulesTouching(uint64_t begin, uint64_t end) const {
-    return end <= begin ? 0 : (Ceil(end) - Floor(begin)) / granule_;
+    return end <= begin ? 0 : Number(Ceil(end) - Floor(begin));
   }
 
   // Granules mapped inside the granule-aligned range [begin, end).
@@ -47,6 +55,7 @@ class MappedGranules {
 
  private:
   uint64_t granule_;
+  int shift_;  // log2(granule) for a power of two, else -1
   std::map<uint64_t, uint64_t> runs_;  // start -> end
   uint64_t count_ = 0;
 };

@@ -1,7 +1,9 @@
 // FreeRanges (chunked address order, max tree, BFC bins as the size index)
 // against a std::map oracle: the first and best fits and every range after
 // each step of long random programs that split, merge and empty many chunks.
+// BestFitBlocks (best_fit's linked blocks) against the same oracle.
 #include "allocator/baselines/free_ranges.h"
+#include "allocator/baselines/best_fit_blocks.h"
 
 #include <map>
 #include <optional>
@@ -135,6 +137,63 @@ void RunAgainstOracle(uint64_t seed, int steps, uint64_t slots, bool check_each)
 TEST(FreeRangesTest, SmallRegionMatchesTheOracleAtEveryStep) { RunAgainstOracle(1, 20000, 600, true); }
 
 TEST(FreeRangesTest, ThousandsOfRangesMatchTheOracle) { RunAgainstOracle(7, 60000, 200000, false); }
+
+// best_fit's blocks: random takes (best fit) and releases, every free block
+// and every placement as the oracle's.
+void RunBestFitBlocks(uint64_t seed, int steps, uint64_t slots, bool check_each) {
+  BestFitBlocks f(slots * 256);
+  Oracle o;
+  o.Release(0, slots * 256);
+  std::vector<std::pair<uint64_t, uint32_t>> live;  // (size, record)
+  uint64_t x = seed;
+  const auto next = [&x] {
+    x += 0x9e3779b97f4a7c15ull;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<uint64_t> offsets;
+  for (int step = 0; step < steps; ++step) {
+    if (!live.empty() && (next() % 100 < 45 || o.ranges.empty())) {
+      const size_t k = next() % live.size();
+      f.Release(live[k].second);
+      o.Release(offsets[k], live[k].first);
+      live[k] = live.back();
+      live.pop_back();
+      offsets[k] = offsets.back();
+      offsets.pop_back();
+    } else {
+      const uint64_t size = (1 + next() % 24) * 256;
+      const std::optional<BestFitBlocks::Taken> t = f.TakeBestFit(size);
+      const std::optional<uint64_t> want = o.BestFit(size);
+      ASSERT_EQ(t.has_value(), want.has_value()) << "step " << step;
+      if (!t) continue;
+      ASSERT_EQ(t->offset, *want) << "step " << step;
+      o.Take(t->offset, size);
+      live.emplace_back(size, t->block);
+      offsets.push_back(t->offset);
+    }
+    if (check_each || step % 1000 == 0) {
+      ASSERT_TRUE(f.Check().ok()) << "step " << step << ": " << f.Check();
+      std::vector<std::pair<uint64_t, uint64_t>> got;
+      f.ForEach([&](uint64_t offset, uint64_t size) { got.emplace_back(offset, size); });
+      ASSERT_EQ(got, (std::vector<std::pair<uint64_t, uint64_t>>(o.ranges.begin(), o.ranges.end())))
+          << "step " << step;
+    }
+  }
+}
+
+TEST(BestFitBlocksTest, SmallRegionMatchesTheOracleAtEveryStep) { RunBestFitBlocks(3, 20000, 600, true); }
+
+TEST(BestFitBlocksTest, ThousandsOfBlocksMatchTheOracle) { RunBestFitBlocks(11, 60000, 200000, false); }
+
+TEST(BestFitBlocksTest, EmptyRegionFitsNothing) {
+  BestFitBlocks f(0);
+  EXPECT_FALSE(f.TakeBestFit(256).has_value());
+  EXPECT_EQ(f.Largest(), 0u);
+  EXPECT_TRUE(f.Check().ok());
+}
 
 }  // namespace
 }  // namespace hbmsim::baselines
