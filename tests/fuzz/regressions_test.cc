@@ -19,7 +19,8 @@ TraceEntry AllocAt(uint64_t addr, uint64_t bytes, uint64_t time_us) {
   t.action = TraceAction::kAlloc;
   t.addr = Offset(addr);
   t.size = Bytes(bytes);
-  t.time_us = time_us;
+  t.time = time_us;
+  t.has_time = true;
   return t;
 }
 
