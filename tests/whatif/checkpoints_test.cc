@@ -23,7 +23,7 @@ std::string ChurnTrace(uint64_t seed, int events) {
   std::vector<uint64_t> live;
   uint64_t next = 1;
   for (int i = 0; i < events; ++i) {
-    const size_t cap = 60 + static_cast<size_t>(50 * std::sin(i / 3000.0));
+    const size_t cap = static_cast<size_t>(60 + static_cast<int64_t>(50 * std::sin(i / 3000.0)));  // 10..110
     if (!live.empty() && (live.size() > cap || unit(rng) < 0.5)) {
       const size_t k = rng() % live.size();
       text += fmt::format("free {}\n", live[k]);
