@@ -28,15 +28,7 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
   stats_.pool_bytes = 0;
   stats_.peak_pool_bytes = 0;
   max_internal_fragmentation_ = ComputeMaxInternalFragmentation();
-  // Limit windows are off for bfc: under the sanitizer build a trial resumed
-  // from a checkpoint differed from a fresh one (SharedTrialsTest, seed 1 at
-  // 36110283 B: 10014 allocs against 10013), so some state CloneAt copies or
-  // recomputes is not what a run at that limit has. Until that is found, bfc
-  // keeps the window at its own limit and `size` replays every bfc probe from
-  // the start (exact, and no slower: sharing gained bfc nothing, bench/README).
-  // The tracking code stays so the defect can be found with it.
-  constexpr bool kBfcWindowsEnabled = false;
-  windows_ = kBfcWindowsEnabled && !options_.allow_growth && !options_.garbage_collection &&
+  windows_ = !options_.allow_growth && !options_.garbage_collection &&
              !options_.device_capacity && options_.fragmentation_fraction <= 0;
   if (!windows_) window_.Only(options_.memory_limit);
 }

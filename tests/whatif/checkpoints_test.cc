@@ -61,10 +61,8 @@ void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& w
 }
 
 TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
-  // bfc keeps no windows for now (bfc_allocator.cc: a resumed trial differed
-  // at seed 1 under the sanitizer build); its cases come back with the fix.
   for (const auto& [policy, seed] : std::vector<std::pair<std::string, uint64_t>>{
-           {"torch", 1}, {"torch", 2}, {"torch", 3}}) {
+           {"bfc", 1}, {"bfc", 2}, {"bfc", 3}, {"torch", 1}, {"torch", 2}, {"torch", 3}}) {
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
     const TrialTarget target = testing::Target(t, testing::Config(policy));
     std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
@@ -154,7 +152,7 @@ TEST(SharedTrialsTest, NotSharedWithoutWindows) {
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"garbage_collection=true"}))), nullptr);
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("torch", {"expandable_segments=true"}))), nullptr);
   EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("torch"))), nullptr);
-  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc"))), nullptr);  // windows off for now
+  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("bfc"))), nullptr);
 }
 
 }  // namespace

@@ -3,9 +3,12 @@
 #ifndef HBMSIM_TESTS_WHATIF_WHATIF_TEST_UTIL_H_
 #define HBMSIM_TESTS_WHATIF_WHATIF_TEST_UTIL_H_
 
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
+
+#include <unistd.h>
 
 #include "gtest/gtest.h"
 #include "sim/config/allocator_config.h"
@@ -16,6 +19,7 @@ namespace hbmsim::testing {
 
 // A scenario and its survey, as `size` and `compare` make them.
 struct TestTrace {
+  std::shared_ptr<const std::string> file;  // removed when the last copy goes
   std::shared_ptr<Scenario> scenario;
   ScenarioSurvey survey;
   Bytes peak_live_bytes() const { return survey.peak_live_bytes; }
@@ -23,12 +27,20 @@ struct TestTrace {
 
 inline TestTrace TraceFromText(const std::string& text) {
   const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "/hbmsim_whatif_" + (t ? t->name() : "x") + ".trace";
+  // Unique to this process and call: trials reopen the file, so it must hold
+  // this text for as long as the scenario lives, whatever else runs.
+  static int calls = 0;
+  const std::string path = ::testing::TempDir() + "/hbmsim_whatif_" + (t ? t->name() : "x") + "_" +
+                           std::to_string(getpid()) + "_" + std::to_string(++calls) + ".trace";
   std::ofstream(path, std::ios::binary) << "# hbmsim-trace v1\n" << text;
+  std::shared_ptr<const std::string> file(new std::string(path), [](const std::string* p) {
+    std::remove(p->c_str());
+    delete p;
+  });
   absl::StatusOr<Scenario> s = OpenScenario(path, ScenarioRequest{});
   EXPECT_TRUE(s.ok()) << s.status().message();
   if (!s.ok()) return {};
-  TestTrace out{std::make_shared<Scenario>(*std::move(s)), {}};
+  TestTrace out{file, std::make_shared<Scenario>(*std::move(s)), {}};
   absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*out.scenario);
   EXPECT_TRUE(survey.ok()) << survey.status().message();
   if (survey.ok()) out.survey = *survey;
