@@ -151,11 +151,6 @@ std::optional<Failure> SizeCommand::Size() {
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
   absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
   if (!survey.ok()) return Failure{kExitBadInput, std::string(survey.status().message())};
-  Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; every trial replays the recording "
-                   "afresh{}",
-                   trace_, survey->events_replayed, survey->device ? fmt::format("{}", survey->device->value()) : "-",
-             survey->peak_live_bytes.value(),
-                   config->policy->plan ? " (offline plans from one more pass first)" : ""));
   device_used_ = survey->device;
   absl::StatusOr<TrialTarget> target = MakeTrialTarget(*scenario, *config, *survey);
   if (!target.ok()) return Failure{kExitBadInput, std::string(target.status().message())};
@@ -166,6 +161,13 @@ std::optional<Failure> SizeCommand::Size() {
         internal ? kExitInternal : kExitBadInput,
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(r.status().message()))};
   }
+  // How the trials ran (which ones resumed depends on timing, so not how many).
+  const char* how = r->trials_shared ? "trials resume from checkpoints of earlier ones"
+                                     : "every trial replays the recording afresh";
+  Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; {}{}", trace_, survey->events_replayed,
+                   survey->device ? fmt::format("{}", survey->device->value()) : "-",
+                   survey->peak_live_bytes.value(), how,
+                   config->policy->plan ? " (offline plans from one more pass first)" : ""));
   const std::string text = Text(*target, *r);
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {

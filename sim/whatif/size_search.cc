@@ -151,6 +151,7 @@ class Search {
 
   SizeResult Finish(SizeResult& out) const {
     for (const auto& [k, ok] : tried_) out.probes.push_back({Bytes(LimitOf(k)), ok});
+    out.trials_shared = shared_ != nullptr;
     return out;
   }
 

@@ -53,6 +53,9 @@ struct SizeResult {
   std::optional<Bytes> non_monotonic;
   std::vector<SizeProbe> probes;  // every limit tried, ascending
   TrialResult verified;           // the full replay at the answer
+  // Whether probes resumed from checkpoints of earlier ones
+  // (sim/whatif/checkpoints.h) rather than each replaying from the start.
+  bool trials_shared = false;
 };
 
 absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options);

@@ -49,6 +49,11 @@ TEST(SizeCliTest, OutputIsTheSameForOneJobAndFour) {
     EXPECT_EQ(one.out, four.out) << a;
     EXPECT_EQ(one.err, four.err) << a;
   }
+  // bfc's default options keep limit windows, so its trials are shared, and stderr says so.
+  const testing::CliRun bfc = RunHbmsim("size " + trace + " --allocator bfc");
+  EXPECT_EQ(bfc.err,
+            "hbmsim size: configs/examples/fragmentation.trace: 13 events of device 0, peak live 268435456 B; "
+            "trials resume from checkpoints of earlier ones\n");
   const std::string args =
       " --allocators bfc,tpu,first_fit,best_fit,paged:page_size=1MiB,ideal,offline "
       "--bytes-limit 256MiB";
