@@ -28,19 +28,23 @@ constexpr uint64_t kLeaderLimit = uint64_t{1} << 62;
 
 const LimitWindowPolicy* WindowsOf(const Allocator& a) { return dynamic_cast<const LimitWindowPolicy*>(&a); }
 
-// The captured events, from `next`; `before(i)` runs before event i is read,
-// when every earlier event has been applied.
+// The captured events, from `next`; `before(i)` runs before event i is read
+// for every i that is a multiple of `stride`, when every earlier event has
+// been applied.
 class LogReader : public EventReader {
  public:
   LogReader(const std::vector<SharedTrials::LoggedEvent>& events, const TraceMetadata& metadata, uint64_t next,
-            std::function<void(uint64_t)> before)
-      : events_(events), metadata_(metadata), next_(next), before_(std::move(before)) {}
+            uint64_t stride, std::function<void(uint64_t)> before)
+      : events_(events), metadata_(metadata), next_(next), stride_(stride), before_(std::move(before)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
     if (next_ >= events_.size()) return false;
-    before_(next_);
+    if (next_ % stride_ == 0) before_(next_);
     const SharedTrials::LoggedEvent& l = events_[next_++];
-    e = Event{};
+    // A logged event has no attributes: clear them only if the caller's
+    // Event holds some (the engine passes the same one every time, and a
+    // whole-struct reset was a tenth of a probe's time).
+    if (e.time_us || e.addr || e.shape || !e.tag.empty() || !e.label.empty() || !e.attrs.empty()) e = Event{};
     e.kind = l.kind;
     e.id = l.id;
     e.bytes = Bytes(l.bytes);
@@ -55,6 +59,7 @@ class LogReader : public EventReader {
   const std::vector<SharedTrials::LoggedEvent>& events_;
   const TraceMetadata& metadata_;
   uint64_t next_;
+  const uint64_t stride_;
   std::function<void(uint64_t)> before_;
 };
 
@@ -102,6 +107,8 @@ std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
     if (w == nullptr || w->limit_window() == LimitWindow{limit, limit}) return nullptr;
   }
   std::unique_ptr<SharedTrials> shared(new SharedTrials(target));
+  // The survey counted the events: one allocation for the log, not a doubling per 2^k.
+  if (target.survey.events_read <= kMaxEvents) shared->events_.reserve(target.survey.events_read);
   absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
   if (!reader.ok()) return nullptr;
   Event e;
@@ -153,8 +160,8 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   TrialResult out;
   FailureObserver observer(out);
   engine.AddObserver(&observer);
-  LogReader reader(events_, metadata_, start, [&](uint64_t i) {
-    if (i == start || i % stride_ != 0 || out.failures != 0) return;
+  LogReader reader(events_, metadata_, start, stride_, [&](uint64_t i) {
+    if (i == start || out.failures != 0) return;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;
     c->window = windows->limit_window();
