@@ -67,13 +67,7 @@ class LogReader : public EventReader {
 class FailureObserver : public ReplayObserver {
  public:
   explicit FailureObserver(TrialResult& out) : out_(out) {}
-  void OnFailure(const FailureRecord& f) override {
-    ++out_.failures;
-    (f.kind == AllocStatus::kOom ? out_.oom : out_.fragmentation)++;
-    if (!out_.first_failure) {
-      out_.first_failure = TrialFailure{f.event.value(), f.rounded, f.kind, f.free_bytes, f.largest_free_block_bytes};
-    }
-  }
+  void OnFailure(const FailureRecord& f) override { out_.Count(f); }
 
  private:
   TrialResult& out_;

@@ -19,13 +19,7 @@ class TrialObserver : public ReplayObserver {
       if (s.bytes_in_use >= *options_.in_use_target) out_.in_use_target_stats = s;
     }
   }
-  void OnFailure(const FailureRecord& f) override {
-    ++out_.failures;
-    (f.kind == AllocStatus::kOom ? out_.oom : out_.fragmentation)++;
-    if (!out_.first_failure) {
-      out_.first_failure = TrialFailure{f.event.value(), f.rounded, f.kind, f.free_bytes, f.largest_free_block_bytes};
-    }
-  }
+  void OnFailure(const FailureRecord& f) override { out_.Count(f); }
 
  private:
   const Allocator& policy_;
@@ -34,6 +28,14 @@ class TrialObserver : public ReplayObserver {
 };
 
 }  // namespace
+
+void TrialResult::Count(const FailureRecord& f) {
+  ++failures;
+  (f.kind == AllocStatus::kOom ? oom : fragmentation)++;
+  if (!first_failure) {
+    first_failure = TrialFailure{f.event.value(), f.rounded, f.kind, f.free_bytes, f.largest_free_block_bytes};
+  }
+}
 
 absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario) {
   absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();

@@ -66,6 +66,8 @@ struct TrialResult {
   ReplaySummary summary;
 
   bool ok() const { return failures == 0; }
+  // A failed request of the trial: counted by verdict, the first one kept.
+  void Count(const FailureRecord& f);
 };
 
 // Errors: the maker's, the recording's, or a broken invariant (InternalError).
