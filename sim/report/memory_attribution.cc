@@ -53,13 +53,12 @@ void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocRes
     return;
   }
   if (e.bytes.is_zero()) return;  // holds nothing
-  held_[e.id] = HeldBuffer{e.id, e.bytes.value(), index, tag, frame};
+  held_[e.id] = Held{HeldBuffer{e.id, e.bytes.value(), index, tag, frame}, peaks_};
   held_bytes_ += e.bytes.value();
-  born_after_peak_.insert(e.id);
   if (held_bytes_ > peak_bytes_) {
     peak_bytes_ = held_bytes_;
     peak_event_ = index;
-    born_after_peak_.clear();
+    ++peaks_;  // everything held now, this buffer included, is held at the peak
     died_after_peak_.clear();
   }
 }
@@ -67,8 +66,8 @@ void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocRes
 void MemoryAttribution::OnRelease(EventIndex, const Event& e) {
   auto it = held_.find(e.id);
   if (it == held_.end()) return;  // its alloc failed or took 0 bytes
-  held_bytes_ -= it->second.bytes;
-  if (born_after_peak_.erase(e.id) == 0) died_after_peak_[e.id] = std::move(it->second);
+  held_bytes_ -= it->second.buffer.bytes;
+  if (!BornAfterPeak(it->second)) died_after_peak_[e.id] = std::move(it->second.buffer);
   held_.erase(it);
 }
 
@@ -82,7 +81,7 @@ void MemoryAttribution::OnFailure(const FailureRecord& f) {
   }
   std::vector<const HeldBuffer*> held;
   held.reserve(held_.size());
-  for (const auto& [id, b] : held_) held.push_back(&b);
+  for (const auto& [id, h] : held_) held.push_back(&h.buffer);
   at_failure_ = Breakdown(f.event, held);
 }
 
@@ -90,8 +89,8 @@ std::optional<MemoryBreakdown> MemoryAttribution::AtPeak() const {
   if (!peak_event_) return std::nullopt;
   std::vector<const HeldBuffer*> held;
   held.reserve(held_.size() + died_after_peak_.size());
-  for (const auto& [id, b] : held_) {
-    if (!born_after_peak_.contains(id)) held.push_back(&b);
+  for (const auto& [id, h] : held_) {
+    if (!BornAfterPeak(h)) held.push_back(&h.buffer);
   }
   for (const auto& [id, b] : died_after_peak_) held.push_back(&b);
   return Breakdown(*peak_event_, held);
