@@ -28,9 +28,18 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
   stats_.pool_bytes = 0;
   stats_.peak_pool_bytes = 0;
   max_internal_fragmentation_ = ComputeMaxInternalFragmentation();
-  windows_ = !options_.allow_growth && !options_.garbage_collection &&
-             !options_.device_capacity && options_.fragmentation_fraction <= 0;
-  if (!windows_) window_.Only(options_.memory_limit);
+  window_.Only(options_.memory_limit);
+}
+
+bool BfcAllocator::TrackLimitWindow() {
+  HBMSIM_DCHECK(regions_.empty(), "TrackLimitWindow after the first event");
+  if (options_.allow_growth || options_.garbage_collection || options_.device_capacity ||
+      options_.fragmentation_fraction > 0) {
+    return false;
+  }
+  windows_ = true;
+  window_ = LimitWindow{};
+  return true;
 }
 
 std::unique_ptr<Allocator> BfcAllocator::CloneAt(Bytes limit) const {

@@ -96,7 +96,7 @@ struct BfcOptions {
   bool backpedal_once = false;
 };
 
-// Limit windows (allocator/core/limit_window.h) are kept for the options
+// Limit windows (allocator/core/limit_window.h), when asked for, are kept for the options
 // `size` meets most: no growth, no garbage collection, no device capacity and
 // no fragmentation_fraction. Then the pool is one region of floor256(limit)
 // taken by the first Extend, and the limit shows only in the length of the
@@ -139,6 +139,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   uint64_t chunk_records() const { return chunks_.records(); }
   uint64_t host_footprint_bytes() const;
 
+  bool TrackLimitWindow() override;
   LimitWindow limit_window() const override { return window_; }
   std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
 
@@ -209,7 +210,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   int64_t regions_released_ = 0;
   bool started_backpedal_ = false;
   int64_t device_alloc_failures_ = 0;
-  bool windows_ = false;  // the options above: the window is tracked
+  bool windows_ = false;  // TrackLimitWindow() was asked, with the options above: the window is tracked
   LimitWindow window_;
   bfc::ChunkHandle last_ = bfc::kInvalidChunk;  // the last chunk of the one region, while windows_
   // While windows_: peak_bytes_in_use = max(peak_fixed_, floor256(limit) + peak_rel_),

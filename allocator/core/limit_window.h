@@ -38,6 +38,11 @@ struct LimitWindow {
 class LimitWindowPolicy {
  public:
   virtual ~LimitWindowPolicy() = default;
+  // Starts narrowing the window; called before the first event. A policy is
+  // never asked outside `size`'s shared trials, so a plain replay pays nothing
+  // for the bookkeeping (BFC's is a second best fit on some requests). False
+  // when the policy's options keep no window: it stays the limit alone.
+  virtual bool TrackLimitWindow() = 0;
   // The limits under which every decision so far was this run's; it always
   // contains the policy's own limit.
   virtual LimitWindow limit_window() const = 0;

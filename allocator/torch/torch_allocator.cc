@@ -11,8 +11,14 @@ TorchAllocator::TorchAllocator(TorchOptions options) : options_(std::move(option
   stats_.max_split_size = options_.max_split_size.value() == kUnlimited
                               ? -1
                               : static_cast<int64_t>(options_.max_split_size.value());
-  windows_ = !options_.per_process_memory_fraction && !options_.expandable_segments;
-  if (!windows_) window_.Only(options_.capacity);
+  window_.Only(options_.capacity);
+}
+
+bool TorchAllocator::TrackLimitWindow() {
+  if (options_.per_process_memory_fraction || options_.expandable_segments) return false;
+  windows_ = true;
+  window_ = LimitWindow{};
+  return true;
 }
 
 // Nothing but the capacity itself depends on it (see the class comment).

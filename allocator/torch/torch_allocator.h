@@ -114,7 +114,7 @@ struct SegmentSeed {
   std::vector<SeedBlock> blocks;  // tile the segment in address order
 };
 
-// Limit windows (allocator/core/limit_window.h) are kept without
+// Limit windows (allocator/core/limit_window.h), when asked for, are kept without
 // per_process_memory_fraction (and so without garbage collection) and without
 // expandable segments: the capacity is then consulted only by cudaMalloc's
 // `reserved + size <= capacity`, and nothing the allocator holds is sized by
@@ -124,6 +124,7 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   explicit TorchAllocator(TorchOptions options);
 
+  bool TrackLimitWindow() override;
   LimitWindow limit_window() const override { return window_; }
   std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
 

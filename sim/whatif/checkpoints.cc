@@ -28,6 +28,13 @@ constexpr uint64_t kLeaderLimit = uint64_t{1} << 62;
 
 const LimitWindowPolicy* WindowsOf(const Allocator& a) { return dynamic_cast<const LimitWindowPolicy*>(&a); }
 
+// A fresh policy that narrows its window from its first event, or nullptr
+// when it keeps none.
+const LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
+  auto* w = dynamic_cast<LimitWindowPolicy*>(&a);
+  return w != nullptr && w->TrackLimitWindow() ? w : nullptr;
+}
+
 // The captured events, from `next`; `before(i)` runs before event i is read
 // for every i that is a multiple of `stride`, when every earlier event has
 // been applied.
@@ -97,8 +104,7 @@ std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
     const Bytes limit = target.survey.peak_live_bytes;
     absl::StatusOr<std::unique_ptr<Allocator>> probe = target.maker(limit);
     if (!probe.ok()) return nullptr;
-    const LimitWindowPolicy* w = WindowsOf(**probe);
-    if (w == nullptr || w->limit_window() == LimitWindow{limit, limit}) return nullptr;
+    if (TrackedWindowsOf(**probe) == nullptr) return nullptr;
   }
   std::unique_ptr<SharedTrials> shared(new SharedTrials(target));
   // The survey counted the events: one allocation for the log, not a doubling per 2^k.
@@ -143,7 +149,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
     if (!built.ok()) return built.status();
     policy = *std::move(built);
   }
-  const LimitWindowPolicy* windows = WindowsOf(*policy);
+  const LimitWindowPolicy* windows = from ? WindowsOf(*policy) : TrackedWindowsOf(*policy);
   if (windows == nullptr) return absl::InternalError("a policy without limit windows");
   ReplayOptions replay;
   replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;

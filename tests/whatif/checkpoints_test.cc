@@ -94,6 +94,8 @@ TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
   BfcOptions options;
   options.memory_limit = Bytes::MiB(64);
   BfcAllocator a(options);
+  BfcAllocator untracked(options);
+  ASSERT_TRUE(a.TrackLimitWindow());
   std::vector<Handle> live;
   for (int i = 0; i < 3000; ++i) {
     if (!live.empty() && rng() % 2 == 0) {
@@ -107,10 +109,13 @@ TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
       const AllocResult res = a.Allocate(r);
       ASSERT_TRUE(res.ok());
       live.push_back(res.handle);
+      if (i < 10) untracked.Allocate(r);
     }
   }
+  // A replay that never asked keeps no window; one that did keeps a real one.
+  EXPECT_EQ(untracked.limit_window(), (LimitWindow{Bytes::MiB(64), Bytes::MiB(64)}));
   const LimitWindow w = a.limit_window();
-  ASSERT_LE(w.lo, Bytes::MiB(64));
+  ASSERT_LT(w.lo, Bytes::MiB(64));
   ASSERT_GE(w.hi, Bytes::MiB(64));
   for (const Bytes l : {w.lo, w.lo + Bytes(1000), Bytes::MiB(64), Bytes::MiB(100)}) {
     if (!w.Contains(l)) continue;
@@ -149,6 +154,9 @@ TEST(SharedTrialsTest, NotSharedWithoutWindows) {
   const testing::TestTrace t = testing::TraceFromText(ChurnTrace(1, 5000));
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("best_fit"))), nullptr);
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"allow_growth=true"}))), nullptr);
+  BfcOptions growth;
+  growth.allow_growth = true;
+  EXPECT_FALSE(BfcAllocator(growth).TrackLimitWindow());
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"garbage_collection=true"}))), nullptr);
   EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("torch", {"expandable_segments=true"}))), nullptr);
   EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("torch"))), nullptr);
