@@ -92,6 +92,7 @@ class HbmLayout {
   // The lowest free block holding `size`; the new block takes its bottom end.
   std::optional<Ref> PlaceFirstFitBottom(Bytes size, BlockState state, uint64_t owner);
   void SetState(Ref r, BlockState state) { pool_[r].state = state; }
+  void SetOwner(Ref r, uint64_t owner) { pool_[r].owner = owner; }
   // The block becomes free and merges with free neighbours (its Ref may go).
   void Release(Ref r);
 
