@@ -31,6 +31,8 @@ Bytes TiledLayoutBytes(const TensorShape& shape);
 // tiled layout and the caller's bytes (a trace whose size disagrees with its
 // shape is never shrunk); otherwise the caller's bytes. Rounded to `granule`.
 Bytes TpuBufferBytes(Bytes requested, const TensorShape* shape, bool tile_padding, Bytes granule);
+// bytes.RoundUp(granule) (granule > 0), without a division for a power of two.
+Bytes RoundUpToGranule(Bytes bytes, uint64_t granule);
 
 }  // namespace hbmsim
 
