@@ -1,7 +1,6 @@
 #include "allocator/tpu/tpu_padding.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace hbmsim {
 namespace {
@@ -51,24 +50,9 @@ Bytes TiledLayoutBytes(const TensorShape& shape) {
   return ElementsToBytes(elements, DTypeBits(shape.dtype));
 }
 
-Bytes TpuBufferBytes(Bytes requested, const TensorShape* shape, bool tile_padding, Bytes granule) {
-  Bytes bytes = requested;
-  if (tile_padding && shape != nullptr) {
-    const Bytes layout = shape->rank() == 0 ? granule : TiledLayoutBytes(*shape);
-    bytes = std::max(bytes, layout);
-  }
-  return RoundUpToGranule(bytes, std::max<uint64_t>(granule.value(), 1));
-}
-
-// Bytes::RoundUp divides; a 64-bit division is the slowest instruction of an
-// allocation (tens of cycles), and granules are powers of two in practice
-// (512 B by default), where a mask gives the same remainder.
-Bytes RoundUpToGranule(Bytes bytes, uint64_t granule) {
-  const uint64_t v = bytes.value();
-  const uint64_t rem = std::has_single_bit(granule) ? v & (granule - 1) : v % granule;
-  if (rem == 0) return bytes;
-  const uint64_t pad = granule - rem;
-  return Bytes(v > Bytes::Max().value() - pad ? Bytes::Max().value() : v + pad);  // saturates as RoundUp
+Bytes TiledBufferBytes(Bytes requested, const TensorShape& shape, Bytes granule) {
+  const Bytes layout = shape.rank() == 0 ? granule : TiledLayoutBytes(shape);
+  return RoundUpToGranule(std::max(requested, layout), std::max<uint64_t>(granule.value(), 1));
 }
 
 }  // namespace hbmsim
