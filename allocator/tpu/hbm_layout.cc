@@ -72,7 +72,7 @@ inline void HbmLayout::UnindexFree(Ref r) {
 }
 
 // `r` is free and out of the index (its bytes no longer counted as free).
-HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner) {
+inline HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner) {
   const Block was = pool_[r];
   const uint64_t end = offset + size.value();
   const uint64_t was_end = was.offset + was.size.value();

@@ -121,7 +121,9 @@ class HbmLayout {
   [[gnu::always_inline]] inline void IndexFree(Ref r);
   [[gnu::always_inline]] inline void UnindexFree(Ref r);
   // Splits free block `r` so that [offset, offset + size) becomes a held block.
-  Ref Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner);
+  // Inlined so that PlaceBestFitTop's copy drops the rest-above case (its
+  // block ends where `r` ended) and reuses the loads of `r`.
+  [[gnu::always_inline]] inline Ref Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner);
   // Compact's walk down the chain; without kApply it only answers whether
   // any block would move (stopping at the first that does).
   template <bool kApply>
