@@ -126,11 +126,11 @@ class TpuAllocator final : public Allocator {
  private:
   // A buffer record, filed under its block's Ref: a held block keeps its Ref
   // until released, compaction included, so the handle can carry the Ref and
-  // a lookup is one index and one compare (a hash map of handles cost ~a
-  // third of an allocate-free pair). Size, address and whether the free is
+  // a lookup is one index and one compare (a hash map of handles cost about
+  // a fifth of an allocate-free pair). Size, address and whether the free is
   // queued are the block's.
   //
-  //   handle = serial << 32 | Ref      serial: 1, 2, 3, ... (never reused)
+  //   handle = serial << 32 | Ref      serial: 1, 2, 3, ... (unique below 2^32 allocations)
   //   buffers_[Ref].handle == handle   while the buffer lives; kVacant after
   //
   // The serial keeps a late CompleteFree unambiguous: a released handle
