@@ -123,7 +123,8 @@ class HbmLayout {
   // Splits free block `r` so that [offset, offset + size) becomes a held block.
   // Inlined so that PlaceBestFitTop's copy drops the rest-above case (its
   // block ends where `r` ended) and reuses the loads of `r`.
-  [[gnu::always_inline]] inline Ref Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner);
+  [[gnu::always_inline]] inline Ref Carve(Ref r, uint64_t offset, Bytes size, BlockState state,
+                                          uint64_t owner);
   // Compact's walk down the chain; without kApply it only answers whether
   // any block would move (stopping at the first that does).
   template <bool kApply>
@@ -137,7 +138,7 @@ class HbmLayout {
   Ref head_ = kNone;
   Ref tail_ = kNone;
   bfc::BinIndex free_index_;  // by value: one load less per index operation than behind a pointer
-  std::vector<Ref> fixed_;  // reused by CompactWalk: fixed blocks above the cursor
+  std::vector<Ref> fixed_;    // reused by CompactWalk: fixed blocks above the cursor
 };
 
 template <typename RoleOf, typename OnPlace>
