@@ -4,13 +4,13 @@
 
 namespace hbmsim {
 
-HbmLayout::HbmLayout(Bytes capacity) : capacity_(capacity), free_index_(std::make_unique<bfc::BinIndex>()) {
+HbmLayout::HbmLayout(Bytes capacity) : capacity_(capacity) {
   if (capacity.is_zero()) return;
   head_ = tail_ = NewBlock(Block{0, capacity, BlockState::kFree, 0, kNone, kNone});
   IndexFree(head_);
 }
 
-HbmLayout::HbmLayout(const HbmLayout& other) { *this = other; }
+HbmLayout::HbmLayout(const HbmLayout& other) : HbmLayout(Bytes(0)) { *this = other; }
 
 HbmLayout& HbmLayout::operator=(const HbmLayout& other) {
   if (this == &other) return *this;
@@ -20,7 +20,7 @@ HbmLayout& HbmLayout::operator=(const HbmLayout& other) {
   spares_ = other.spares_;
   head_ = other.head_;
   tail_ = other.tail_;
-  free_index_ = std::make_unique<bfc::BinIndex>();
+  free_index_.Clear();
   free_bytes_ = Bytes(0);
   for (Ref r = head_; r != kNone; r = pool_[r].next) {
     if (pool_[r].state == BlockState::kFree) IndexFree(r);
@@ -29,7 +29,7 @@ HbmLayout& HbmLayout::operator=(const HbmLayout& other) {
 }
 
 Bytes HbmLayout::largest_free_block() const {
-  const std::optional<bfc::FreeEntry> e = free_index_->Largest();
+  const std::optional<bfc::FreeEntry> e = free_index_.Largest();
   return e ? Bytes(e->size) : Bytes(0);
 }
 
@@ -39,7 +39,7 @@ Bytes HbmLayout::FreeBlockAbove(Ref below) const {
   return pool_[r].size;
 }
 
-HbmLayout::Ref HbmLayout::NewBlock(const Block& b) {
+inline HbmLayout::Ref HbmLayout::NewBlock(const Block& b) {
   if (spare_ != kNone) {
     const Ref r = spare_;
     spare_ = pool_[r].next;
@@ -53,26 +53,26 @@ HbmLayout::Ref HbmLayout::NewBlock(const Block& b) {
 
 // Only `next` is overwritten: a walk down the chain that has read the
 // block's `prev` may delete it (CompactWalk does).
-void HbmLayout::DeleteBlock(Ref r) {
+inline void HbmLayout::DeleteBlock(Ref r) {
   pool_[r].next = spare_;
   spare_ = r;
   ++spares_;
 }
 
-void HbmLayout::IndexFree(Ref r) {
+inline void HbmLayout::IndexFree(Ref r) {
   const Block& b = pool_[r];
-  free_index_->Insert(bfc::BinNumForSize(b.size), {b.size.value(), IndexPtr(b.offset), r});
+  free_index_.Insert(bfc::BinNumForSize(b.size), {b.size.value(), IndexPtr(b.offset), r});
   free_bytes_ += b.size;
 }
 
-void HbmLayout::UnindexFree(Ref r) {
+inline void HbmLayout::UnindexFree(Ref r) {
   const Block& b = pool_[r];
-  free_index_->Remove(bfc::BinNumForSize(b.size), b.size.value(), IndexPtr(b.offset));
+  free_index_.Remove(bfc::BinNumForSize(b.size), b.size.value(), IndexPtr(b.offset));
   free_bytes_ -= b.size;
 }
 
 // `r` is free and out of the index (its bytes no longer counted as free).
-HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner) {
+inline HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, BlockState state, uint64_t owner) {
   const Block was = pool_[r];
   const uint64_t end = offset + size.value();
   const uint64_t was_end = was.offset + was.size.value();
@@ -98,7 +98,7 @@ HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, BlockState s
 
 std::optional<HbmLayout::Ref> HbmLayout::PlaceBestFitTop(Bytes size, BlockState state, uint64_t owner) {
   if (size.is_zero()) return std::nullopt;
-  const std::optional<bfc::FreeEntry> best = free_index_->TakeBestFit(size);
+  const std::optional<bfc::FreeEntry> best = free_index_.TakeBestFit(size);
   if (!best) return std::nullopt;
   const Ref r = static_cast<Ref>(best->handle);
   free_bytes_ -= pool_[r].size;
@@ -148,7 +148,7 @@ HbmLayout::Compaction HbmLayout::Compact() {
   // compaction that moves nothing (a retry after an earlier one) then costs
   // part of one walk and leaves the layout and its index alone.
   if (!CompactWalk</*kApply=*/false>(done)) return done;
-  free_index_->Clear();  // keeps its blocks: no heap traffic once warm
+  free_index_.Clear();  // keeps its blocks: no heap traffic once warm
   free_bytes_ = Bytes(0);
   CompactWalk</*kApply=*/true>(done);
   return done;
@@ -251,7 +251,7 @@ absl::Status HbmLayout::Check() const {
       ++free_blocks;
       free_sum += block.size;
       const bfc::FreeEntry* e =
-          free_index_->Find(bfc::BinNumForSize(block.size), block.size.value(), IndexPtr(offset));
+          free_index_.Find(bfc::BinNumForSize(block.size), block.size.value(), IndexPtr(offset));
       if (e == nullptr || e->handle != r) {
         return absl::InternalError(fmt::format("free block at {} ({} B) missing from the best-fit index",
                                                offset, block.size.value()));
@@ -265,9 +265,9 @@ absl::Status HbmLayout::Check() const {
     return absl::InternalError(
         fmt::format("blocks end at {}, not at the capacity {}", cursor, capacity_.value()));
   }
-  if (free_blocks != free_index_->size()) {
+  if (free_blocks != free_index_.size()) {
     return absl::InternalError(
-        fmt::format("best-fit index holds {} entries for {} free blocks", free_index_->size(), free_blocks));
+        fmt::format("best-fit index holds {} entries for {} free blocks", free_index_.size(), free_blocks));
   }
   size_t spares = 0;
   for (Ref r = spare_; r != kNone && spares <= pool_.size(); r = pool_[r].next) ++spares;
@@ -279,7 +279,7 @@ absl::Status HbmLayout::Check() const {
     return absl::InternalError(
         fmt::format("free_bytes is {} but free blocks sum to {}", free_bytes_.value(), free_sum.value()));
   }
-  return free_index_->CheckInvariants();
+  return free_index_.CheckInvariants();
 }
 
 }  // namespace hbmsim

@@ -30,18 +30,18 @@ AllocResult TpuAllocator::Allocate(const AllocRequest& req) {
     empty.handle = kNullHandle;
     return empty;
   }
-  const uint64_t handle = next_handle_;
   // The ladder: each rung runs only when every earlier one left the request unplaced.
-  std::optional<HbmLayout::Ref> at = TryPlace(size, handle);
-  if (!at && options_.queued_free_retry && CompleteQueuedFrees()) at = TryPlace(size, handle);
-  if (!at && options_.defragment && CompactIfItMayHelp(size)) at = TryPlace(size, handle);
-  if (!at && options_.evict_programs) at = EvictProgramsUntilFits(size, handle);
+  std::optional<HbmLayout::Ref> at = TryPlace(size);
+  if (!at && options_.queued_free_retry && CompleteQueuedFrees()) at = TryPlace(size);
+  if (!at && options_.defragment && CompactIfItMayHelp(size)) at = TryPlace(size);
+  if (!at && options_.evict_programs) at = EvictProgramsUntilFits(size);
   if (!at) return Fail(req, size);
-  return Succeed(req, handle, *at, size);
+  return Succeed(req, *at, size);
 }
 
-std::optional<HbmLayout::Ref> TpuAllocator::TryPlace(Bytes size, uint64_t handle) {
-  return layout_.PlaceBestFitTop(size, BlockState::kInUse, handle);
+// The owner (the handle) is set by Succeed: the handle carries the block's Ref.
+std::optional<HbmLayout::Ref> TpuAllocator::TryPlace(Bytes size) {
+  return layout_.PlaceBestFitTop(size, BlockState::kInUse, /*owner=*/0);
 }
 
 // Rung 1: as if the runtime waited for the device to finish every queued free.
@@ -49,7 +49,7 @@ bool TpuAllocator::CompleteQueuedFrees() {
   if (queued_.empty()) return false;
   const int64_t count = static_cast<int64_t>(queued_.size());
   const Bytes bytes = queued_bytes_;
-  while (!queued_.empty()) ReleaseBuffer(*queued_.begin());
+  while (!queued_.empty()) ReleaseBuffer(RefOf(*queued_.begin()));
   ++counters_.queued_free_waits;
   counters_.queued_frees_completed += count;
   Notify({PolicyEventKind::kQueuedFreeWait, bytes, Offset(0), static_cast<uint64_t>(count)});
@@ -77,23 +77,25 @@ int64_t TpuAllocator::Defragment() {
 }
 
 // Rung 3: buffers have priority over loaded programs.
-std::optional<HbmLayout::Ref> TpuAllocator::EvictProgramsUntilFits(Bytes size, uint64_t handle) {
+std::optional<HbmLayout::Ref> TpuAllocator::EvictProgramsUntilFits(Bytes size) {
   while (std::optional<ProgramId> victim = NextEvictionVictim(std::nullopt)) {
     Evict(*victim);
-    if (std::optional<HbmLayout::Ref> at = TryPlace(size, handle)) return at;
+    if (std::optional<HbmLayout::Ref> at = TryPlace(size)) return at;
     const Reach compact_only{.complete_queued_frees = false, .evict_programs = false, .compact = true};
     if (options_.defragment && LargestReachable(compact_only) >= size) {
       Defragment();
-      return TryPlace(size, handle);
+      return TryPlace(size);
     }
   }
   return std::nullopt;
 }
 
-AllocResult TpuAllocator::Succeed(const AllocRequest& req, uint64_t handle, HbmLayout::Ref block,
-                                  Bytes size) {
-  ++next_handle_;
-  buffers_.emplace(handle, Buffer{req.id, req.stream, block, size, req.bytes, false});
+AllocResult TpuAllocator::Succeed(const AllocRequest& req, HbmLayout::Ref block, Bytes size) {
+  const uint64_t handle = HandleFor(next_serial_++, block);
+  layout_.SetOwner(block, handle);
+  if (block >= buffers_.size()) buffers_.resize(std::max<size_t>(2 * buffers_.size(), block + 1));
+  buffers_[block] = Buffer{handle, req.id, req.stream, req.bytes};
+  ++live_buffers_;
   if (req.shape != nullptr) shapes_.emplace(handle, *req.shape);
   const Offset offset(layout_.block(block).offset);
   const Bytes padding = size.SaturatingSub(req.bytes);
@@ -122,38 +124,35 @@ AllocResult TpuAllocator::Fail(const AllocRequest& req, Bytes size) {
   return r;
 }
 
-void TpuAllocator::ReleaseBuffer(uint64_t handle) { ReleaseBuffer(buffers_.find(handle)); }
-
-void TpuAllocator::ReleaseBuffer(absl::flat_hash_map<uint64_t, Buffer>::iterator it) {
-  const uint64_t handle = it->first;
-  const Buffer& b = it->second;
-  layout_.Release(b.block);
-  if (!shapes_.empty()) shapes_.erase(handle);
-  in_use_ -= b.size;
-  padding_in_use_ -= b.size.SaturatingSub(b.requested);
-  if (b.queued_free) {
-    queued_.erase(handle);
-    queued_bytes_ -= b.size;
+void TpuAllocator::ReleaseBuffer(HbmLayout::Ref block) {
+  Buffer& b = buffers_[block];
+  const Bytes size = layout_.block(block).size;
+  if (!shapes_.empty()) shapes_.erase(b.handle);
+  in_use_ -= size;
+  padding_in_use_ -= size.SaturatingSub(b.requested);
+  if (layout_.block(block).state == BlockState::kPendingFree) {
+    queued_.erase(b.handle);
+    queued_bytes_ -= size;
   }
-  buffers_.erase(it);
+  b.handle = kVacant;
+  --live_buffers_;
+  layout_.Release(block);
 }
 
 void TpuAllocator::Free(Handle h) {
-  auto it = buffers_.find(h.value());
-  if (it != buffers_.end()) {
-    ReleaseBuffer(it);
+  if (const HbmLayout::Ref r = Find(h); r != HbmLayout::kNone) {
+    ReleaseBuffer(r);
     return;
   }
   HBMSIM_DCHECK(h == kNullHandle, "free of a handle the tpu policy never issued");
 }
 
 void TpuAllocator::RequestFree(Handle h) {
-  auto it = buffers_.find(h.value());
-  if (it == buffers_.end() || it->second.queued_free) return;
-  it->second.queued_free = true;
-  layout_.SetState(it->second.block, BlockState::kPendingFree);
+  const HbmLayout::Ref r = Find(h);
+  if (r == HbmLayout::kNone || layout_.block(r).state == BlockState::kPendingFree) return;
+  layout_.SetState(r, BlockState::kPendingFree);
   queued_.insert(h.value());
-  queued_bytes_ += it->second.size;
+  queued_bytes_ += layout_.block(r).size;
 }
 
 // Handles are never reused, so an unknown handle here is one the ladder has
@@ -161,7 +160,7 @@ void TpuAllocator::RequestFree(Handle h) {
 // A queued free the allocator already drained under pressure is gone: a no-op,
 // where Free of a handle never issued is the caller's bug.
 void TpuAllocator::CompleteFree(Handle h) {
-  if (!buffers_.contains(h.value())) return;
+  if (Find(h) == HbmLayout::kNone) return;
   Free(h);
 }
 

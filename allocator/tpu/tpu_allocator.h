@@ -52,7 +52,8 @@
 //   blocks touch; best-fit index == free blocks;
 //   bytes_in_use   == Σ size of buffer blocks (in use + queued free) == recount;
 //   bytes_reserved == Σ size of program blocks == Σ resident programs;
-//   every handle's record names a block of its own size, state and owner;
+//   a buffer record is filed under its block's Ref, and its handle is that
+//   block's owner; a block holds a buffer iff its record is live;
 //   every resident program owns its block; evicted ones own none;
 //   padding_in_use == Σ (padded − requested) of live buffers;
 //   every offset and size is a multiple of the granule;
@@ -123,15 +124,31 @@ class TpuAllocator final : public Allocator {
   std::vector<TpuOomSnapshot> TakeOomSnapshots();
 
  private:
-  // A live buffer; its address is its block's (compaction moves blocks, not Refs).
+  // A buffer record, filed under its block's Ref: a held block keeps its Ref
+  // until released, compaction included, so the handle can carry the Ref and
+  // a lookup is one index and one compare (a hash map of handles cost about
+  // a fifth of an allocate-free pair). Size, address and whether the free is
+  // queued are the block's.
+  //
+  //   handle = serial << 32 | Ref      serial: 1, 2, 3, ... (unique below 2^32 allocations)
+  //   buffers_[Ref].handle == handle   while the buffer lives; kVacant after
+  //
+  // The serial keeps a late CompleteFree unambiguous: a released handle
+  // never matches the record of a later buffer in the same block.
   struct Buffer {
+    uint64_t handle = kVacant;
     BufferId id;
     StreamId stream;
-    HbmLayout::Ref block = HbmLayout::kNone;
-    Bytes size;
     Bytes requested;
-    bool queued_free = false;
   };
+  static constexpr uint64_t kVacant = ~uint64_t{0};  // kNullHandle's value: never issued
+  static uint64_t HandleFor(uint64_t serial, HbmLayout::Ref r) { return serial << 32 | r; }
+  static HbmLayout::Ref RefOf(uint64_t handle) { return static_cast<HbmLayout::Ref>(handle); }
+  // The live buffer's block, or kNone for a handle released or never issued.
+  HbmLayout::Ref Find(Handle h) const {
+    const HbmLayout::Ref r = RefOf(h.value());
+    return r < buffers_.size() && buffers_[r].handle == h.value() ? r : HbmLayout::kNone;
+  }
   struct Program {
     Bytes size;
     bool resident = false;
@@ -147,14 +164,13 @@ class TpuAllocator final : public Allocator {
   };
 
   // The allocation ladder (tpu_allocator.cc).
-  std::optional<HbmLayout::Ref> TryPlace(Bytes size, uint64_t handle);
+  std::optional<HbmLayout::Ref> TryPlace(Bytes size);
   bool CompleteQueuedFrees();
   bool CompactIfItMayHelp(Bytes size);
-  std::optional<HbmLayout::Ref> EvictProgramsUntilFits(Bytes size, uint64_t handle);
-  AllocResult Succeed(const AllocRequest& req, uint64_t handle, HbmLayout::Ref block, Bytes size);
+  std::optional<HbmLayout::Ref> EvictProgramsUntilFits(Bytes size);
+  AllocResult Succeed(const AllocRequest& req, HbmLayout::Ref block, Bytes size);
   AllocResult Fail(const AllocRequest& req, Bytes size);
-  void ReleaseBuffer(uint64_t handle);
-  void ReleaseBuffer(absl::flat_hash_map<uint64_t, Buffer>::iterator it);
+  void ReleaseBuffer(HbmLayout::Ref block);
 
   // Programs (tpu_programs.cc).
   ProgramResult PlaceProgram(ProgramId pid, Program& p, EventIndex event, bool reload);
@@ -179,7 +195,8 @@ class TpuAllocator final : public Allocator {
 
   TpuOptions options_;
   HbmLayout layout_;
-  absl::flat_hash_map<uint64_t, Buffer> buffers_;  // by handle; lookups only
+  std::vector<Buffer> buffers_;  // by block Ref (see Buffer); never iterated for a decision
+  size_t live_buffers_ = 0;
   // The shapes of live buffers allocated with one (most traces carry none), by handle.
   absl::flat_hash_map<uint64_t, TensorShape> shapes_;
   // Handles with a queued deallocation.
@@ -187,7 +204,7 @@ class TpuAllocator final : public Allocator {
   absl::btree_map<ProgramId, Program> programs_;   // loaded (resident or evicted)
   absl::btree_map<uint64_t, ProgramId> resident_;  // by offset
   std::optional<ProgramId> last_run_;
-  uint64_t next_handle_ = 1;  // never reused: a late CompleteFree stays unambiguous
+  uint64_t next_serial_ = 1;  // the next handle's serial (see Buffer)
   uint64_t clock_ = 0;
 
   int64_t num_allocs_ = 0;

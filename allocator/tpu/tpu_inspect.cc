@@ -128,7 +128,7 @@ void TpuAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
     info.size = block.size;
     info.state = block.state;
     if (block.state == BlockState::kInUse || block.state == BlockState::kPendingFree) {
-      const Buffer& b = buffers_.at(block.owner);
+      const Buffer& b = buffers_[RefOf(block.owner)];
       info.requested = b.requested;
       info.handle = block.owner;
       info.id = b.id.value();
@@ -143,14 +143,16 @@ void TpuAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
 
 std::vector<TpuBufferInfo> TpuAllocator::LiveBuffers() const {
   std::vector<TpuBufferInfo> out;
-  out.reserve(buffers_.size());
-  for (const auto& [handle, b] : buffers_) {
+  out.reserve(live_buffers_);
+  layout_.ForEach([&](const HbmLayout::Block& block) {
+    if (block.state != BlockState::kInUse && block.state != BlockState::kPendingFree) return;
+    const Buffer& b = buffers_[RefOf(block.owner)];
     std::optional<TensorShape> shape;
-    if (auto it = shapes_.find(handle); it != shapes_.end()) shape = it->second;
-    out.push_back(
-        {b.id, b.stream, Offset(layout_.block(b.block).offset), b.size, b.requested, b.queued_free, shape});
-  }
-  // Hash order is arbitrary; offsets are unique, so this order is total.
+    if (auto it = shapes_.find(b.handle); it != shapes_.end()) shape = it->second;
+    out.push_back({b.id, b.stream, Offset(block.offset), block.size, b.requested,
+                   block.state == BlockState::kPendingFree, shape});
+  });
+  // Offsets are unique, so this order is total.
   std::sort(out.begin(), out.end(), [](const TpuBufferInfo& a, const TpuBufferInfo& b) {
     return a.padded != b.padded ? a.padded > b.padded : a.offset < b.offset;
   });

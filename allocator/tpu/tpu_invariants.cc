@@ -31,15 +31,15 @@ absl::Status TpuAllocator::CheckHeldBlock(const HbmLayout::Block& block, Recount
     n.reserved += block.size;
     return absl::OkStatus();
   }
-  auto it = buffers_.find(block.owner);
+  // The owner is the handle, which names the block's Ref and the record filed there.
+  const HbmLayout::Ref r = RefOf(block.owner);
   const bool queued_block = block.state == BlockState::kPendingFree;
-  if (it == buffers_.end() || &layout_.block(it->second.block) != &block || it->second.size != block.size ||
-      it->second.queued_free != queued_block) {
+  if (r >= buffers_.size() || buffers_[r].handle != block.owner || &layout_.block(r) != &block) {
     return Broken(fmt::format("buffer block at {} does not match handle {}", offset, block.owner));
   }
   ++n.buffer_blocks;
   n.held += block.size;
-  n.padding += block.size.SaturatingSub(it->second.requested);
+  n.padding += block.size.SaturatingSub(buffers_[r].requested);
   if (queued_block) {
     ++n.queued_blocks;
     n.queued += block.size;
@@ -57,9 +57,11 @@ absl::Status TpuAllocator::CheckInvariants() const {
   });
   if (!broken.ok()) return broken;
   const auto& [held, queued, reserved, padding, buffer_blocks, queued_blocks, program_blocks] = n;
-  if (buffer_blocks != buffers_.size() || held != in_use_) {
-    return Broken(fmt::format("{} buffer blocks hold {} B; the policy counts {} buffers, {} B", buffer_blocks,
-                              held.value(), buffers_.size(), in_use_.value()));
+  size_t live_records = 0;  // a record live for no block would pass the walk above
+  for (const Buffer& b : buffers_) live_records += b.handle != kVacant ? 1 : 0;
+  if (buffer_blocks != live_buffers_ || live_records != live_buffers_ || held != in_use_) {
+    return Broken(fmt::format("{} buffer blocks hold {} B; the policy counts {} buffers ({} records), {} B",
+                              buffer_blocks, held.value(), live_buffers_, live_records, in_use_.value()));
   }
   if (queued_blocks != queued_.size() || queued != queued_bytes_) {
     return Broken(fmt::format("{} queued blocks hold {} B; the queue has {} of {} B", queued_blocks,

@@ -50,13 +50,9 @@ Bytes TiledLayoutBytes(const TensorShape& shape) {
   return ElementsToBytes(elements, DTypeBits(shape.dtype));
 }
 
-Bytes TpuBufferBytes(Bytes requested, const TensorShape* shape, bool tile_padding, Bytes granule) {
-  Bytes bytes = requested;
-  if (tile_padding && shape != nullptr) {
-    const Bytes layout = shape->rank() == 0 ? granule : TiledLayoutBytes(*shape);
-    bytes = std::max(bytes, layout);
-  }
-  return bytes.RoundUp(std::max<uint64_t>(granule.value(), 1));
+Bytes TiledBufferBytes(Bytes requested, const TensorShape& shape, Bytes granule) {
+  const Bytes layout = shape.rank() == 0 ? granule : TiledLayoutBytes(shape);
+  return RoundUpToGranule(std::max(requested, layout), std::max<uint64_t>(granule.value(), 1));
 }
 
 }  // namespace hbmsim

@@ -27,10 +27,28 @@ uint64_t SublaneTile(DType dtype);
 // A scalar reports zero here; TpuBufferBytes gives it one granule.
 Bytes TiledLayoutBytes(const TensorShape& shape);
 
+// bytes.RoundUp(granule), granule > 0. RoundUp divides, and a 64-bit division
+// is the slowest instruction of an allocation (tens of cycles); granules are
+// powers of two in practice (512 B by default), where a mask gives the same
+// remainder. (Tested by hand, not std::has_single_bit: without -mpopcnt that
+// is a libgcc call.)
+inline Bytes RoundUpToGranule(Bytes bytes, uint64_t granule) {
+  const uint64_t v = bytes.value();
+  const uint64_t rem = (granule & (granule - 1)) == 0 ? v & (granule - 1) : v % granule;
+  if (rem == 0) return bytes;
+  const uint64_t pad = granule - rem;
+  return Bytes(v > Bytes::Max().value() - pad ? Bytes::Max().value() : v + pad);  // saturates as RoundUp
+}
+
 // The bytes a buffer takes: with tile padding and a shape, the larger of the
 // tiled layout and the caller's bytes (a trace whose size disagrees with its
 // shape is never shrunk); otherwise the caller's bytes. Rounded to `granule`.
-Bytes TpuBufferBytes(Bytes requested, const TensorShape* shape, bool tile_padding, Bytes granule);
+// Inline, with the shapeless case (most traces) first: it is on every allocation.
+Bytes TiledBufferBytes(Bytes requested, const TensorShape& shape, Bytes granule);  // the case with a shape
+inline Bytes TpuBufferBytes(Bytes requested, const TensorShape* shape, bool tile_padding, Bytes granule) {
+  if (tile_padding && shape != nullptr) return TiledBufferBytes(requested, *shape, granule);
+  return RoundUpToGranule(requested, granule.value() == 0 ? 1 : granule.value());
+}
 
 }  // namespace hbmsim
 
