@@ -63,9 +63,9 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
       Index(rest);
     }
     if (r.kind == Kind::kQueued) AddHeld(rest);
-    if (r.handle != kNoHandle) handles_[r.handle] = rest;
+    if (r.handle != kNoHandle) *handles_.Find(r.handle) = rest;
   } else if (old.handle != kNoHandle) {
-    handles_.erase(old.handle);
+    handles_.Erase(old.handle);
   }
   b.size = rounded;
   b.kind = Kind::kInUse;
@@ -74,7 +74,7 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
   b.id = req.id.value();
   b.requested = req.bytes.value();
   b.handle = next_handle_++;
-  handles_[b.handle] = id;
+  handles_.Insert(b.handle, id);
   AddHeld(id);
 }
 
