@@ -9,7 +9,7 @@ namespace hbmsim::bfc {
 
 Bytes BinSize(int bin) { return Bytes(kMinAllocationSize << bin); }
 
-BinIndex::BinIndex() {
+BinIndex::BinIndex(bool crowded) : crowded_(crowded) {
   // Every bin keeps a block for life, so a bin that keeps going from empty to
   // one entry and back (the common case) never touches the spares.
   for (Bin& bin : bins_) {

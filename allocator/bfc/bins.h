@@ -81,7 +81,13 @@ class BinIndex {
  public:
   static constexpr uint32_t kBlockEntries = 32;
 
-  BinIndex();
+  // `crowded`: nearly every placement splits its block (cuda_async), so the
+  // bins hold 3-4 entries on average and up to ~14 (BFC's: 1 or 2). Their
+  // blocks are searched over and shifted by a fixed kMidRun entries where a
+  // sparse index uses 4 and 3: the counts straddle 4, and testing them
+  // against it mispredicted at most operations, where the mode, fixed per
+  // index, never does. The order of the entries is the same either way.
+  explicit BinIndex(bool crowded = false);
   BinIndex(const BinIndex&) = delete;
   BinIndex& operator=(const BinIndex&) = delete;
 
@@ -175,18 +181,22 @@ class BinIndex {
   // guesses. A block of up to kLinearSearch entries (nearly all) counts over
   // a fixed kLinearSearch slots, stale ones masked; a loop over the count
   // would exit at a count-dependent, so mispredicted, trip. Larger blocks
-  // halve with conditional moves.
+  // halve with conditional moves. (A crowded index: kMidRun slots.)
   static constexpr uint32_t kLinearSearch = 4;
   template <bool or_equal>
-  static uint32_t CountAbove(const Block& k, unsigned __int128 key) {
+  uint32_t CountAbove(const Block& k, unsigned __int128 key) const {
+    return crowded_ ? CountAboveIn<or_equal, kMidRun>(k, key) : CountAboveIn<or_equal, kLinearSearch>(k, key);
+  }
+  template <bool or_equal, uint32_t kSlots>
+  static uint32_t CountAboveIn(const Block& k, unsigned __int128 key) {
     const auto above = [key](const FreeEntry& e) {
       const unsigned __int128 x = Key128(e.size, e.ptr);
       return or_equal ? x >= key : x > key;
     };
-    if (k.count <= kLinearSearch) [[likely]] {
+    if (k.count <= kSlots) [[likely]] {
       uint32_t count = 0;
-#pragma GCC unroll 4
-      for (uint32_t j = 0; j < kLinearSearch; ++j) {
+#pragma GCC unroll 8
+      for (uint32_t j = 0; j < kSlots; ++j) {
         count += static_cast<uint32_t>(j < k.count) & static_cast<uint32_t>(above(k.entries[j]));
       }
       return count;
@@ -211,12 +221,10 @@ class BinIndex {
     to[1] = b;
     to[2] = c;
   }
-  // Where every allocation splits its block (cuda_async) the bins hold 3 or
-  // 4 entries on average, up to ~14 on the churn: a block of up to kMidRun
-  // entries moves a fixed kMidRun (the fixed-size copies are inlined moves;
-  // memmove's dispatch on the size mispredicted at most calls). Out of
-  // line, so that BFC's bins, of 1 or 2 entries, keep their short run's
-  // code as it was and pay one well-predicted test more.
+  // A crowded index's blocks of up to kMidRun entries move a fixed kMidRun
+  // (inlined moves, where memmove's dispatch on the size mispredicted at
+  // most calls). Out of line, so that a sparse index's callers keep their
+  // code as it was.
   static constexpr uint32_t kMidRun = 8;
   static_assert(2 * kMidRun < kBlockEntries);
   [[gnu::noinline]] static void MoveMidRun(FreeEntry* to, const FreeEntry* from) {
@@ -226,12 +234,14 @@ class BinIndex {
   }
 
   // Files `e` in a block with room; returns its position.
-  static uint32_t InsertInto(Block& k, const FreeEntry& e) {
+  uint32_t InsertInto(Block& k, const FreeEntry& e) const {
     const uint32_t at = CountAbove</*or_equal=*/false>(k, Key128(e.size, e.ptr));
-    if (k.count <= kShortRun) [[likely]] {
-      MoveShortRun(&k.entries[at + 1], &k.entries[at]);
-    } else if (k.count <= kMidRun) {
-      MoveMidRun(&k.entries[at + 1], &k.entries[at]);
+    if (k.count <= (crowded_ ? kMidRun : kShortRun)) [[likely]] {
+      if (crowded_) {
+        MoveMidRun(&k.entries[at + 1], &k.entries[at]);
+      } else {
+        MoveShortRun(&k.entries[at + 1], &k.entries[at]);
+      }
     } else {
       std::memmove(&k.entries[at + 1], &k.entries[at], (k.count - at) * sizeof(FreeEntry));
     }
@@ -245,10 +255,12 @@ class BinIndex {
     Block& k = *bin.blocks[i];
     const FreeEntry taken = k.entries[at];
     --k.count;
-    if (k.count < kShortRun) [[likely]] {
-      MoveShortRun(&k.entries[at], &k.entries[at + 1]);
-    } else if (k.count <= kMidRun) {
-      MoveMidRun(&k.entries[at], &k.entries[at + 1]);
+    if (crowded_ ? k.count <= kMidRun : k.count < kShortRun) [[likely]] {
+      if (crowded_) {
+        MoveMidRun(&k.entries[at], &k.entries[at + 1]);
+      } else {
+        MoveShortRun(&k.entries[at], &k.entries[at + 1]);
+      }
     } else if (at < k.count) {
       std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
     }
@@ -279,6 +291,7 @@ class BinIndex {
   std::array<Bin, kNumBins> bins_;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block; addresses stay put
   std::vector<Block*> spare_blocks_;            // blocks in no bin
+  bool crowded_;                                // see the constructor
   uint32_t nonempty_ = 0;                       // bit b set iff bin b is not empty
   uint64_t entries_ = 0;
 };
