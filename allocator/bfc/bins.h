@@ -81,13 +81,16 @@ class BinIndex {
  public:
   static constexpr uint32_t kBlockEntries = 32;
 
-  // `crowded`: nearly every placement splits its block (cuda_async), so the
-  // bins hold 3-4 entries on average and up to ~14 (BFC's: 1 or 2). Their
-  // blocks are searched over and shifted by a fixed kMidRun entries where a
-  // sparse index uses 4 and 3: the counts straddle 4, and testing them
-  // against it mispredicted at most operations, where the mode, fixed per
-  // index, never does. The order of the entries is the same either way.
-  explicit BinIndex(bool crowded = false);
+  // `may_crowd`: where nearly every placement splits its block (cuda_async)
+  // the bins may hold 3-4 entries on average, up to ~14 on the churn (BFC's:
+  // 1 or 2). A crowded index searches and shifts blocks of up to kMidRun
+  // entries over a fixed kMidRun slots, where a sparse one uses 4 and 3: on
+  // the churn the counts straddle 4, and the test against it mispredicted at
+  // most operations. But on a training trace one bin holds ~6.5 entries, up
+  // to 23, straddling 8 instead. So such an index samples the counts it
+  // inserts at and takes, every kModeSamples inserts, the mode whose test
+  // goes one way more often. The order of the entries is the same either way.
+  explicit BinIndex(bool may_crowd = false);
   BinIndex(const BinIndex&) = delete;
   BinIndex& operator=(const BinIndex&) = delete;
 
@@ -99,6 +102,7 @@ class BinIndex {
       InsertSlow(b, e);
       return;
     }
+    if (may_crowd_) Sample(bin.head->count);
     InsertInto(*bin.head, e);
     nonempty_ |= uint32_t{1} << b;
     ++entries_;
@@ -291,7 +295,19 @@ class BinIndex {
   std::array<Bin, kNumBins> bins_;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block; addresses stay put
   std::vector<Block*> spare_blocks_;            // blocks in no bin
-  bool crowded_;                                // see the constructor
+  // The mode (see the constructor) and the counts sampled for the next choice.
+  static constexpr uint32_t kModeSamples = 4096;
+  void Sample(uint32_t count) {
+    at_most_4_ += count <= kLinearSearch ? 1 : 0;
+    at_most_8_ += count <= kMidRun ? 1 : 0;
+    if (++samples_ == kModeSamples) [[unlikely]] ChooseMode();
+  }
+  [[gnu::noinline]] void ChooseMode();
+  bool may_crowd_;
+  bool crowded_ = false;
+  uint32_t samples_ = 0;
+  uint32_t at_most_4_ = 0;
+  uint32_t at_most_8_ = 0;
   uint32_t nonempty_ = 0;                       // bit b set iff bin b is not empty
   uint64_t entries_ = 0;
 };

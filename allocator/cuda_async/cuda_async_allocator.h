@@ -277,8 +277,8 @@ class CudaAsyncAllocator final : public Allocator {
   std::vector<uint32_t> spare_blocks_;  // records of no block
   // Free blocks by (size, address), FreeEntry::handle = the block: BFC's bin
   // index, whose search is exactly the least (size, address) >= a size.
-  // Crowded: every placement at a free block splits it.
-  bfc::BinIndex free_index_{/*crowded=*/true};
+  // May crowd: every placement at a free block splits it.
+  bfc::BinIndex free_index_{/*may_crowd=*/true};
   std::map<uint64_t, QueuedIndex> queued_index_;     // stream -> queued blocks
   // handle -> block; homed at the handle itself, as handles are consecutive
   // (a hash map's random slots cost ~12% of a churn replay)
