@@ -9,7 +9,7 @@ namespace hbmsim::bfc {
 
 Bytes BinSize(int bin) { return Bytes(kMinAllocationSize << bin); }
 
-BinIndex::BinIndex() {
+BinIndex::BinIndex(bool may_crowd) : may_crowd_(may_crowd) {
   // Every bin keeps a block for life, so a bin that keeps going from empty to
   // one entry and back (the common case) never touches the spares.
   for (Bin& bin : bins_) {
@@ -66,6 +66,15 @@ void BinIndex::InsertSlow(int b, const FreeEntry& e) {
   if (InsertInto(*bin.blocks[i], e) == 0) bin.tops[i] = Key{e.size, e.ptr};
   nonempty_ |= uint32_t{1} << b;
   ++entries_;
+}
+
+// The crowded mode must win clearly (by 1/16 of the samples): it costs a
+// few instructions more per operation than the sparse one.
+void BinIndex::ChooseMode() {
+  const uint32_t straddle4 = std::min(at_most_4_, kModeSamples - at_most_4_);
+  const uint32_t straddle8 = std::min(at_most_8_, kModeSamples - at_most_8_);
+  crowded_ = straddle8 + kModeSamples / 16 < straddle4;
+  samples_ = at_most_4_ = at_most_8_ = 0;
 }
 
 std::optional<FreeEntry> BinIndex::TakeBestFitFromBlocks(int b, Bytes rounded) {

@@ -81,7 +81,16 @@ class BinIndex {
  public:
   static constexpr uint32_t kBlockEntries = 32;
 
-  BinIndex();
+  // `may_crowd`: where nearly every placement splits its block (cuda_async)
+  // the bins may hold 3-4 entries on average, up to ~14 on the churn (BFC's:
+  // 1 or 2). A crowded index searches and shifts blocks of up to kMidRun
+  // entries over a fixed kMidRun slots, where a sparse one uses 4 and 3: on
+  // the churn the counts straddle 4, and the test against it mispredicted at
+  // most operations. But on a training trace one bin holds ~6.5 entries, up
+  // to 23, straddling 8 instead. So such an index samples the counts it
+  // inserts at and takes, every kModeSamples inserts, the mode whose test
+  // goes one way more often. The order of the entries is the same either way.
+  explicit BinIndex(bool may_crowd = false);
   BinIndex(const BinIndex&) = delete;
   BinIndex& operator=(const BinIndex&) = delete;
 
@@ -93,6 +102,7 @@ class BinIndex {
       InsertSlow(b, e);
       return;
     }
+    if (may_crowd_) Sample(bin.head->count);
     InsertInto(*bin.head, e);
     nonempty_ |= uint32_t{1} << b;
     ++entries_;
@@ -175,18 +185,22 @@ class BinIndex {
   // guesses. A block of up to kLinearSearch entries (nearly all) counts over
   // a fixed kLinearSearch slots, stale ones masked; a loop over the count
   // would exit at a count-dependent, so mispredicted, trip. Larger blocks
-  // halve with conditional moves.
+  // halve with conditional moves. (A crowded index: kMidRun slots.)
   static constexpr uint32_t kLinearSearch = 4;
   template <bool or_equal>
-  static uint32_t CountAbove(const Block& k, unsigned __int128 key) {
+  uint32_t CountAbove(const Block& k, unsigned __int128 key) const {
+    return crowded_ ? CountAboveIn<or_equal, kMidRun>(k, key) : CountAboveIn<or_equal, kLinearSearch>(k, key);
+  }
+  template <bool or_equal, uint32_t kSlots>
+  static uint32_t CountAboveIn(const Block& k, unsigned __int128 key) {
     const auto above = [key](const FreeEntry& e) {
       const unsigned __int128 x = Key128(e.size, e.ptr);
       return or_equal ? x >= key : x > key;
     };
-    if (k.count <= kLinearSearch) [[likely]] {
+    if (k.count <= kSlots) [[likely]] {
       uint32_t count = 0;
-#pragma GCC unroll 4
-      for (uint32_t j = 0; j < kLinearSearch; ++j) {
+#pragma GCC unroll 8
+      for (uint32_t j = 0; j < kSlots; ++j) {
         count += static_cast<uint32_t>(j < k.count) & static_cast<uint32_t>(above(k.entries[j]));
       }
       return count;
@@ -205,19 +219,33 @@ class BinIndex {
   // count no predictor knows, and no memmove call (GCC calls libc even for
   // this fixed size).
   static constexpr uint32_t kShortRun = 3;
-  static_assert(2 * kShortRun < kBlockEntries);
   static void MoveShortRun(FreeEntry* to, const FreeEntry* from) {
     const FreeEntry a = from[0], b = from[1], c = from[2];
     to[0] = a;
     to[1] = b;
     to[2] = c;
   }
+  // A crowded index's blocks of up to kMidRun entries move a fixed kMidRun
+  // (inlined moves, where memmove's dispatch on the size mispredicted at
+  // most calls). Out of line, so that a sparse index's callers keep their
+  // code as it was.
+  static constexpr uint32_t kMidRun = 8;
+  static_assert(2 * kMidRun < kBlockEntries);
+  [[gnu::noinline]] static void MoveMidRun(FreeEntry* to, const FreeEntry* from) {
+    FreeEntry run[kMidRun];
+    std::memcpy(run, from, sizeof(run));
+    std::memcpy(to, run, sizeof(run));
+  }
 
   // Files `e` in a block with room; returns its position.
-  static uint32_t InsertInto(Block& k, const FreeEntry& e) {
+  uint32_t InsertInto(Block& k, const FreeEntry& e) const {
     const uint32_t at = CountAbove</*or_equal=*/false>(k, Key128(e.size, e.ptr));
-    if (k.count <= kShortRun) [[likely]] {
-      MoveShortRun(&k.entries[at + 1], &k.entries[at]);
+    if (k.count <= (crowded_ ? kMidRun : kShortRun)) [[likely]] {
+      if (crowded_) {
+        MoveMidRun(&k.entries[at + 1], &k.entries[at]);
+      } else {
+        MoveShortRun(&k.entries[at + 1], &k.entries[at]);
+      }
     } else {
       std::memmove(&k.entries[at + 1], &k.entries[at], (k.count - at) * sizeof(FreeEntry));
     }
@@ -231,8 +259,12 @@ class BinIndex {
     Block& k = *bin.blocks[i];
     const FreeEntry taken = k.entries[at];
     --k.count;
-    if (k.count < kShortRun) [[likely]] {
-      MoveShortRun(&k.entries[at], &k.entries[at + 1]);
+    if (crowded_ ? k.count <= kMidRun : k.count < kShortRun) [[likely]] {
+      if (crowded_) {
+        MoveMidRun(&k.entries[at], &k.entries[at + 1]);
+      } else {
+        MoveShortRun(&k.entries[at], &k.entries[at + 1]);
+      }
     } else if (at < k.count) {
       std::memmove(&k.entries[at], &k.entries[at + 1], (k.count - at) * sizeof(FreeEntry));
     }
@@ -263,6 +295,19 @@ class BinIndex {
   std::array<Bin, kNumBins> bins_;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block; addresses stay put
   std::vector<Block*> spare_blocks_;            // blocks in no bin
+  // The mode (see the constructor) and the counts sampled for the next choice.
+  static constexpr uint32_t kModeSamples = 4096;
+  void Sample(uint32_t count) {
+    at_most_4_ += count <= kLinearSearch ? 1 : 0;
+    at_most_8_ += count <= kMidRun ? 1 : 0;
+    if (++samples_ == kModeSamples) [[unlikely]] ChooseMode();
+  }
+  [[gnu::noinline]] void ChooseMode();
+  bool may_crowd_;
+  bool crowded_ = false;
+  uint32_t samples_ = 0;
+  uint32_t at_most_4_ = 0;
+  uint32_t at_most_8_ = 0;
   uint32_t nonempty_ = 0;                       // bit b set iff bin b is not empty
   uint64_t entries_ = 0;
 };

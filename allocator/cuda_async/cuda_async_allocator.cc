@@ -172,37 +172,37 @@ AllocResult CudaAsyncAllocator::Fail(const Want& w) const {
 }
 
 void CudaAsyncAllocator::Free(Handle h) {
-  auto found = h == kNullHandle ? handles_.end() : handles_.find(h.value());
-  if (found == handles_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+  const uint32_t* found = handles_.Find(h.value());  // kNullHandle finds nothing
+  if (found == nullptr) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
     HBMSIM_DCHECK(h == kNullHandle, "free of a handle the cuda_async policy never issued");
     return;
   }
-  const uint32_t id = found->second;
-  handles_.erase(found);
+  const uint32_t id = *found;
+  handles_.Erase(h.value());
   const uint32_t merged = MakeFree(id);
   stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);
   if (mapped_.count() > release_keep_) ReleaseAfterFree(merged);  // TF's threshold: never
 }
 
 void CudaAsyncAllocator::RequestFree(Handle h) {
-  auto found = h == kNullHandle ? handles_.end() : handles_.find(h.value());
-  if (found == handles_.end() || blocks_[found->second].kind != Kind::kInUse) return;
+  const uint32_t* found = handles_.Find(h.value());
+  if (found == nullptr || blocks_[*found].kind != Kind::kInUse) return;
   // Still held (the device may use it), but its own stream may take it now.
-  blocks_[found->second].kind = Kind::kQueued;
-  Index(found->second);
+  blocks_[*found].kind = Kind::kQueued;
+  Index(*found);
 }
 
 void CudaAsyncAllocator::CompleteFree(Handle h) {
-  auto found = h == kNullHandle ? handles_.end() : handles_.find(h.value());
-  if (found == handles_.end()) return;  // reused already: the driver waited for it
-  Block& b = blocks_[found->second];
+  const uint32_t* found = handles_.Find(h.value());
+  if (found == nullptr) return;  // reused already: the driver waited for it
+  Block& b = blocks_[*found];
   if (b.kind == Kind::kInUse) return Free(h);
   if (!options_.opportunistic) {
     // Without opportunistic reuse only a synchronization would open it to
     // other streams, and a trace records none: it stays its stream's.
     b.completed = true;
     b.handle = kNoHandle;
-    handles_.erase(found);
+    handles_.Erase(h.value());
     return;
   }
   Free(h);

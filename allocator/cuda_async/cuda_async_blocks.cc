@@ -63,9 +63,9 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
       Index(rest);
     }
     if (r.kind == Kind::kQueued) AddHeld(rest);
-    if (r.handle != kNoHandle) handles_[r.handle] = rest;
+    if (r.handle != kNoHandle) *handles_.Find(r.handle) = rest;
   } else if (old.handle != kNoHandle) {
-    handles_.erase(old.handle);
+    handles_.Erase(old.handle);
   }
   b.size = rounded;
   b.kind = Kind::kInUse;
@@ -74,7 +74,7 @@ void CudaAsyncAllocator::Carve(uint32_t id, uint64_t rounded, const AllocRequest
   b.id = req.id.value();
   b.requested = req.bytes.value();
   b.handle = next_handle_++;
-  handles_[b.handle] = id;
+  handles_.Insert(b.handle, id);
   AddHeld(id);
 }
 
@@ -134,15 +134,28 @@ void CudaAsyncAllocator::Unindex(uint32_t id) {
   if (it->second.empty()) queued_index_.erase(it);
 }
 
-// The granules [first, last] the block touches, counted from its range's base.
+// The granules [lo, last] the block touches, counted from its range's base.
+// Blocks do not overlap, so only the two ends can be shared with neighbours:
+// every granule between is this block's alone (0 -> 1 here, 1 -> 0 below)
+// and needs no test. The ends are counted without a branch on whether they
+// are one granule (the loop over every granule this replaces exited at a
+// size-dependent, so mispredicted, trip: 2 of 3 blocks touch one granule).
 void CudaAsyncAllocator::AddHeld(uint32_t id) {
   const Block& b = blocks_[id];
   Range& r = *b.range;
   held_bytes_ += b.size;
   const uint64_t lo = FirstGranule(r, b.address);
-  const uint64_t hi = EndGranule(r, b.address + b.size);
-  if (hi > r.held.size()) r.held.resize(hi, 0);
-  for (uint64_t i = lo; i < hi; ++i) held_granules_ += r.held[i]++ == 0 ? 1 : 0;
+  const uint64_t last = EndGranule(r, b.address + b.size) - 1;
+  if (last >= r.held.size()) r.held.resize(last + 1, 0);
+  const uint32_t two = last != lo ? 1 : 0;
+  held_granules_ += r.held[lo]++ == 0 ? 1 : 0;
+  const uint32_t at_last = r.held[last];  // (lo's new count when last == lo: left as it is)
+  r.held[last] = at_last + two;
+  held_granules_ += two & (at_last == 0 ? 1 : 0);
+  if (last - lo > 1) {
+    std::fill(r.held.begin() + static_cast<ptrdiff_t>(lo + 1), r.held.begin() + static_cast<ptrdiff_t>(last), 1);
+    held_granules_ += last - lo - 1;
+  }
 }
 
 void CudaAsyncAllocator::RemoveHeld(uint32_t id) {
@@ -150,8 +163,16 @@ void CudaAsyncAllocator::RemoveHeld(uint32_t id) {
   Range& r = *b.range;
   held_bytes_ -= b.size;
   const uint64_t lo = FirstGranule(r, b.address);
-  const uint64_t hi = EndGranule(r, b.address + b.size);
-  for (uint64_t i = lo; i < hi; ++i) held_granules_ -= --r.held[i] == 0 ? 1 : 0;
+  const uint64_t last = EndGranule(r, b.address + b.size) - 1;
+  const uint32_t two = last != lo ? 1 : 0;
+  held_granules_ -= --r.held[lo] == 0 ? 1 : 0;
+  const uint32_t at_last = r.held[last] - two;
+  r.held[last] = at_last;
+  held_granules_ -= two & (at_last == 0 ? 1 : 0);
+  if (last - lo > 1) {
+    std::fill(r.held.begin() + static_cast<ptrdiff_t>(lo + 1), r.held.begin() + static_cast<ptrdiff_t>(last), 0);
+    held_granules_ -= last - lo - 1;
+  }
 }
 
 }  // namespace hbmsim

@@ -140,8 +140,8 @@ absl::Status CudaAsyncAllocator::CheckBlocks() const {
       if (b.kind == Kind::kFree) free_blocks.insert({b.size, b.address, id});
       if (b.kind == Kind::kQueued) queued[b.stream].insert({b.size, b.address, id});
       if (b.handle != kNoHandle) {
-        auto h = handles_.find(b.handle);
-        if (h == handles_.end() || h->second != id) {
+        const uint32_t* h = handles_.Find(b.handle);
+        if (h == nullptr || *h != id) {
           return absl::InternalError(
               fmt::format("block at {} carries handle {} that does not name it", b.address, b.handle));
         }

@@ -82,7 +82,7 @@
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
 #include "allocator/core/limit_window.h"
-#include "allocator/torch/handle_table.h"
+#include "allocator/core/handle_table.h"
 #include "allocator/torch/torch_messages.h"
 #include "allocator/torch/torch_options.h"
 #include "allocator/torch/torch_pool.h"

@@ -1,29 +1,32 @@
-// HandleTable: handle → block index of the torch policy's active blocks.
+// HandleTable: handle → block index of a policy's live blocks (torch's
+// active blocks, cuda_async's in-use and queued ones).
 //
 //   slots_: [ h=1025 | h=2 | . | h=1027 | h=4 | ... ]   capacity a power of two
 //             home slot of h = h mod capacity; linear probing; at most 1/4 full
 //
-// The policy issues handles 1, 2, 3, ... and frees them in any order. An
-// absl::flat_hash_map hashed every handle to a random slot: ~40 instructions
-// and most of a cache miss per lookup, insert or erase, three of them per
-// allocation's life. Here the home slot is the handle itself: live handles,
-// mostly recent, sit side by side, so a lookup reads one warm cache line and
-// hashes nothing. Erase shifts the rest of the run back (no tombstones), so a
-// table that sees handles come and go forever never degrades; it doubles when
-// a quarter full and never shrinks. Live handles are consecutive, so runs are
-// long, and walking one to its end on every erase was a mispredicted exit
-// each time; but a handle sits in its home slot unless an older live handle
-// took it, which is rare, so the table counts the entries that do not, and
-// with none an erase only clears its slot. Nothing iterates it, so no result can
-// depend on its order. Handle 0 is never issued: it marks an empty slot.
-#ifndef HBMSIM_ALLOCATOR_TORCH_HANDLE_TABLE_H_
-#define HBMSIM_ALLOCATOR_TORCH_HANDLE_TABLE_H_
+// The policy issues consecutive handles (torch from 1, cuda_async from 0) and
+// frees them in any order. An absl::flat_hash_map hashed every handle to a
+// random slot: ~40 instructions and most of a cache miss per lookup, insert or
+// erase, three of them per allocation's life. Here the home slot is the handle
+// itself: live handles, mostly recent, sit side by side, so a lookup reads one
+// warm cache line and hashes nothing. Erase shifts the rest of the run back (no
+// tombstones), so a table that sees handles come and go forever never degrades;
+// it doubles when a quarter full and never shrinks. Live handles are
+// consecutive, so runs are long, and walking one to its end on every erase was
+// a mispredicted exit each time; but a handle sits in its home slot unless an
+// older live handle took it, which is rare, so the table counts the entries
+// that do not, and with none an erase only clears its slot. Nothing iterates
+// it, so no result can depend on its order. An empty slot holds ~0 (kNoHandle,
+// kNullHandle), which no policy issues: handle 0 is an ordinary key.
+#ifndef HBMSIM_ALLOCATOR_CORE_HANDLE_TABLE_H_
+#define HBMSIM_ALLOCATOR_CORE_HANDLE_TABLE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
-namespace hbmsim::torch {
+namespace hbmsim {
 
 class HandleTable {
  public:
@@ -32,6 +35,7 @@ class HandleTable {
   size_t size() const { return size_; }
 
   // The block of handle h, or nullptr.
+  uint32_t* Find(uint64_t h) { return const_cast<uint32_t*>(std::as_const(*this).Find(h)); }
   const uint32_t* Find(uint64_t h) const {
     if (h == kEmpty) return nullptr;
     for (size_t i = h & mask();; i = (i + 1) & mask()) {
@@ -41,7 +45,7 @@ class HandleTable {
   }
   bool contains(uint64_t h) const { return Find(h) != nullptr; }
 
-  // h (not 0) must not be in the table.
+  // h (not ~0) must not be in the table.
   void Insert(uint64_t h, uint32_t value) {
     if (4 * (size_ + 1) > slots_.size()) [[unlikely]]
       Grow();
@@ -80,7 +84,7 @@ class HandleTable {
   }
 
  private:
-  static constexpr uint64_t kEmpty = 0;
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // kNoHandle
   static constexpr size_t kMinCapacity = 64;
   struct Slot {
     uint64_t key = kEmpty;
@@ -107,6 +111,6 @@ class HandleTable {
   size_t displaced_ = 0;  // entries not in their home slot
 };
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim
 
-#endif  // HBMSIM_ALLOCATOR_TORCH_HANDLE_TABLE_H_
+#endif  // HBMSIM_ALLOCATOR_CORE_HANDLE_TABLE_H_
