@@ -47,12 +47,19 @@ AllocResult FitAllocator::Allocate(const AllocRequest& req) {
     r.status = ClassifyFailure(r.rounded, r.free_bytes);
     return r;
   }
-  live_.emplace(*at, Block{rounded, req.bytes.value(), req.id.value(), req.stream.value(), record});
+  const Block block{rounded, req.bytes.value(), req.id.value(), req.stream.value(), *at, true};
+  if (best()) {
+    if (record >= by_record_.size()) by_record_.resize(record + 1);
+    by_record_[record] = block;
+  } else {
+    live_.emplace(*at, block);
+  }
+  ++live_blocks_;
   stats_.num_allocs++;
   stats_.bytes_in_use += static_cast<int64_t>(rounded);
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(rounded));
-  r.handle = Handle(*at);
+  r.handle = Handle(best() ? record : *at);
   r.has_offset = true;
   r.offset = Offset(*at);
   r.size = r.rounded;
@@ -60,18 +67,26 @@ AllocResult FitAllocator::Allocate(const AllocRequest& req) {
 }
 
 void FitAllocator::Free(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
+  Block* block = nullptr;
+  absl::flat_hash_map<uint64_t, Block>::iterator it;
+  if (best()) {
+    if (h.value() < by_record_.size() && by_record_[h.value()].live) block = &by_record_[h.value()];
+  } else if (it = live_.find(h.value()); it != live_.end()) {
+    block = &it->second;
+  }
+  if (block == nullptr) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
     HBMSIM_DCHECK(h == kNullHandle, "free of a handle this fit policy never issued");
     return;
   }
+  stats_.bytes_in_use -= static_cast<int64_t>(block->size);
+  --live_blocks_;
   if (best()) {
-    best_.Release(it->second.record);
+    best_.Release(static_cast<uint32_t>(h.value()));
+    block->live = false;
   } else {
-    free_.Release(it->first, it->second.size);
+    free_.Release(block->offset, block->size);
+    live_.erase(it);
   }
-  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
-  live_.erase(it);
 }
 
 AllocatorStats FitAllocator::GetStats() const {
@@ -84,11 +99,12 @@ void FitAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   if (region_size_ == 0) return;
   v.OnRegion({Offset(0), Bytes(region_size_), 0});
   std::vector<BlockInfo> blocks;
-  blocks.reserve(live_.size() + (best() ? best_.count() : free_.count()));
-  for (const auto& [offset, block] : live_) {
-    blocks.push_back({Offset(offset), Bytes(block.size), Bytes(block.requested), BlockState::kInUse, offset,
-                      kNoHandle, block.id, block.stream});
-  }
+  blocks.reserve(live_blocks_ + (best() ? best_.count() : free_.count()));
+  ForEachLive([&](const Block& b) {
+    const uint64_t handle = best() ? static_cast<uint64_t>(&b - by_record_.data()) : b.offset;
+    blocks.push_back({Offset(b.offset), Bytes(b.size), Bytes(b.requested), BlockState::kInUse, handle, kNoHandle,
+                      b.id, b.stream});
+  });
   const auto add_free = [&](uint64_t offset, uint64_t size) {
     blocks.push_back({Offset(offset), Bytes(size), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0});
   };
@@ -107,12 +123,14 @@ absl::Status FitAllocator::CheckInvariants() const {
   if (absl::Status s = CheckMemoryMapTiling(*this); !s.ok()) return s;
   if (absl::Status s = best() ? best_.Check() : free_.Check(); !s.ok()) return s;
   uint64_t live_bytes = 0;
-  for (const auto& [offset, block] : live_) {
-    if (offset % options_.alignment != 0 || block.size % options_.alignment != 0) {
-      return absl::InternalError(
-          fmt::format("block at {} of size {} is not aligned to {}", offset, block.size, options_.alignment));
-    }
-    live_bytes += block.size;
+  const Block* misaligned = nullptr;
+  ForEachLive([&](const Block& b) {
+    if (b.offset % options_.alignment != 0 || b.size % options_.alignment != 0) misaligned = &b;
+    live_bytes += b.size;
+  });
+  if (misaligned != nullptr) {
+    return absl::InternalError(fmt::format("block at {} of size {} is not aligned to {}", misaligned->offset,
+                                           misaligned->size, options_.alignment));
   }
   const uint64_t free_bytes = best() ? best_.total() : free_.total();
   if (live_bytes + free_bytes != region_size_) {
