@@ -21,7 +21,8 @@
 // a max tree: a first fit descends it); best_fit keeps every block in
 // BestFitBlocks (records linked in address order, the free ones in BFC's bin
 // index: a best fit is one search there and a free finds its neighbours by
-// the links).
+// the links). A handle is the block's offset for first_fit and its
+// BestFitBlocks record for best_fit, so best_fit's free is an index.
 //
 // Invariants (CheckInvariants):
 //   blocks tile the region (shared oracle);  bytes_in_use == Σ live sizes;
@@ -33,7 +34,6 @@
 
 #include <cstdint>
 #include <string_view>
-
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
