@@ -27,6 +27,7 @@
 #include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/scenario/scenario.h"
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 
@@ -82,7 +83,10 @@ double FullReplaySeconds(const char* policy, Bytes limit) {
 double SizeSeconds(const char* policy, bool shared, uint64_t* min_limit, uint64_t* probes) {
   const auto start = std::chrono::steady_clock::now();
   const Scenario scenario = *OpenScenario(TracePath(), ScenarioRequest{});
-  const TrialTarget target = *MakeTrialTarget(scenario, Policy(policy), *SurveyScenario(scenario));
+  const AllocatorConfig config = Policy(policy);
+  // As `hbmsim size` does: the survey keeps the events when the trials share them.
+  const SurveyOptions survey{shared && SharedTrials::MayShare(scenario, config)};
+  const TrialTarget target = *MakeTrialTarget(scenario, config, *SurveyScenario(scenario, survey));
   const SizeResult r = *FindMinLimit(target, SizeOptions{256, DefaultJobs(), shared});
   *min_limit = r.min_bytes_limit.value();
   *probes = r.probes.size();

@@ -24,6 +24,7 @@
 #include "sim/scenario/scenario_run.h"
 #include "sim/viz/viz_outputs.h"
 #include "sim/whatif/advice.h"
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/trial.h"
@@ -301,7 +302,8 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
 // peak and what each policy needs, so without --bytes-limit the replay runs at
 // the smallest limit the policy fits (the `hbmsim size` search).
 absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config) {
-  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(scenario);
+  absl::StatusOr<ScenarioSurvey> survey =
+      SurveyScenario(scenario, SurveyOptions{SharedTrials::MayShare(scenario, config)});
   if (!survey.ok()) return survey.status();
   absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, *survey);
   if (!target.ok()) return target.status();

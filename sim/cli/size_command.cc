@@ -14,6 +14,7 @@
 #include "sim/cli/command.h"
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
@@ -149,7 +150,8 @@ std::optional<Failure> SizeCommand::Size() {
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
+  absl::StatusOr<ScenarioSurvey> survey =
+      SurveyScenario(*scenario, SurveyOptions{SharedTrials::MayShare(*scenario, *config)});
   if (!survey.ok()) return Failure{kExitBadInput, std::string(survey.status().message())};
   device_used_ = survey->device;
   absl::StatusOr<TrialTarget> target = MakeTrialTarget(*scenario, *config, *survey);

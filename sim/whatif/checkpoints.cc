@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <limits>
 #include <string>
 #include <utility>
 
 #include "fmt/format.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/scenario/scenario_run.h"
 
 namespace hbmsim {
 
@@ -40,14 +40,14 @@ const LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
 // been applied.
 class LogReader : public EventReader {
  public:
-  LogReader(const std::vector<SharedTrials::LoggedEvent>& events, const TraceMetadata& metadata, uint64_t next,
+  LogReader(const HugePageVector<LoggedEvent>& events, const TraceMetadata& metadata, uint64_t next,
             uint64_t stride, std::function<void(uint64_t)> before)
       : events_(events), metadata_(metadata), next_(next), stride_(stride), before_(std::move(before)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
     if (next_ >= events_.size()) return false;
     if (next_ % stride_ == 0) before_(next_);
-    const SharedTrials::LoggedEvent& l = events_[next_++];
+    const LoggedEvent& l = events_[next_++];
     // A logged event has no attributes: clear them only if the caller's
     // Event holds some (the engine passes the same one every time, and a
     // whole-struct reset was a tenth of a probe's time).
@@ -63,7 +63,7 @@ class LogReader : public EventReader {
   std::string Location() const override { return fmt::format("event {}", next_ - 1); }
 
  private:
-  const std::vector<SharedTrials::LoggedEvent>& events_;
+  const HugePageVector<LoggedEvent>& events_;
   const TraceMetadata& metadata_;
   uint64_t next_;
   const uint64_t stride_;
@@ -86,45 +86,48 @@ SharedTrials::~SharedTrials() {
   // What the sharing saved, for measuring it (docs/what-if.md "Cost").
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
     std::fprintf(stderr, "shared trials: %llu events, %llu trials (%llu resumed), %llu events replayed (%.2f full replays)\n",
-                 static_cast<unsigned long long>(events_.size()), static_cast<unsigned long long>(trials_),
+                 static_cast<unsigned long long>(log_->events.size()), static_cast<unsigned long long>(trials_),
                  static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(events_replayed_),
-                 events_.empty() ? 0.0 : static_cast<double>(events_replayed_) / static_cast<double>(events_.size()));
+                 log_->events.empty() ? 0.0
+                                      : static_cast<double>(events_replayed_) / static_cast<double>(log_->events.size()));
   }
+}
+
+namespace {
+
+// Why trials of `scenario` must each read it afresh, whatever the policy.
+bool ScenarioForbidsSharing(const Scenario& scenario, const AllocatorConfig& config) {
+  if (config.policy->plan) return true;
+  if (!scenario.start_state.empty() && scenario.start_mode == StartStateMode::kSeed && config.policy->recording.seed) {
+    return true;
+  }
+  return scenario.recording->records_side_entries();
+}
+
+}  // namespace
+
+bool SharedTrials::MayShare(const Scenario& scenario, const AllocatorConfig& config) {
+  if (ScenarioForbidsSharing(scenario, config)) return false;
+  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
+  if (!maker.ok()) return false;
+  absl::StatusOr<std::unique_ptr<Allocator>> probe = (*maker)(Bytes(uint64_t{1} << 30));
+  return probe.ok() && TrackedWindowsOf(**probe) != nullptr;
 }
 
 std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   const Scenario& scenario = *target.scenario;
-  if (target.config.policy->plan) return nullptr;
-  if (!scenario.start_state.empty() && scenario.start_mode == StartStateMode::kSeed &&
-      target.config.policy->recording.seed) {
-    return nullptr;
-  }
-  if (scenario.recording->records_side_entries()) return nullptr;
+  if (ScenarioForbidsSharing(scenario, target.config)) return nullptr;
   {
     const Bytes limit = target.survey.peak_live_bytes;
     absl::StatusOr<std::unique_ptr<Allocator>> probe = target.maker(limit);
     if (!probe.ok()) return nullptr;
     if (TrackedWindowsOf(**probe) == nullptr) return nullptr;
   }
-  std::unique_ptr<SharedTrials> shared(new SharedTrials(target));
-  // The survey counted the events: one allocation for the log, not a doubling per 2^k.
-  if (target.survey.events_read <= kMaxEvents) shared->events_.reserve(target.survey.events_read);
-  absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
-  if (!reader.ok()) return nullptr;
-  Event e;
-  while (true) {
-    absl::StatusOr<bool> more = (*reader)->Next(e);
-    if (!more.ok()) return nullptr;  // RunTrial reports it
-    if (!*more) break;
-    if (e.shape || !e.attrs.empty() || e.device.value() > std::numeric_limits<uint32_t>::max() ||
-        shared->events_.size() >= kMaxEvents) {
-      return nullptr;
-    }
-    shared->events_.push_back(
-        LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
-  }
-  shared->metadata_ = (*reader)->metadata();
-  shared->stride_ = std::max<uint64_t>(4096, shared->events_.size() / 64);
+  std::shared_ptr<const EventLog> log =
+      target.survey.events ? target.survey.events : ReadEventLog(scenario, target.survey.events_read);
+  if (!log) return nullptr;
+  std::unique_ptr<SharedTrials> shared(new SharedTrials(target, std::move(log)));
+  shared->stride_ = std::max<uint64_t>(4096, shared->log_->events.size() / 64);
   // The leader: checkpoints for every limit above what each prefix needs.
   absl::StatusOr<TrialResult> leader = shared->RunShared(Bytes(kLeaderLimit), TrialOptions{});
   if (!leader.ok()) return nullptr;
@@ -160,7 +163,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   TrialResult out;
   FailureObserver observer(out);
   engine.AddObserver(&observer);
-  LogReader reader(events_, metadata_, start, stride_, [&](uint64_t i) {
+  LogReader reader(log_->events, log_->metadata, start, stride_, [&](uint64_t i) {
     if (i == start || out.failures != 0) return;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;

@@ -3,8 +3,9 @@
 // L lay inside that trial's limit window (allocator/core/limit_window.h), so
 // every decision up to that event would have been the same at L.
 //
-//   capture     one read of the scenario into memory (a compact record per
-//               event), so a trial starts at any event without parsing;
+//   log         the events in memory (sim/whatif/event_log.h), kept by the
+//               survey's pass when asked, so a trial starts at any event
+//               without parsing;
 //   leader      a trial at a limit no trace reaches (2^62), whose windows
 //               are [the least limit that decides alike, ∞): checkpoints any
 //               trial above them can start from;
@@ -20,28 +21,33 @@
 // Used only where a trial would be nothing more than policy + engine +
 // events: a policy with limit windows (bfc with the options it keeps them
 // for), no start state seeded into it, a recording without side entries
-// (RecordingChecker), events without shapes or unknown attributes, at most
-// kMaxEvents events. Anything else (and any error) runs RunTrial instead.
+// (RecordingChecker), events an EventLog holds (sim/whatif/event_log.h).
+// Anything else (and any error) runs RunTrial instead.
 #ifndef HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 #define HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "allocator/core/limit_window.h"
+#include "sim/whatif/event_log.h"
 #include "sim/whatif/trial.h"
 
 namespace hbmsim {
 
 class SharedTrials {
  public:
-  static constexpr uint64_t kMaxEvents = uint64_t{1} << 23;  // 8 M events: 192 MiB of records
   static constexpr size_t kMaxCheckpoints = 96;
 
-  // nullptr when trials of `target` cannot be shared (see above).
+  // Whether trials of `config` on `scenario` can be shared: then the survey
+  // should keep the events (SurveyOptions::keep_events) for Make to use.
+  static bool MayShare(const Scenario& scenario, const AllocatorConfig& config);
+  // nullptr when trials of `target` cannot be shared (see above). Uses the
+  // survey's events when it kept them, else reads the scenario once more.
   static std::unique_ptr<SharedTrials> Make(const TrialTarget& target);
   ~SharedTrials();
 
@@ -57,27 +63,19 @@ class SharedTrials {
   uint64_t resumed() const;
   // Events replayed by trials (resumed ones from their checkpoint on).
   uint64_t events_replayed() const;
-  uint64_t events() const { return events_.size(); }
+  uint64_t events() const { return log_->events.size(); }
 
-  // What the engine reads of an event, for a policy without shapes.
-  struct LoggedEvent {
-    uint64_t id = 0;
-    uint64_t bytes = 0;
-    uint64_t stream = 0;
-    uint32_t device = 0;
-    EventKind kind = EventKind::kMark;
-  };
   struct Checkpoint;
 
  private:
-  explicit SharedTrials(const TrialTarget& target) : target_(target) {}
+  SharedTrials(const TrialTarget& target, std::shared_ptr<const EventLog> log)
+      : target_(target), log_(std::move(log)) {}
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options);
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
   void Add(std::shared_ptr<const Checkpoint> c);
 
   const TrialTarget& target_;
-  std::vector<LoggedEvent> events_;
-  TraceMetadata metadata_;
+  std::shared_ptr<const EventLog> log_;
   uint64_t stride_ = 1;
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<const Checkpoint>> checkpoints_;

@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "sim/report/replay_report.h"
 #include "trace/core/human_bytes.h"
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 
@@ -100,9 +101,16 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
                                                           std::optional<Bytes> limit,
                                                           const SizeOptions& options) {
   std::vector<CompareRow> rows;
+  // One log of the events for every policy whose trials share it.
+  ScenarioSurvey with_events = survey;
+  if (!with_events.events && options.share_trials &&
+      std::any_of(configs.begin(), configs.end(),
+                  [&](const AllocatorConfig& c) { return SharedTrials::MayShare(scenario, c); })) {
+    with_events.events = ReadEventLog(scenario, survey.events_read);
+  }
   for (const AllocatorConfig& config : configs) {
     CompareRow row{config, {}, std::nullopt};
-    absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, survey);
+    absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, with_events);
     if (!target.ok()) return target.status();
     absl::StatusOr<SizeResult> size = FindMinLimit(*target, options);
     if (!size.ok()) return size.status();

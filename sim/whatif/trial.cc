@@ -37,19 +37,23 @@ void TrialResult::Count(const FailureRecord& f) {
   }
 }
 
-absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario) {
+absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const SurveyOptions& survey_options) {
   absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
   if (!reader.ok()) return reader.status();
+  std::optional<LoggingReader> logging;
+  if (survey_options.keep_events) logging.emplace(**reader, 0);
+  EventReader& events = logging ? static_cast<EventReader&>(*logging) : **reader;
   // Nothing fails under the ideal policy at no limit: the engine's own peak
   // live bytes, over exactly the events every trial replays.
   IdealAllocator ideal(Bytes::Max());
   ReplayOptions options;
   options.device = scenario.device;
   ReplayEngine engine(ideal, options);
-  absl::StatusOr<ReplaySummary> s = engine.Run(**reader);
+  absl::StatusOr<ReplaySummary> s = engine.Run(events);
   if (!s.ok()) return s.status();
   if (absl::Status st = CheckReplayedSomething(scenario, *s, scenario.path()); !st.ok()) return st;
-  return ScenarioSurvey{s->peak_live_bytes, s->peak_live_event, s->events_read, s->events_replayed, s->device};
+  return ScenarioSurvey{s->peak_live_bytes, s->peak_live_event, s->events_read, s->events_replayed, s->device,
+                        logging ? logging->log() : nullptr};
 }
 
 absl::StatusOr<TrialTarget> MakeTrialTarget(const Scenario& scenario, const AllocatorConfig& config,

@@ -7,12 +7,14 @@
 #define HBMSIM_SIM_WHATIF_TRIAL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "absl/status/statusor.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/scenario/scenario.h"
+#include "sim/whatif/event_log.h"
 
 namespace hbmsim {
 
@@ -24,8 +26,15 @@ struct ScenarioSurvey {
   uint64_t events_read = 0;
   uint64_t events_replayed = 0;
   std::optional<DeviceId> device;
+  // The events, when asked for and loggable (sim/whatif/event_log.h).
+  std::shared_ptr<const EventLog> events;
 };
-absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario);
+struct SurveyOptions {
+  // Keep the events in memory for the trials (SharedTrials::MayShare says
+  // when they will use them): one read of the recording instead of two.
+  bool keep_events = false;
+};
+absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const SurveyOptions& options = {});
 
 // What every trial of one (scenario, allocator) shares.
 struct TrialTarget {

@@ -134,7 +134,16 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
       const TrialTarget target = testing::Target(t, testing::Config(policy));
       absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{resolution, 2, true});
       absl::StatusOr<SizeResult> without = FindMinLimit(target, SizeOptions{resolution, 2, false});
-      ASSERT_TRUE(with.ok() && without.ok());
+      // As `hbmsim size` runs it: the survey kept the events for the trials.
+      testing::TestTrace kept = t;
+      kept.survey = *SurveyScenario(*t.scenario, SurveyOptions{true});
+      ASSERT_NE(kept.survey.events, nullptr);
+      absl::StatusOr<SizeResult> logged = FindMinLimit(testing::Target(kept, testing::Config(policy)), SizeOptions{resolution, 2, true});
+      ASSERT_TRUE(with.ok() && without.ok() && logged.ok());
+      EXPECT_TRUE(logged->trials_shared);
+      EXPECT_EQ(logged->min_bytes_limit, without->min_bytes_limit);
+      EXPECT_EQ(logged->probes.size(), without->probes.size());
+      ExpectSame(logged->verified, without->verified, "survey's log");
       const std::string where = fmt::format("{} seed {} resolution {}", policy, seed, resolution);
       EXPECT_EQ(with->min_bytes_limit, without->min_bytes_limit) << where;
       EXPECT_EQ(with->non_monotonic, without->non_monotonic) << where;

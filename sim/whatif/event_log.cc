@@ -1,0 +1,46 @@
+#include "sim/whatif/event_log.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace hbmsim {
+
+LoggingReader::LoggingReader(EventReader& inner, uint64_t expected_events)
+    : inner_(inner), log_(std::make_shared<EventLog>()) {
+  // Unknown: room for the most a log holds. It is address space only; a
+  // page is touched when an event is written to it (huge_page_vector.h), and
+  // the log never moves while it grows.
+  log_->events.reserve(expected_events == 0 ? EventLog::kMaxEvents : std::min(expected_events, EventLog::kMaxEvents));
+}
+
+absl::StatusOr<bool> LoggingReader::Next(Event& e) {
+  absl::StatusOr<bool> more = inner_.Next(e);
+  if (!more.ok() || !log_) return more;
+  if (!*more) {
+    ended_ = true;
+    log_->metadata = inner_.metadata();
+    return more;
+  }
+  if (e.shape || !e.attrs.empty() || e.device.value() > std::numeric_limits<uint32_t>::max() ||
+      log_->events.size() >= EventLog::kMaxEvents) {
+    log_.reset();  // the trials read the recording instead; give the memory back now
+    return more;
+  }
+  log_->events.push_back(
+      LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
+  return more;
+}
+
+std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t expected_events) {
+  absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
+  if (!reader.ok()) return nullptr;
+  LoggingReader logging(**reader, expected_events);
+  Event e;
+  while (true) {
+    absl::StatusOr<bool> more = logging.Next(e);
+    if (!more.ok()) return nullptr;
+    if (!*more) return logging.log();
+  }
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,101 @@
+// The event log `size` keeps in memory (sim/whatif/event_log.h): every event
+// the survey reads, field for field, or none at all when one event holds
+// more than a record can.
+#include "sim/whatif/event_log.h"
+
+#include <numeric>
+
+#include "sim/whatif/checkpoints.h"
+#include "sim/whatif/huge_page_vector.h"
+#include "sim/whatif/trial.h"
+#include "tests/whatif/whatif_test_util.h"
+
+namespace hbmsim {
+namespace {
+
+constexpr char kMixed[] =
+    "alloc 1 1000\n"
+    "alloc 2 4096 stream=3\n"
+    "mark warmup\n"
+    "alloc 3 512 device=1\n"
+    "free 1\n"
+    "free_requested 2 stream=3\n"
+    "free_completed 2 stream=3\n"
+    "free 3 device=1\n";
+
+TEST(EventLogTest, TheSurveyKeepsEveryEventWhenAsked) {
+  const testing::TestTrace t = testing::TraceFromText(kMixed);
+  absl::StatusOr<ScenarioSurvey> kept = SurveyScenario(*t.scenario, SurveyOptions{true});
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  ASSERT_NE(kept->events, nullptr);
+  const HugePageVector<LoggedEvent>& e = kept->events->events;
+  ASSERT_EQ(e.size(), 8u);
+  EXPECT_EQ(kept->events_read, 8u);
+  EXPECT_EQ(e[0].kind, EventKind::kAlloc);
+  EXPECT_EQ(e[0].id, 1u);
+  EXPECT_EQ(e[0].bytes, 1000u);
+  EXPECT_EQ(e[1].stream, 3u);
+  EXPECT_EQ(e[1].bytes, 4096u);
+  EXPECT_EQ(e[2].kind, EventKind::kMark);
+  EXPECT_EQ(e[3].device, 1u);
+  EXPECT_EQ(e[3].id, 3u);
+  EXPECT_EQ(e[5].kind, EventKind::kFreeRequested);
+  EXPECT_EQ(e[6].kind, EventKind::kFreeCompleted);
+  EXPECT_EQ(e[6].stream, 3u);
+  EXPECT_EQ(e[7].device, 1u);
+  // The rest of the survey is what it is without the log.
+  EXPECT_EQ(kept->peak_live_bytes, t.survey.peak_live_bytes);
+  EXPECT_EQ(kept->events_replayed, t.survey.events_replayed);
+  EXPECT_EQ(t.survey.events, nullptr);  // not asked
+}
+
+TEST(EventLogTest, NoLogForEventsARecordCannotHold) {
+  for (const char* text : {"alloc 1 64\nalloc 2 64 step=3\nfree 1\nfree 2\n",
+                           "alloc 1 64\nalloc 2 4096 shape=f32[32,32]\nfree 1\nfree 2\n"}) {
+    const testing::TestTrace t = testing::TraceFromText(text);
+    absl::StatusOr<ScenarioSurvey> s = SurveyScenario(*t.scenario, SurveyOptions{true});
+    ASSERT_TRUE(s.ok()) << text;
+    EXPECT_EQ(s->events, nullptr) << text;
+    EXPECT_EQ(ReadEventLog(*t.scenario, 0), nullptr) << text;
+  }
+}
+
+TEST(EventLogTest, NoLogUntilTheReaderHasEnded) {
+  const testing::TestTrace t = testing::TraceFromText(kMixed);
+  absl::StatusOr<std::unique_ptr<EventReader>> inner = t.scenario->Events();
+  ASSERT_TRUE(inner.ok());
+  LoggingReader logging(**inner, 0);
+  Event e;
+  ASSERT_TRUE(*logging.Next(e));
+  EXPECT_EQ(e.id, 1u);  // events pass through unchanged
+  EXPECT_EQ(logging.log(), nullptr);
+  while (*logging.Next(e)) {
+  }
+  ASSERT_NE(logging.log(), nullptr);
+  EXPECT_EQ(logging.log()->events.size(), 8u);
+}
+
+TEST(EventLogTest, HugePageVectorKeepsItsValuesAcrossGrowthAndCopies) {
+  HugePageVector<uint64_t> v;
+  for (uint64_t i = 0; i < (uint64_t{3} << 20); ++i) v.push_back(i * 7);  // 24 MiB, through many regrowths
+  HugePageVector<uint64_t> copy = v;
+  ASSERT_EQ(copy.size(), uint64_t{3} << 20);
+  uint64_t bad = 0;
+  for (uint64_t i = 0; i < copy.size(); ++i) bad += copy[i] != i * 7;
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copy.data()) % huge_pages::kHugePage, 0u);
+  HugePageVector<uint64_t> small(10, 5);  // under a huge page: plain memory
+  EXPECT_EQ(std::accumulate(small.begin(), small.end(), uint64_t{0}), 50u);
+}
+
+TEST(EventLogTest, MaySharePolicyByPolicy) {
+  const testing::TestTrace t = testing::TraceFromText(kMixed);
+  EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("bfc")));
+  EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("torch")));
+  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("best_fit")));
+  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("bfc", {"allow_growth=true"})));
+  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("torch", {"expandable_segments=true"})));
+}
+
+}  // namespace
+}  // namespace hbmsim
