@@ -80,5 +80,34 @@ TEST(LiveIdTableTest, MatchesAMapUnderRandomChurn) {
   }
 }
 
+// A snapshot (ForEach) loaded into a fresh table answers every lookup as the
+// original does: what a checkpoint of `size` relies on.
+TEST(LiveIdTableTest, ForEachSnapshotLoadsBackAlike) {
+  LiveIdTable<uint64_t, int> t;
+  std::map<uint64_t, int> model;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 5000; ++i) {
+    const uint64_t id = rng() % 3000;
+    if (model.contains(id)) {
+      EXPECT_TRUE(t.Erase(id));
+      model.erase(id);
+    } else {
+      t.TryInsert(id, i);
+      model[id] = i;
+    }
+  }
+  std::map<uint64_t, int> seen;
+  t.ForEach([&](uint64_t id, int v) { EXPECT_TRUE(seen.emplace(id, v).second) << id; });
+  EXPECT_EQ(seen, model);
+  LiveIdTable<uint64_t, int> loaded;
+  t.ForEach([&](uint64_t id, int v) { loaded.TryInsert(id, v); });
+  ASSERT_EQ(loaded.size(), model.size());
+  for (uint64_t id = 0; id < 3000; ++id) {
+    const int* v = loaded.Find(id);
+    ASSERT_EQ(v != nullptr, model.contains(id)) << id;
+    if (v != nullptr) EXPECT_EQ(*v, model[id]) << id;
+  }
+}
+
 }  // namespace
 }  // namespace hbmsim

@@ -12,8 +12,9 @@
 // grown to the trace's largest live set it allocates nothing. Ids are
 // arbitrary 64-bit values, so the home slot comes from a multiplicative mix
 // of the key with a per-table seed (a crafted trace cannot aim every id at one
-// slot without knowing it). Nothing iterates the table, so no result can
-// depend on its order.
+// slot without knowing it). Only a snapshot iterates the table (ForEach), and
+// a snapshot is loaded back by TryInsert, whose lookups are the same in any
+// order: no result can depend on the slots' order.
 #ifndef HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
 #define HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
 
@@ -72,6 +73,14 @@ class LiveIdTable {
     used_[i] = 1;
     ++size_;
     return {&s.value, true};
+  }
+
+  // Every entry, in slot order (see the top: for snapshots only).
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (used_[i]) f(slots_[i].key, slots_[i].value);
+    }
   }
 
   // Removes the entry whose value `value` points at (from Find/TryInsert,
