@@ -11,12 +11,15 @@ namespace {
 
 // Grid points beyond this are not tried: 2^62 bytes is past any device.
 constexpr uint64_t kCap = uint64_t{1} << 62;
+// A narrowing round splits the open interval into this many parts.
+constexpr uint64_t kNarrowParts = 4;
 
 class Search {
  public:
   Search(const TrialTarget& target, const SizeOptions& options)
       : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()),
-        shared_(options.share_trials ? SharedTrials::Make(target) : nullptr) {}
+        shared_(options.share_trials ? SharedTrials::Make(target) : nullptr),
+        queue_(options.jobs, [this](uint64_t k) { return Trial(Bytes(LimitOf(k))); }) {}
 
   absl::StatusOr<SizeResult> Run() {
     SizeResult out;
@@ -45,19 +48,45 @@ class Search {
   }
 
  private:
+  // Each round's points depend only on the smallest pass and the largest
+  // failure below it, so a round starts as soon as those are known: once
+  // every probe still running lies above a known pass (which it can then
+  // neither lower nor bound from below). The probes made are the same as
+  // when every round waits for all of its own; only the waiting is shorter.
   absl::Status Narrow() {
     while (true) {
+      if (absl::Status s = AwaitUntil([&] { return OnlyAboveSmallestPass(); }); !s.ok()) return s;
       const uint64_t hi = *SmallestPass();
       const std::optional<uint64_t> lo = LargestFailBelow(hi);
       const uint64_t from = lo ? *lo + 1 : 0;
-      if (from >= hi) return absl::OkStatus();
+      if (from >= hi) return AwaitUntil([&] { return queue_.outstanding().empty(); });
       // Every later probe lies in [min(from, hi - 2), hi + 3] (narrowing, the
       // two below the answer, the verify window).
       if (shared_) shared_->KeepFor(Bytes(LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))), Bytes(LimitOf(hi + 3)));
       std::vector<uint64_t> ks;
-      for (int q = 1; q <= 3; ++q) ks.push_back(from + (hi - from) * q / 4);
-      if (absl::Status s = Probe(ks); !s.ok()) return s;
+      for (uint64_t q = 1; q < kNarrowParts; ++q) {
+        const uint64_t k = from + (hi - from) * q / kNarrowParts;
+        if (ks.empty() || ks.back() != k) ks.push_back(k);  // a short interval gives the same point twice
+      }
+      for (const uint64_t k : ks) queue_.Submit(k);
     }
+  }
+
+  bool OnlyAboveSmallestPass() const {
+    const std::optional<uint64_t> pass = SmallestPass();
+    return pass && (queue_.outstanding().empty() || *queue_.outstanding().begin() > *pass);
+  }
+
+  // Collects finished probes until `done()`; the first failed trial's error.
+  template <typename Done>
+  absl::Status AwaitUntil(Done done) {
+    while (!done()) {
+      for (auto& [k, r] : queue_.Finished()) {
+        if (!r.ok()) return r.status();
+        tried_[k] = r->ok();
+      }
+    }
+    return absl::OkStatus();
   }
 
   // A probe: shared with the others where it can be (sim/whatif/checkpoints.h:
@@ -87,16 +116,10 @@ class Search {
     return ks;
   }
 
+  // Runs the probes `ks` and waits for them (and any still running).
   absl::Status Probe(const std::vector<uint64_t>& ks) {
-    std::vector<absl::StatusOr<TrialResult>> results(ks.size(), absl::UnknownError("not run"));
-    ParallelFor(ks.size(), options_.jobs, [&](size_t i) {
-      results[i] = Trial(Bytes(LimitOf(ks[i])));
-    });
-    for (size_t i = 0; i < ks.size(); ++i) {
-      if (!results[i].ok()) return results[i].status();
-      tried_[ks[i]] = results[i]->ok();
-    }
-    return absl::OkStatus();
+    for (const uint64_t k : ks) queue_.Submit(k);
+    return AwaitUntil([&] { return queue_.outstanding().empty(); });
   }
 
   std::optional<uint64_t> SmallestPass() const {
@@ -161,6 +184,7 @@ class Search {
   uint64_t next_k_ = 0;
   std::map<uint64_t, bool> tried_;  // grid index -> passed; ordered, so results are deterministic
   const std::unique_ptr<SharedTrials> shared_;
+  TaskQueue<absl::StatusOr<TrialResult>> queue_;  // last: its threads call Trial(), so they stop first
 };
 
 }  // namespace

@@ -16,9 +16,11 @@
 // Every probe is a trial (sim/whatif/trial.h: the replay `hbmsim replay`
 // runs) that stops at its first failure; where the policy keeps limit windows
 // a probe resumes from a checkpoint of an earlier one (sim/whatif/checkpoints.h)
-// and gives the same TrialResult. The verifying replay is a trial of its own. The probes of a
-// round run in parallel; which probes are made never depends on --jobs, so
-// the result is the same for every --jobs. `non_monotonic` is the smallest
+// and gives the same TrialResult. The verifying replay is a trial of its own.
+// Probes run in parallel, and a narrowing round starts as soon as the probes
+// that decide its points are in (those still running all lie above the
+// smallest pass); which probes are made never depends on --jobs or timing,
+// so the result is the same for every --jobs. `non_monotonic` is the smallest
 // limit above the answer that was tried and failed.
 #ifndef HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
 #define HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_

@@ -1,13 +1,25 @@
-// Runs n independent tasks on up to `jobs` threads. Each task writes only its
+// Runs independent tasks on up to `jobs` threads. Each task writes only its
 // own result slot, so the outcome never depends on scheduling: `--jobs 1` and
 // `--jobs 4` print the same bytes.
+//
+//   ParallelFor  n tasks, returns when all are done;
+//   TaskQueue    tasks keyed by a number, submitted one by one and collected
+//                as they finish, so a caller can go on as soon as the ones it
+//                needs are in (the size search: the next round once the
+//                answer's interval is known, while a probe above it runs).
 #ifndef HBMSIM_SIM_WHATIF_THREAD_POOL_H_
 #define HBMSIM_SIM_WHATIF_THREAD_POOL_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <functional>
+#include <mutex>
+#include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace hbmsim {
@@ -33,6 +45,79 @@ inline void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& t
   }
   for (std::thread& th : pool) th.join();
 }
+
+// Tasks run in the order submitted: inline in Submit when jobs is 1, else on
+// `jobs` threads. Submit and Finished are for one thread, the owner's.
+template <typename Result>
+class TaskQueue {
+ public:
+  TaskQueue(int jobs, std::function<Result(uint64_t)> run) : run_(std::move(run)) {
+    for (int t = 0; jobs > 1 && t < jobs; ++t) workers_.emplace_back([this] { Work(); });
+  }
+  // Tasks not started are dropped; running ones finish first.
+  ~TaskQueue() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+  TaskQueue(const TaskQueue&) = delete;
+  TaskQueue& operator=(const TaskQueue&) = delete;
+
+  void Submit(uint64_t key) {
+    outstanding_.insert(key);
+    if (workers_.empty()) {
+      finished_.emplace_back(key, run_(key));
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(key);
+    }
+    wake_.notify_all();
+  }
+
+  // The tasks finished since the last call, in the order they finished;
+  // waits for one when none has and some are outstanding.
+  std::vector<std::pair<uint64_t, Result>> Finished() {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return !finished_.empty() || outstanding_.empty(); });
+    std::vector<std::pair<uint64_t, Result>> out;
+    out.swap(finished_);
+    for (const auto& [key, result] : out) outstanding_.erase(key);
+    return out;
+  }
+  // Submitted and not yet returned by Finished().
+  const std::set<uint64_t>& outstanding() const { return outstanding_; }
+
+ private:
+  void Work() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      const uint64_t key = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      Result r = run_(key);
+      lock.lock();
+      finished_.emplace_back(key, std::move(r));
+      done_.notify_all();
+    }
+  }
+
+  const std::function<Result(uint64_t)> run_;
+  std::set<uint64_t> outstanding_;  // the owner's alone
+  std::mutex mu_;
+  std::condition_variable wake_;  // for the workers: a task or stop_
+  std::condition_variable done_;  // for the owner: a finished task
+  std::deque<uint64_t> queue_;
+  std::vector<std::pair<uint64_t, Result>> finished_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;  // last: they start once the rest is built
+};
 
 }  // namespace hbmsim
 
