@@ -142,8 +142,16 @@ absl::StatusOr<TrialResult> SharedTrials::Run(Bytes limit, const TrialOptions& o
   return RunTrial(target_, limit, options);  // the same answer, or the error with its file:line
 }
 
-absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options) {
-  const std::shared_ptr<const Checkpoint> from = Best(limit);
+absl::StatusOr<TrialResult> SharedTrials::RunFromStart(Bytes limit, const TrialOptions& options) {
+  if (!options.probe_event && !options.in_use_target) {
+    absl::StatusOr<TrialResult> r = RunShared(limit, options, From::kStart);
+    if (r.ok()) return r;
+  }
+  return RunTrial(target_, limit, options);
+}
+
+absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options, From from_where) {
+  const std::shared_ptr<const Checkpoint> from = from_where == From::kStart ? nullptr : Best(limit);
   std::unique_ptr<Allocator> policy;
   if (from) {
     policy = from->windows->CloneAt(limit);
@@ -164,7 +172,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   FailureObserver observer(out);
   engine.AddObserver(&observer);
   LogReader reader(log_->events, log_->metadata, start, stride_, [&](uint64_t i) {
-    if (i == start || out.failures != 0) return;
+    if (i == start || out.failures != 0 || from_where == From::kStart) return;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;
     c->window = windows->limit_window();

@@ -54,6 +54,10 @@ class SharedTrials {
   // RunTrial(target, limit, options)'s result, for options with no probe
   // (probe_event, in_use_target unset). Thread-safe.
   absl::StatusOr<TrialResult> Run(Bytes limit, const TrialOptions& options);
+  // The same, replayed from the first event with a fresh policy, never from
+  // a checkpoint (the verifying replay of `size`: it checks the resumed
+  // probes without parsing the recording again).
+  absl::StatusOr<TrialResult> RunFromStart(Bytes limit, const TrialOptions& options);
 
   // From now on only limits in [lo, hi] will be asked for.
   void KeepFor(Bytes lo, Bytes hi);
@@ -70,7 +74,10 @@ class SharedTrials {
  private:
   SharedTrials(const TrialTarget& target, std::shared_ptr<const EventLog> log)
       : target_(target), log_(std::move(log)) {}
-  absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options);
+  // kStart: a fresh policy from the first event, taking no checkpoints.
+  enum class From { kBestCheckpoint, kStart };
+  absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,
+                                        From from_where = From::kBestCheckpoint);
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
   void Add(std::shared_ptr<const Checkpoint> c);
 

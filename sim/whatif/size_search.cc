@@ -146,7 +146,9 @@ class Search {
     std::vector<absl::StatusOr<TrialResult>> results(window.size(), absl::UnknownError("not run"));
     ParallelFor(window.size() + 1, options_.jobs, [&](size_t i) {
       if (i == 0) {
-        full = RunTrial(target_, Bytes(LimitOf(answer)), TrialOptions{false, {}, {}});
+        const TrialOptions every_event{false, {}, {}};
+        full = shared_ ? shared_->RunFromStart(Bytes(LimitOf(answer)), every_event)
+                       : RunTrial(target_, Bytes(LimitOf(answer)), every_event);
       } else {
         results[i - 1] = Trial(Bytes(LimitOf(window[i - 1])));
       }
