@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 
 namespace hbmsim {
 
@@ -10,7 +11,14 @@ LoggingReader::LoggingReader(EventReader& inner, uint64_t expected_events)
   // Unknown: room for the most a log holds. It is address space only; a
   // page is touched when an event is written to it (huge_page_vector.h), and
   // the log never moves while it grows.
-  log_->events.reserve(expected_events == 0 ? EventLog::kMaxEvents : std::min(expected_events, EventLog::kMaxEvents));
+  // Where the system refuses the address space, there is no log (the trials
+  // read the recording), never a failed command.
+  try {
+    log_->events.reserve(expected_events == 0 ? EventLog::kMaxEvents
+                                              : std::min(expected_events, EventLog::kMaxEvents));
+  } catch (const std::bad_alloc&) {
+    log_.reset();
+  }
 }
 
 absl::StatusOr<bool> LoggingReader::Next(Event& e) {
@@ -26,8 +34,12 @@ absl::StatusOr<bool> LoggingReader::Next(Event& e) {
     log_.reset();  // the trials read the recording instead; give the memory back now
     return more;
   }
-  log_->events.push_back(
-      LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
+  try {
+    log_->events.push_back(
+        LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
+  } catch (const std::bad_alloc&) {
+    log_.reset();  // more events than reserved for, and no memory to grow: no log
+  }
   return more;
 }
 

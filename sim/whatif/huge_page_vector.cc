@@ -14,7 +14,10 @@ size_t RoundUp(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHug
 void* Map(size_t bytes) {
   const size_t size = RoundUp(bytes);
   // One huge page more than needed, so an aligned run fits; the ends go back.
-  void* raw = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // MAP_NORESERVE: a log reserves room for its most events and may use a
+  // fraction; only what is touched should count against the commit limit.
+  void* raw =
+      mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
   const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
