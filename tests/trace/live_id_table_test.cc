@@ -105,7 +105,9 @@ TEST(LiveIdTableTest, ForEachSnapshotLoadsBackAlike) {
   for (uint64_t id = 0; id < 3000; ++id) {
     const int* v = loaded.Find(id);
     ASSERT_EQ(v != nullptr, model.contains(id)) << id;
-    if (v != nullptr) EXPECT_EQ(*v, model[id]) << id;
+    if (v != nullptr) {
+      EXPECT_EQ(*v, model[id]) << id;
+    }
   }
 }
 
