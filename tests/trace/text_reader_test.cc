@@ -191,6 +191,27 @@ TEST(TextReaderTest, LongLineIsCapped) {
             "<string>:2: line longer than 1048576 bytes");
 }
 
+// A TensorFlow log handed over as a trace (a BFC dump is one) is named as
+// such, with the command that reads it; other lines keep the plain message.
+TEST(TextReaderTest, ATensorFlowLogIsNamedAsOne) {
+  for (const char* line :
+       {"2021-03-15 17:16:57.309165: W tensorflow/core/common_runtime/bfc_allocator.cc:433] Allocator (GPU_0_bfc) ran "
+        "out of memory trying to allocate 18.00MiB",
+        "I tensorflow/core/common_runtime/bfc_allocator.cc:643] Bin (4096): \tTotal Chunks: 0",
+        "9:07:50.044545: W external/local_xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out",
+        "Current allocation summary follows."}) {
+    absl::StatusOr<std::unique_ptr<TextTraceReader>> reader = TextTraceReader::FromString(std::string(line) + "\n");
+    ASSERT_TRUE(reader.ok());
+    Event e;
+    const std::string first(std::string_view(line).substr(0, std::string_view(line).find(' ')));
+    EXPECT_EQ((*reader)->Next(e).status().message(),
+              "<string>:1: unknown event '" + first +
+                  "': a line of a TensorFlow log, not an event; `hbmsim diagnose` reads the out-of-memory dump of a "
+                  "BFC allocator's log")
+        << line;
+  }
+}
+
 // After an error, reading goes on with the next line, and the rejected line
 // changed nothing: what a --lenient replay relies on.
 TEST(TextReaderTest, ReadingGoesOnAfterAnError) {

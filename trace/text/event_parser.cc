@@ -60,6 +60,16 @@ constexpr std::array<Syntax, 10> kSyntax = {{
 
 absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
+// A line of a TensorFlow or XLA log (a BFC allocator's out-of-memory dump is
+// one): people hand those to `replay` and `size` for the trace they are not.
+bool LooksLikeTensorFlowLog(std::string_view line) {
+  for (const std::string_view mark : {"bfc_allocator", "tensorflow/", "xla/tsl/", "allocation summary follows",
+                                      "ran out of memory trying to allocate"}) {
+    if (line.find(mark) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 std::string Why(const absl::Status& s) { return std::string(s.message()); }
 
 // A field as quoted in a message: hostile lines may hold fields of a
@@ -219,6 +229,11 @@ absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_
   std::string_view rest = line;
   const std::string_view keyword = NextField(rest);
   const Syntax* syntax = FindSyntax(keyword);
+  if (syntax == nullptr && LooksLikeTensorFlowLog(line)) {
+    return Error(fmt::format("unknown event {}: a line of a TensorFlow log, not an event; `hbmsim diagnose` reads "
+                             "the out-of-memory dump of a BFC allocator's log",
+                             Quoted(keyword)));
+  }
   if (syntax == nullptr) {
     return Error(
         fmt::format("unknown event {} (expected alloc, free, free_requested, free_completed, program_load, "
