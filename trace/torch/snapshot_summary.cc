@@ -14,8 +14,13 @@ SegmentTotals SummarizeSegments(const std::vector<SnapshotSegment>& segments,
     ++(s.type == SegmentType::kSmall ? t.small_segments : t.large_segments);
     t.reserved += s.total_size;
     for (const SnapshotBlock& b : s.blocks) {
+      // A snapshot's blocks are only ever free, in use or pending free
+      // (allocator/core/block_state.h); every state is named so that a new
+      // one is a compile warning here. A program's reservation is
+      // active_allocated, as TorchBlockStateName names it.
       switch (b.state) {
         case BlockState::kInUse:
+        case BlockState::kProgram:
           t.active_allocated += b.size;
           t.requested_allocated += b.requested_size;
           break;
@@ -26,6 +31,8 @@ SegmentTotals SummarizeSegments(const std::vector<SnapshotSegment>& segments,
           t.inactive += b.size;
           t.largest_inactive = std::max(t.largest_inactive, b.size);
           break;
+        case BlockState::kUnmapped:
+          break;  // no memory behind it: in no total
       }
     }
   }
