@@ -91,6 +91,9 @@ absl::StatusOr<AllocatorRecording> ReadAllocator(const std::string& name, const 
     MemoryRecord r;
     r.allocation = activity == "ALLOCATION";
     r.time_ps = IntField(s, "timeOffsetPs").value_or(0);
+    if (!TimeInRange(r.time_ps)) {
+      return SnapshotError(source, where, fmt::format("timeOffsetPs {} is out of range (at most ±2^61 ps)", r.time_ps));
+    }
     r.addr = AddressField(act, "address");
     r.requested_bytes = IntField(act, "requestedBytes");
     r.allocation_bytes = IntField(act, "allocationBytes");

@@ -30,6 +30,12 @@
 
 namespace hbmsim::xplane {
 
+// Record times lie within ±kMaxAbsTimePs (2^61 ps, 26 days), so the
+// difference of any two fits in int64 (the summary and the trace take
+// differences). A file outside is refused, naming the record.
+inline constexpr int64_t kMaxAbsTimePs = int64_t{1} << 61;
+inline bool TimeInRange(int64_t ps) { return ps >= -kMaxAbsTimePs && ps <= kMaxAbsTimePs; }
+
 struct MemoryRecord {
   bool allocation = true;  // MemoryAllocation; false: MemoryDeallocation
   int64_t time_ps = 0;     // line.timestamp_ns * 1000 + offset_ps (JSON: timeOffsetPs)

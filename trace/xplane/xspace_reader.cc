@@ -142,7 +142,13 @@ absl::Status ReadPlane(const pb::XPlane& plane, int plane_index, std::string_vie
         return absl::InvalidArgumentError(
             fmt::format("{}: {}: {} without allocator_name", source, where, kind));
       }
-      const int64_t time_ps = line.timestamp_ns() * 1000 + event.offset_ps();
+      int64_t time_ps = 0;  // a crafted file can put either term anywhere in int64
+      if (__builtin_mul_overflow(line.timestamp_ns(), int64_t{1000}, &time_ps) ||
+          __builtin_add_overflow(time_ps, event.offset_ps(), &time_ps) || !TimeInRange(time_ps)) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: {}: time out of range (line timestamp_ns {}, offset_ps {}; at most ±2^61 ps)", source,
+                        where, line.timestamp_ns(), event.offset_ps()));
+      }
       AllocatorRecording& rec = by_name[*name];
       rec.name = *name;
       rec.records.push_back(ToRecord(stats, allocation, time_ps, std::move(where)));
