@@ -104,24 +104,24 @@ bool ScenarioForbidsSharing(const Scenario& scenario, const AllocatorConfig& con
   return scenario.recording->records_side_entries();
 }
 
+// Whether the policy `maker` builds keeps limit windows (any limit tells).
+bool KeepsWindows(const LimitedFactory& maker, Bytes limit) {
+  absl::StatusOr<std::unique_ptr<Allocator>> probe = maker(limit);
+  return probe.ok() && TrackedWindowsOf(**probe) != nullptr;
+}
+
 }  // namespace
 
 bool SharedTrials::MayShare(const Scenario& scenario, const AllocatorConfig& config) {
   if (ScenarioForbidsSharing(scenario, config)) return false;
   absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
-  if (!maker.ok()) return false;
-  absl::StatusOr<std::unique_ptr<Allocator>> probe = (*maker)(Bytes(uint64_t{1} << 30));
-  return probe.ok() && TrackedWindowsOf(**probe) != nullptr;
+  return maker.ok() && KeepsWindows(*maker, Bytes(uint64_t{1} << 30));
 }
 
 std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   const Scenario& scenario = *target.scenario;
-  if (ScenarioForbidsSharing(scenario, target.config)) return nullptr;
-  {
-    const Bytes limit = target.survey.peak_live_bytes;
-    absl::StatusOr<std::unique_ptr<Allocator>> probe = target.maker(limit);
-    if (!probe.ok()) return nullptr;
-    if (TrackedWindowsOf(**probe) == nullptr) return nullptr;
+  if (ScenarioForbidsSharing(scenario, target.config) || !KeepsWindows(target.maker, target.survey.peak_live_bytes)) {
+    return nullptr;
   }
   std::shared_ptr<const EventLog> log =
       target.survey.events ? target.survey.events : ReadEventLog(scenario, target.survey.events_read);
@@ -135,19 +135,19 @@ std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
 }
 
 absl::StatusOr<TrialResult> SharedTrials::Run(Bytes limit, const TrialOptions& options) {
-  if (!options.probe_event && !options.in_use_target) {
-    absl::StatusOr<TrialResult> r = RunShared(limit, options);
-    if (r.ok()) return r;
-  }
-  return RunTrial(target_, limit, options);  // the same answer, or the error with its file:line
+  return SharedOrOwn(limit, options, From::kBestCheckpoint);
 }
 
 absl::StatusOr<TrialResult> SharedTrials::RunFromStart(Bytes limit, const TrialOptions& options) {
+  return SharedOrOwn(limit, options, From::kStart);
+}
+
+absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where) {
   if (!options.probe_event && !options.in_use_target) {
-    absl::StatusOr<TrialResult> r = RunShared(limit, options, From::kStart);
+    absl::StatusOr<TrialResult> r = RunShared(limit, options, from_where);
     if (r.ok()) return r;
   }
-  return RunTrial(target_, limit, options);
+  return RunTrial(target_, limit, options);  // the same answer, or the error with its file:line
 }
 
 absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options, From from_where) {

@@ -76,6 +76,8 @@ class SharedTrials {
       : target_(target), log_(std::move(log)) {}
   // kStart: a fresh policy from the first event, taking no checkpoints.
   enum class From { kBestCheckpoint, kStart };
+  // RunShared where it can be, else RunTrial.
+  absl::StatusOr<TrialResult> SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where);
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,
                                         From from_where = From::kBestCheckpoint);
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
