@@ -121,10 +121,10 @@ void BfcAllocator::NoteFit(Bytes rounded, const std::optional<bfc::FreeEntry>& f
   if (fit && fit->handle == last_) {
     // The tail won: it fits, and it is shorter than every other chunk that fits
     // (one as long lies below it, so would win).
+    // The tail is out of the bins now: the best fit of the rest, looked up in place.
     Bytes longest = Bytes::Max();
-    if (const std::optional<bfc::FreeEntry> other = bins_.TakeBestFit(rounded)) {
+    if (const std::optional<bfc::FreeEntry> other = bins_.LowerBound(rounded.value(), 0)) {
       longest = Bytes(other->size - 1);
-      bins_.Insert(chunks_.at(other->handle).bin_num, *other);
     }
     TailWithin(rounded, longest);
     const Bytes split_at = rounded + std::min(rounded, max_internal_fragmentation_);

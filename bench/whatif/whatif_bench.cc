@@ -72,8 +72,9 @@ const std::string& TracePath() {
 AllocatorConfig Policy(const char* name) { return *ResolveAllocator(BuiltinPolicies(), name); }
 
 double FullReplaySeconds(const char* policy, Bytes limit) {
+  const std::string& path = TracePath();
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<EventReader> reader = *OpenTrace(TracePath());
+  std::unique_ptr<EventReader> reader = *OpenTrace(path);
   std::unique_ptr<Allocator> a = *BuildAllocator(Policy(policy), limit);
   ReplayEngine engine(*a, ReplayOptions{});
   benchmark::DoNotOptimize(engine.Run(*reader));
@@ -81,8 +82,9 @@ double FullReplaySeconds(const char* policy, Bytes limit) {
 }
 
 double SizeSeconds(const char* policy, bool shared, uint64_t* min_limit, uint64_t* probes) {
+  const std::string& path = TracePath();  // written on first use: not part of the time
   const auto start = std::chrono::steady_clock::now();
-  const Scenario scenario = *OpenScenario(TracePath(), ScenarioRequest{});
+  const Scenario scenario = *OpenScenario(path, ScenarioRequest{});
   const AllocatorConfig config = Policy(policy);
   // As `hbmsim size` does: the survey keeps the events when the trials share them.
   const SurveyOptions survey{shared && SharedTrials::MayShare(scenario, config)};

@@ -130,7 +130,11 @@ absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const Ev
     ++summary_.recorded.allocs_total;
     if (r.ok() && r.has_offset && r.offset.value() == *e.addr) ++summary_.recorded.allocs_matched;
   }
-  *live = Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false};
+  // Field by field: a whole Live built on the stack and copied in was read
+  // back wider than it was written, a store-forwarding stall on every alloc.
+  live->handle = r.ok() ? r.handle : kNullHandle;
+  live->requested = e.bytes;
+  live->placed = r.ok();
   AddLive(e.bytes, index);
   for (ReplayObserver* o : observers_) o->OnAlloc(index, e, r);
   if (!r.ok()) {

@@ -1,6 +1,7 @@
 #include "sim/whatif/checkpoints.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -22,6 +23,14 @@ struct SharedTrials::Checkpoint {
 };
 
 namespace {
+
+// When the program started, near enough (static initialisation): the trials'
+// timeline under HBMSIM_SHARED_TRIALS_STATS counts from it.
+const auto kStartTime = std::chrono::steady_clock::now();
+
+double MsSinceStart() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - kStartTime).count();
+}
 
 // A limit no trace reaches: the leader's.
 constexpr uint64_t kLeaderLimit = uint64_t{1} << 62;
@@ -167,6 +176,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   replay.device = target_.scenario->device;
   ReplayEngine engine(*policy, replay);
   const uint64_t start = from ? from->next_event : 0;
+  const double began_ms = MsSinceStart();
   if (from) engine.RestoreState(from->engine);
   TrialResult out;
   FailureObserver observer(out);
@@ -188,10 +198,12 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   std::lock_guard<std::mutex> lock(mu_);
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
     const LimitWindow w = windows->limit_window();
-    std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s, window [%llu, %llu]\n",
+    // When the trial began and ended: the search's timeline (how busy the cores were).
+    const double ms = MsSinceStart();
+    std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s, window [%llu, %llu], from +%.0f to +%.0f ms\n",
                  static_cast<unsigned long long>(limit.value()), static_cast<unsigned long long>(start),
                  static_cast<unsigned long long>(summary->events_read), out.failures ? "fails" : "fits",
-                 static_cast<unsigned long long>(w.lo.value()), static_cast<unsigned long long>(w.hi.value()));
+                 static_cast<unsigned long long>(w.lo.value()), static_cast<unsigned long long>(w.hi.value()), began_ms, ms);
   }
   ++trials_;
   if (from) ++resumed_;
