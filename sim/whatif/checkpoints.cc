@@ -50,12 +50,18 @@ const LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
 class LogReader : public EventReader {
  public:
   LogReader(const HugePageVector<LoggedEvent>& events, const TraceMetadata& metadata, uint64_t next,
-            uint64_t stride, std::function<void(uint64_t)> before)
-      : events_(events), metadata_(metadata), next_(next), stride_(stride), before_(std::move(before)) {}
+            uint64_t stride, const std::atomic<bool>* cancel, std::function<void(uint64_t)> before)
+      : events_(events), metadata_(metadata), next_(next), stride_(stride), cancel_(cancel),
+        before_(std::move(before)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
     if (next_ >= events_.size()) return false;
-    if (next_ % stride_ == 0) before_(next_);
+    if (next_ % stride_ == 0) {
+      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+        return absl::CancelledError("trial cancelled");
+      }
+      before_(next_);
+    }
     const LoggedEvent& l = events_[next_++];
     // A logged event has no attributes: clear them only if the caller's
     // Event holds some (the engine passes the same one every time, and a
@@ -76,6 +82,7 @@ class LogReader : public EventReader {
   const TraceMetadata& metadata_;
   uint64_t next_;
   const uint64_t stride_;
+  const std::atomic<bool>* cancel_;  // may be nullptr
   std::function<void(uint64_t)> before_;
 };
 
@@ -154,7 +161,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunFromStart(Bytes limit, const TrialO
 absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where) {
   if (!options.probe_event && !options.in_use_target) {
     absl::StatusOr<TrialResult> r = RunShared(limit, options, from_where);
-    if (r.ok()) return r;
+    if (r.ok() || absl::IsCancelled(r.status())) return r;
   }
   return RunTrial(target_, limit, options);  // the same answer, or the error with its file:line
 }
@@ -181,7 +188,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   TrialResult out;
   FailureObserver observer(out);
   engine.AddObserver(&observer);
-  LogReader reader(log_->events, log_->metadata, start, stride_, [&](uint64_t i) {
+  LogReader reader(log_->events, log_->metadata, start, stride_, options.cancel, [&](uint64_t i) {
     if (i == start || out.failures != 0 || from_where == From::kStart) return;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;

@@ -1,7 +1,11 @@
 #include "sim/whatif/size_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <set>
 
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/thread_pool.h"
@@ -19,7 +23,7 @@ class Search {
   Search(const TrialTarget& target, const SizeOptions& options)
       : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()),
         shared_(options.share_trials ? SharedTrials::Make(target) : nullptr),
-        queue_(options.jobs, [this](uint64_t k) { return Trial(Bytes(LimitOf(k))); }) {}
+        queue_(options.jobs, [this](uint64_t k) { return QueuedTrial(k); }) {}
 
   absl::StatusOr<SizeResult> Run() {
     SizeResult out;
@@ -54,34 +58,69 @@ class Search {
   // neither lower nor bound from below). The probes made are the same as
   // when every round waits for all of its own; only the waiting is shorter.
   absl::Status Narrow() {
+    narrowing_ = true;
     while (true) {
       if (absl::Status s = AwaitUntil([&] { return OnlyAboveSmallestPass(); }); !s.ok()) return s;
       const uint64_t hi = *SmallestPass();
       const std::optional<uint64_t> lo = LargestFailBelow(hi);
       const uint64_t from = lo ? *lo + 1 : 0;
-      if (from >= hi) return AwaitUntil([&] { return queue_.outstanding().empty(); });
-      // Every later probe lies in [min(from, hi - 2), hi + 3] (narrowing, the
-      // two below the answer, the verify window).
-      if (shared_) shared_->KeepFor(Bytes(LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))), Bytes(LimitOf(hi + 3)));
-      std::vector<uint64_t> ks;
-      for (uint64_t q = 1; q < kNarrowParts; ++q) {
-        const uint64_t k = from + (hi - from) * q / kNarrowParts;
-        if (ks.empty() || ks.back() != k) ks.push_back(k);  // a short interval gives the same point twice
+      CancelAheadOutside(from, hi);
+      if (from >= hi) {
+        narrowing_ = false;
+        return absl::OkStatus();  // those above the answer may still run (Defer)
       }
-      for (const uint64_t k : ks) queue_.Submit(k);
+      // Every later probe lies in [min(from, hi - 2), hi + 3] (narrowing, the
+      // two below the answer, the verify window), or is one asked for and not
+      // in yet, above the pass (Defer: it resumes from its own checkpoints).
+      if (shared_) {
+        const uint64_t top = queue_.outstanding().empty() ? hi : std::max(hi, *queue_.outstanding().rbegin());
+        shared_->KeepFor(Bytes(LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))), Bytes(LimitOf(std::max(top, hi + 3))));
+      }
+      for (const uint64_t k : RoundPoints(from, hi)) Ask(k);
+      Defer(hi);
     }
+  }
+
+  // The points of a narrowing round over [from, hi): quarters, ascending (a
+  // short interval gives the same point twice, kept once).
+  static std::vector<uint64_t> RoundPoints(uint64_t from, uint64_t hi) {
+    std::vector<uint64_t> ks;
+    if (from >= hi) return ks;
+    for (uint64_t q = 1; q < kNarrowParts; ++q) {
+      const uint64_t k = from + (hi - from) * q / kNarrowParts;
+      if (ks.empty() || ks.back() != k) ks.push_back(k);
+    }
+    return ks;
   }
 
   bool OnlyAboveSmallestPass() const {
     const std::optional<uint64_t> pass = SmallestPass();
-    return pass && (queue_.outstanding().empty() || *queue_.outstanding().begin() > *pass);
+    const std::optional<uint64_t> least = LeastPending();
+    return pass && (!least || *least > *pass);
   }
 
   // Collects finished probes until `done()`; the first failed trial's error.
   template <typename Done>
   absl::Status AwaitUntil(Done done) {
     while (!done()) {
+      Speculate();
       for (auto& [k, r] : queue_.Finished()) {
+        ForgetFlag(k);
+        if (cancelled_.erase(k) > 0) {
+          // It may have finished before it saw the flag: then it counts.
+          const bool wanted = wanted_again_.erase(k) > 0;
+          if (r.ok()) {
+            (wanted ? tried_ : ahead_results_)[k] = r->ok();
+          } else if (wanted) {
+            Submit(k);
+          }
+          continue;
+        }
+        if (ahead_.erase(k) > 0) {
+          // Kept for when the search asks; an error shows again then.
+          if (r.ok()) ahead_results_[k] = r->ok();
+          continue;
+        }
         if (!r.ok()) return r.status();
         tried_[k] = r->ok();
       }
@@ -90,10 +129,77 @@ class Search {
   }
 
   // A probe: shared with the others where it can be (sim/whatif/checkpoints.h:
-  // the same TrialResult), else a trial of its own.
-  absl::StatusOr<TrialResult> Trial(Bytes limit) {
-    return shared_ ? shared_->Run(limit, TrialOptions{}) : RunTrial(target_, limit, TrialOptions{});
+  // the same TrialResult), else a trial of its own. Runs on the queue's threads.
+  absl::StatusOr<TrialResult> Trial(Bytes limit, const TrialOptions& options = {}) {
+    return shared_ ? shared_->Run(limit, options) : RunTrial(target_, limit, options);
   }
+  // The same on the queue's threads, with the flag that may call it off.
+  absl::StatusOr<TrialResult> QueuedTrial(uint64_t k) {
+    std::shared_ptr<std::atomic<bool>> cancel;
+    {
+      std::lock_guard<std::mutex> lock(flags_mu_);
+      if (auto it = flags_.find(k); it != flags_.end()) cancel = it->second;
+    }
+    TrialOptions options;
+    options.cancel = cancel.get();
+    return Trial(Bytes(LimitOf(k)), options);
+  }
+
+  // The search asks for the probe at k: from what ran ahead of it, or a new trial.
+  void Ask(uint64_t k) {
+    if (tried_.contains(k)) return;
+    if (auto it = ahead_results_.find(k); it != ahead_results_.end()) {
+      tried_[k] = it->second;
+      ahead_results_.erase(it);
+    } else if (ahead_.erase(k) > 0) {
+      // Running or waiting: its result now counts.
+    } else if (cancelled_.contains(k)) {
+      wanted_again_.insert(k);  // cancelled too soon: runs again once back
+    } else if (!queue_.outstanding().contains(k)) {
+      Submit(k);
+    }  // else asked for already and under way
+  }
+
+  // Every submission has a flag of its own: it may be called off (Speculate,
+  // Defer) and submitted again later.
+  void Submit(uint64_t k) {
+    {
+      std::lock_guard<std::mutex> lock(flags_mu_);
+      flags_[k] = std::make_shared<std::atomic<bool>>(false);
+    }
+    queue_.Submit(k);
+  }
+  void CallOff(uint64_t k) {
+    std::lock_guard<std::mutex> lock(flags_mu_);
+    flags_.at(k)->store(true, std::memory_order_relaxed);
+    cancelled_.insert(k);
+  }
+
+  // Probes above the smallest pass only complete the record: those running
+  // give their core to the round below and go back to the queue (least key
+  // first, so after it), to resume later from their own checkpoints. Without
+  // this a worker that finished the deciding probe took the next waiting one,
+  // above the pass, before the search had submitted the round.
+  void Defer(uint64_t hi) {
+    if (!shared_ || options_.jobs < 2) return;
+    std::vector<uint64_t> running;
+    for (const uint64_t k : queue_.outstanding()) {
+      if (k > hi && !ahead_.contains(k) && !cancelled_.contains(k) && !queue_.Waiting(k)) running.push_back(k);
+    }
+    for (const uint64_t k : running) {
+      CallOff(k);
+      wanted_again_.insert(k);
+    }
+  }
+
+  // Asked for and not in yet, least first.
+  std::optional<uint64_t> LeastPending() const {
+    for (const uint64_t k : queue_.outstanding()) {
+      if (!ahead_.contains(k) && (!cancelled_.contains(k) || wanted_again_.contains(k))) return k;
+    }
+    return std::nullopt;
+  }
+  bool NothingPending() const { return !LeastPending(); }
 
   uint64_t LimitOf(uint64_t k) const { return base_ + k * options_.resolution; }
 
@@ -116,10 +222,73 @@ class Search {
     return ks;
   }
 
-  // Runs the probes `ks` and waits for them (and any still running).
+  // Runs the probes `ks` and waits for them, and for every other one asked
+  // for below the smallest pass (those above it may still run: Defer).
   absl::Status Probe(const std::vector<uint64_t>& ks) {
-    for (const uint64_t k : ks) queue_.Submit(k);
-    return AwaitUntil([&] { return queue_.outstanding().empty(); });
+    for (const uint64_t k : ks) Ask(k);
+    return AwaitUntil([&] { return SmallestPass() ? OnlyAboveSmallestPass() : NothingPending(); });
+  }
+
+  // Speculation. While the narrowing waits on one probe below the smallest
+  // pass and a core is idle, the probes the next round will make if it
+  // passes, and if it fails, run ahead of the search (alternately, least
+  // first). One the search then asks for is in or under way; the others are
+  // cancelled once the round they were for cannot come. The probes asked for
+  // are the same as without it, so is the output; only the waiting is shorter.
+  void Speculate() {
+    if (!narrowing_ || !shared_ || options_.jobs < 2) return;
+    while (queue_.outstanding().size() - cancelled_.size() < static_cast<size_t>(options_.jobs)) {
+      const std::optional<uint64_t> k = NextGuess();
+      if (!k) return;
+      ahead_.insert(*k);
+      Submit(*k);
+    }
+  }
+
+  std::optional<uint64_t> NextGuess() const {
+    const std::optional<uint64_t> pass = SmallestPass();
+    if (!pass) return std::nullopt;
+    std::optional<uint64_t> blocker;
+    for (const uint64_t k : queue_.outstanding()) {
+      if (k >= *pass) break;
+      if (ahead_.contains(k) || (cancelled_.contains(k) && !wanted_again_.contains(k))) continue;
+      if (blocker) return std::nullopt;  // two or more: too many futures to guess
+      blocker = k;
+    }
+    if (!blocker) return std::nullopt;
+    const uint64_t b = *blocker;
+    // b passes: the next round splits [fail below b + 1, b); b fails: [max(b, fail below pass) + 1, pass).
+    const std::optional<uint64_t> fail_below_b = LargestFailBelow(b);
+    const std::optional<uint64_t> fail_below_pass = LargestFailBelow(*pass);
+    const std::vector<uint64_t> if_pass = RoundPoints(fail_below_b ? *fail_below_b + 1 : 0, b);
+    const std::vector<uint64_t> if_fail =
+        RoundPoints(std::max(b, fail_below_pass.value_or(0)) + 1, *pass);
+    for (size_t i = 0; i < std::max(if_pass.size(), if_fail.size()); ++i) {
+      for (const std::vector<uint64_t>* ks : {&if_pass, &if_fail}) {
+        if (i < ks->size() && Unknown((*ks)[i])) return (*ks)[i];
+      }
+    }
+    return std::nullopt;
+  }
+  // Neither tried, nor under way, nor in ahead of the search.
+  bool Unknown(uint64_t k) const {
+    return !tried_.contains(k) && !queue_.outstanding().contains(k) && !ahead_results_.contains(k);
+  }
+
+  // Cancels what ran ahead for a round that cannot come: outside [from, hi).
+  void CancelAheadOutside(uint64_t from, uint64_t hi) {
+    std::vector<uint64_t> stale;
+    for (const uint64_t k : ahead_) {
+      if (k < from || k >= hi) stale.push_back(k);
+    }
+    for (const uint64_t k : stale) {
+      ahead_.erase(k);
+      CallOff(k);
+    }
+  }
+  void ForgetFlag(uint64_t k) {
+    std::lock_guard<std::mutex> lock(flags_mu_);
+    flags_.erase(k);
   }
 
   std::optional<uint64_t> SmallestPass() const {
@@ -136,31 +305,20 @@ class Search {
     return lo;
   }
 
+  // The window above the answer goes to the queue (whose threads may still
+  // be finishing probes deferred above it) while this thread replays the
+  // answer from the first event; then everything asked for is collected.
   absl::StatusOr<SizeResult> Verify(SizeResult& out) {
     const uint64_t answer = *SmallestPass();
-    std::vector<uint64_t> window;
-    for (uint64_t k = answer + 1; k <= answer + 3; ++k) {
-      if (!tried_.contains(k)) window.push_back(k);
-    }
-    absl::StatusOr<TrialResult> full = absl::UnknownError("not run");
-    std::vector<absl::StatusOr<TrialResult>> results(window.size(), absl::UnknownError("not run"));
-    ParallelFor(window.size() + 1, options_.jobs, [&](size_t i) {
-      if (i == 0) {
-        const TrialOptions every_event{false, {}, {}};
-        full = shared_ ? shared_->RunFromStart(Bytes(LimitOf(answer)), every_event)
-                       : RunTrial(target_, Bytes(LimitOf(answer)), every_event);
-      } else {
-        results[i - 1] = Trial(Bytes(LimitOf(window[i - 1])));
-      }
-    });
+    for (uint64_t k = answer + 1; k <= answer + 3; ++k) Ask(k);
+    const TrialOptions every_event{false, {}, {}};
+    absl::StatusOr<TrialResult> full = shared_ ? shared_->RunFromStart(Bytes(LimitOf(answer)), every_event)
+                                               : RunTrial(target_, Bytes(LimitOf(answer)), every_event);
     if (!full.ok()) return full.status();
     if (!full->ok()) {
       return absl::InternalError("the verifying replay at the answer failed although its probe passed");
     }
-    for (size_t i = 0; i < window.size(); ++i) {
-      if (!results[i].ok()) return results[i].status();
-      tried_[window[i]] = results[i]->ok();
-    }
+    if (absl::Status s = AwaitUntil([&] { return NothingPending(); }); !s.ok()) return s;
     out.found = true;
     out.min_bytes_limit = Bytes(LimitOf(answer));
     out.verified = *full;
@@ -186,6 +344,16 @@ class Search {
   uint64_t next_k_ = 0;
   std::map<uint64_t, bool> tried_;  // grid index -> passed; ordered, so results are deterministic
   const std::unique_ptr<SharedTrials> shared_;
+  // Speculation (Speculate()): grid indices submitted ahead of the search
+  // and not asked for yet; those cancelled and not back yet (and of them, the
+  // ones asked for since); results in before they were asked for.
+  bool narrowing_ = false;
+  std::set<uint64_t> ahead_;
+  std::set<uint64_t> cancelled_;
+  std::set<uint64_t> wanted_again_;
+  std::map<uint64_t, bool> ahead_results_;
+  std::mutex flags_mu_;  // the queue's threads read flags_
+  std::map<uint64_t, std::shared_ptr<std::atomic<bool>>> flags_;
   TaskQueue<absl::StatusOr<TrialResult>> queue_;  // last: its threads call Trial(), so they stop first
 };
 

@@ -17,11 +17,21 @@
 // runs) that stops at its first failure; where the policy keeps limit windows
 // a probe resumes from a checkpoint of an earlier one (sim/whatif/checkpoints.h)
 // and gives the same TrialResult. The verifying replay is a trial of its own.
-// Probes run in parallel, and a narrowing round starts as soon as the probes
-// that decide its points are in (those still running all lie above the
-// smallest pass); which probes are made never depends on --jobs or timing,
-// so the result is the same for every --jobs. `non_monotonic` is the smallest
-// limit above the answer that was tried and failed.
+// Probes run in parallel, least grid point first, and a narrowing round
+// starts as soon as the probes that decide its points are in (those still
+// running all lie above the smallest pass). Two things keep the cores on the
+// probes that decide (shared trials only):
+//   defer      a probe running above a new smallest pass only completes the
+//              record: it is called off and queued again behind the round,
+//              to resume from its own checkpoints later (by the verifying
+//              replay at the latest);
+//   speculate  while the search waits on one probe and a core is idle, the
+//              next round's points for either outcome run ahead of it; those
+//              for the outcome that did not come are called off.
+// Which probes are asked for never depends on --jobs or timing, and a probe
+// run ahead counts only once asked for, so the result is the same for every
+// --jobs. `non_monotonic` is the smallest limit above the answer that was
+// tried and failed.
 #ifndef HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
 #define HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
 

@@ -14,7 +14,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -46,8 +45,11 @@ inline void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& t
   for (std::thread& th : pool) th.join();
 }
 
-// Tasks run in the order submitted: inline in Submit when jobs is 1, else on
-// `jobs` threads. Submit and Finished are for one thread, the owner's.
+// Tasks run inline in Submit when jobs is 1, else on `jobs` threads, the
+// least key waiting first: the size search's keys are grid points, and the
+// lower ones decide where the answer lies, while a probe left above a known
+// pass only completes the record (it may wait until the narrowing is done).
+// Submit and Finished are for one thread, the owner's.
 template <typename Result>
 class TaskQueue {
  public:
@@ -74,7 +76,7 @@ class TaskQueue {
     }
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(key);
+      queue_.insert(key);
     }
     wake_.notify_all();
   }
@@ -91,6 +93,11 @@ class TaskQueue {
   }
   // Submitted and not yet returned by Finished().
   const std::set<uint64_t>& outstanding() const { return outstanding_; }
+  // Submitted and not started yet.
+  bool Waiting(uint64_t key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queue_.contains(key);
+  }
 
  private:
   void Work() {
@@ -98,8 +105,8 @@ class TaskQueue {
     while (true) {
       wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
-      const uint64_t key = queue_.front();
-      queue_.pop_front();
+      const uint64_t key = *queue_.begin();
+      queue_.erase(queue_.begin());
       lock.unlock();
       Result r = run_(key);
       lock.lock();
@@ -110,10 +117,10 @@ class TaskQueue {
 
   const std::function<Result(uint64_t)> run_;
   std::set<uint64_t> outstanding_;  // the owner's alone
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable wake_;  // for the workers: a task or stop_
   std::condition_variable done_;  // for the owner: a finished task
-  std::deque<uint64_t> queue_;
+  std::set<uint64_t> queue_;  // submitted, not started
   std::vector<std::pair<uint64_t, Result>> finished_;
   bool stop_ = false;
   std::vector<std::thread> workers_;  // last: they start once the rest is built

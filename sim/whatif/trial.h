@@ -6,6 +6,7 @@
 #ifndef HBMSIM_SIM_WHATIF_TRIAL_H_
 #define HBMSIM_SIM_WHATIF_TRIAL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -54,6 +55,10 @@ struct TrialOptions {
   // GetStats() right after the first alloc that brings bytes in use to this
   // (compare: the state at the peak bytes in use).
   std::optional<int64_t> in_use_target;
+  // When set and it turns true, the trial may give up with CancelledError
+  // (the size search's speculative probes). Only shared trials look at it,
+  // once per checkpoint stride (sim/whatif/checkpoints.h).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct TrialFailure {

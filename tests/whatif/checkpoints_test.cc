@@ -3,6 +3,7 @@
 // limit has the same failures, first failure, final stats and summary as a
 // fresh RunTrial; and `size` with sharing has the same answer, probes,
 // non_monotonic and verified replay as without.
+#include <atomic>
 #include <cmath>
 #include <random>
 
@@ -155,6 +156,53 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
       ExpectSame(with->verified, without->verified, where);
     }
   }
+}
+
+// With more threads than a round has probes, the search runs probes ahead
+// of itself and calls off those above a new pass (size_search.h); what it
+// reports is still what one thread finds.
+TEST(SharedTrialsTest, SizeIsTheSameWhateverTheJobs) {
+  for (const std::string policy : {"bfc", "torch"})
+  for (uint64_t seed : {4, 8, 9}) {
+    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
+    const TrialTarget target = testing::Target(t, testing::Config(policy));
+    absl::StatusOr<SizeResult> one = FindMinLimit(target, SizeOptions{256, 1, true});
+    ASSERT_TRUE(one.ok());
+    for (const int jobs : {2, 3, 7}) {
+      const std::string where = fmt::format("{} seed {} jobs {}", policy, seed, jobs);
+      absl::StatusOr<SizeResult> many = FindMinLimit(target, SizeOptions{256, jobs, true});
+      ASSERT_TRUE(many.ok()) << where;
+      EXPECT_EQ(many->min_bytes_limit, one->min_bytes_limit) << where;
+      EXPECT_EQ(many->non_monotonic, one->non_monotonic) << where;
+      ASSERT_EQ(many->probes.size(), one->probes.size()) << where;
+      for (size_t i = 0; i < one->probes.size(); ++i) {
+        EXPECT_EQ(many->probes[i].limit, one->probes[i].limit) << where;
+        EXPECT_EQ(many->probes[i].ok, one->probes[i].ok) << where;
+      }
+      ExpectSame(many->verified, one->verified, where);
+    }
+  }
+}
+
+// A trial whose flag is up gives up at its first checkpoint stride; one
+// whose flag stays down is the trial it would have been.
+TEST(SharedTrialsTest, ACancelledTrialSaysSo) {
+  const testing::TestTrace t = testing::TraceFromText(ChurnTrace(3, 20000));
+  const TrialTarget target = testing::Target(t, testing::Config("bfc"));
+  std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
+  ASSERT_NE(shared, nullptr);
+  const Bytes limit = target.survey.peak_live_bytes + Bytes(4096);
+  std::atomic<bool> flag{true};
+  TrialOptions cancelled;
+  cancelled.cancel = &flag;
+  const absl::StatusOr<TrialResult> gone = shared->Run(limit, cancelled);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(absl::IsCancelled(gone.status())) << gone.status();
+  flag = false;
+  const absl::StatusOr<TrialResult> kept = shared->Run(limit, cancelled);
+  const absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, TrialOptions{});
+  ASSERT_TRUE(kept.ok() && fresh.ok());
+  ExpectSame(*kept, *fresh, "flag down");
 }
 
 // Policies without limit windows (and bfc with options it keeps none for)

@@ -1,12 +1,14 @@
 // ParallelFor and TaskQueue (sim/whatif/thread_pool.h): every task runs once,
-// results come back under their keys, and with one job the order is the
-// order of submission.
+// results come back under their keys; with one job the order is the order
+// of submission, with more the least key waiting goes first.
 #include "sim/whatif/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
+#include <vector>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -71,6 +73,36 @@ TEST(ThreadPoolTest, DestroyingTheQueueDropsTasksNotStarted) {
   }  // stops the queue, then waits for the two running tasks
   releaser.join();
   EXPECT_EQ(started.load(), 2);
+}
+
+// With threads, the least key waiting starts first, whatever the order of
+// submission: the size search's lower probes decide where the answer lies.
+TEST(ThreadPoolTest, TheLeastWaitingKeyStartsFirst) {
+  std::mutex mu;
+  std::vector<uint64_t> order;
+  std::atomic<int> holding{0};
+  std::atomic<bool> release_101{false};
+  std::atomic<bool> release_100{false};
+  TaskQueue<int> q(2, [&](uint64_t k) {
+    if (k >= 100) {
+      ++holding;
+      while (!(k == 100 ? release_100 : release_101)) std::this_thread::yield();
+      return 0;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    order.push_back(k);
+    return 0;
+  });
+  q.Submit(100);
+  q.Submit(101);
+  while (holding < 2) std::this_thread::yield();  // both workers busy
+  for (const uint64_t k : {50, 10, 30, 20}) q.Submit(k);
+  release_101 = true;  // one worker takes the waiting ones, one at a time
+  size_t done = 0;
+  while (done < 5) done += q.Finished().size();
+  release_100 = true;
+  while (!q.outstanding().empty()) q.Finished();
+  EXPECT_EQ(order, (std::vector<uint64_t>{10, 20, 30, 50}));
 }
 
 }  // namespace
