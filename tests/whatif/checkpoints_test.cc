@@ -127,6 +127,18 @@ TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
   }
 }
 
+// The same answer, non_monotonic, probes (limit and verdict) and verified replay.
+void ExpectSameSearch(const SizeResult& a, const SizeResult& b, const std::string& where) {
+  EXPECT_EQ(a.min_bytes_limit, b.min_bytes_limit) << where;
+  EXPECT_EQ(a.non_monotonic, b.non_monotonic) << where;
+  ASSERT_EQ(a.probes.size(), b.probes.size()) << where;
+  for (size_t i = 0; i < a.probes.size(); ++i) {
+    EXPECT_EQ(a.probes[i].limit, b.probes[i].limit) << where;
+    EXPECT_EQ(a.probes[i].ok, b.probes[i].ok) << where;
+  }
+  ExpectSame(a.verified, b.verified, where);
+}
+
 TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
   for (const std::string policy : {"bfc", "torch"})
   for (uint64_t seed : {4, 5, 6, 7}) {
@@ -145,15 +157,7 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
       EXPECT_EQ(logged->min_bytes_limit, without->min_bytes_limit);
       EXPECT_EQ(logged->probes.size(), without->probes.size());
       ExpectSame(logged->verified, without->verified, "survey's log");
-      const std::string where = fmt::format("{} seed {} resolution {}", policy, seed, resolution);
-      EXPECT_EQ(with->min_bytes_limit, without->min_bytes_limit) << where;
-      EXPECT_EQ(with->non_monotonic, without->non_monotonic) << where;
-      ASSERT_EQ(with->probes.size(), without->probes.size()) << where;
-      for (size_t i = 0; i < with->probes.size(); ++i) {
-        EXPECT_EQ(with->probes[i].limit, without->probes[i].limit) << where;
-        EXPECT_EQ(with->probes[i].ok, without->probes[i].ok) << where;
-      }
-      ExpectSame(with->verified, without->verified, where);
+      ExpectSameSearch(*with, *without, fmt::format("{} seed {} resolution {}", policy, seed, resolution));
     }
   }
 }
@@ -172,14 +176,7 @@ TEST(SharedTrialsTest, SizeIsTheSameWhateverTheJobs) {
       const std::string where = fmt::format("{} seed {} jobs {}", policy, seed, jobs);
       absl::StatusOr<SizeResult> many = FindMinLimit(target, SizeOptions{256, jobs, true});
       ASSERT_TRUE(many.ok()) << where;
-      EXPECT_EQ(many->min_bytes_limit, one->min_bytes_limit) << where;
-      EXPECT_EQ(many->non_monotonic, one->non_monotonic) << where;
-      ASSERT_EQ(many->probes.size(), one->probes.size()) << where;
-      for (size_t i = 0; i < one->probes.size(); ++i) {
-        EXPECT_EQ(many->probes[i].limit, one->probes[i].limit) << where;
-        EXPECT_EQ(many->probes[i].ok, one->probes[i].ok) << where;
-      }
-      ExpectSame(many->verified, one->verified, where);
+      ExpectSameSearch(*many, *one, where);
     }
   }
 }
