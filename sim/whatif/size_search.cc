@@ -180,15 +180,27 @@ class Search {
   // first, so after it), to resume later from their own checkpoints. Without
   // this a worker that finished the deciding probe took the next waiting one,
   // above the pass, before the search had submitted the round.
+  // Only as many as the probes waiting below the pass lack cores for, the
+  // highest first: with cores to spare nothing is called off.
   void Defer(uint64_t hi) {
     if (!shared_ || options_.jobs < 2) return;
-    std::vector<uint64_t> running;
+    std::vector<uint64_t> above;  // running above the pass, ascending
+    size_t running = 0;
+    size_t waiting_below = 0;
     for (const uint64_t k : queue_.outstanding()) {
-      if (k > hi && !ahead_.contains(k) && !cancelled_.contains(k) && !queue_.Waiting(k)) running.push_back(k);
+      if (cancelled_.contains(k)) continue;  // stopping, or waiting to be told so
+      if (queue_.Waiting(k)) {
+        waiting_below += k < hi && !ahead_.contains(k) ? 1 : 0;
+        continue;
+      }
+      ++running;
+      if (k > hi && !ahead_.contains(k)) above.push_back(k);
     }
-    for (const uint64_t k : running) {
-      CallOff(k);
-      wanted_again_.insert(k);
+    const size_t idle = static_cast<size_t>(options_.jobs) - std::min(running, static_cast<size_t>(options_.jobs));
+    for (size_t lack = waiting_below > idle ? waiting_below - idle : 0; lack > 0 && !above.empty(); --lack) {
+      CallOff(above.back());
+      wanted_again_.insert(above.back());
+      above.pop_back();
     }
   }
 
