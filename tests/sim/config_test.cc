@@ -30,11 +30,18 @@ TEST(PolicyRegistryTest, BfcHasTheContractOptionsAndDefaults) {
   EXPECT_EQ(BuiltinPolicies().Find("nope"), nullptr);
 }
 
+// A row with a name and nothing else.
+PolicySpec Named(const char* name) {
+  PolicySpec spec;
+  spec.name = name;
+  return spec;
+}
+
 TEST(PolicyRegistryTest, RejectsADuplicateName) {
   PolicyRegistry r;
-  ASSERT_TRUE(r.Register({"b", "", {}, {}}).ok());
-  ASSERT_TRUE(r.Register({"a", "", {}, {}}).ok());
-  EXPECT_EQ(ErrorOf(r.Register({"a", "", {}, {}})), "policy a registered twice");
+  ASSERT_TRUE(r.Register(Named("b")).ok());
+  ASSERT_TRUE(r.Register(Named("a")).ok());
+  EXPECT_EQ(ErrorOf(r.Register(Named("a"))), "policy a registered twice");
   EXPECT_EQ(r.Names(), "a, b");
 }
 

@@ -168,7 +168,9 @@ TEST(PolicyRowTest, ATypedTextOnAnotherAllocatorFallsBackToTheGenericOne) {
 
 TEST(PolicyRowTest, RegisteringARowWithoutTextsGivesTheGenericOnes) {
   PolicyRegistry r;
-  ASSERT_TRUE(r.Register({"plain", "", {}, {}}).ok());
+  PolicySpec plain;
+  plain.name = "plain";
+  ASSERT_TRUE(r.Register(plain).ok());
   testing::FakeAllocator fake(Bytes(2048));
   EXPECT_EQ(r.Find("plain")->texts.at_failure(fake, FailureRecord{}),
             GenericFailureText(fake, FailureRecord{}));

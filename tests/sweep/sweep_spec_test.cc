@@ -155,7 +155,9 @@ TEST(SweepSpecTest, ParseShard) {
   for (const char* bad : {"3/3", "1/0", "1", "1/2x", "-1/2", "a/b", ""}) {
     absl::StatusOr<std::pair<size_t, size_t>> s = ParseShard(bad);
     EXPECT_FALSE(s.ok()) << bad;
-    if (!s.ok()) EXPECT_EQ(s.status().message(), "--shard " + std::string(bad) + ": expected I/N with 0 <= I < N");
+    if (!s.ok()) {
+      EXPECT_EQ(s.status().message(), "--shard " + std::string(bad) + ": expected I/N with 0 <= I < N");
+    }
   }
 }
 

@@ -124,7 +124,7 @@ TEST(InitialStateTest, ReportsWhatCannotBeUndone) {
   SnapshotSegment seg;
   seg.address = Offset(0x1000);
   seg.total_size = Bytes(4096);
-  seg.blocks.push_back(SnapshotBlock{Offset(0x1000), Bytes(4096), Bytes(0), BlockState::kFree});
+  seg.blocks.push_back(SnapshotBlock{Offset(0x1000), Bytes(4096), Bytes(0), BlockState::kFree, {}, 0});
   snap.segments.push_back(seg);
   snap.device_traces.resize(1);
   auto entry = [](TraceAction a, uint64_t addr, uint64_t size) {
