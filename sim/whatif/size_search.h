@@ -22,9 +22,9 @@
 // running all lie above the smallest pass). Two things keep the cores on the
 // probes that decide (shared trials only):
 //   defer      a probe running above a new smallest pass only completes the
-//              record: it is called off and queued again behind the round,
-//              to resume from its own checkpoints later (by the verifying
-//              replay at the latest);
+//              record: when the round lacks cores it is called off and
+//              queued again behind it, to resume from its own checkpoints
+//              later (at the latest alongside the verifying replay);
 //   speculate  while the search waits on one probe and a core is idle, the
 //              next round's points for either outcome run ahead of it; those
 //              for the outcome that did not come are called off.
