@@ -150,13 +150,16 @@ std::optional<Failure> SizeCommand::Size() {
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  absl::StatusOr<ScenarioSurvey> survey =
-      SurveyScenario(*scenario, SurveyOptions{SharedTrials::MayShare(*scenario, *config)});
+  // With a core to spare, the leader replays behind the survey as it reads.
+  std::unique_ptr<EarlyLeader> early = jobs_ > 1 ? EarlyLeader::Start(*scenario, *config) : nullptr;
+  SurveyOptions survey_options{SharedTrials::MayShare(*scenario, *config), early ? early->log() : nullptr};
+  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario, survey_options);
   if (!survey.ok()) return Failure{kExitBadInput, std::string(survey.status().message())};
   device_used_ = survey->device;
   absl::StatusOr<TrialTarget> target = MakeTrialTarget(*scenario, *config, *survey);
   if (!target.ok()) return Failure{kExitBadInput, std::string(target.status().message())};
-  absl::StatusOr<SizeResult> r = FindMinLimit(*target, SizeOptions{resolution->value(), jobs_});
+  absl::StatusOr<SizeResult> r = FindMinLimit(*target, SizeOptions{resolution->value(), jobs_},
+                                              early ? early->Finish(*target) : nullptr);
   if (!r.ok()) {
     const bool internal = r.status().code() == absl::StatusCode::kInternal;
     return Failure{

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "fmt/format.h"
@@ -46,23 +47,28 @@ const LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
 
 // The captured events, from `next`; `before(i)` runs before event i is read
 // for every i that is a multiple of `stride`, when every earlier event has
-// been applied.
+// been applied. A log still growing is read as far as it is published,
+// waiting for more until it is complete (or dropped: an error).
 class LogReader : public EventReader {
  public:
-  LogReader(const HugePageVector<LoggedEvent>& events, const TraceMetadata& metadata, uint64_t next,
-            uint64_t stride, const std::atomic<bool>* cancel, std::function<void(uint64_t)> before)
-      : events_(events), metadata_(metadata), next_(next), stride_(stride), cancel_(cancel),
+  LogReader(const EventLog& log, uint64_t next, uint64_t stride, const std::atomic<bool>* cancel,
+            std::function<void(uint64_t)> before)
+      : log_(log), records_(log.records != nullptr ? log.records : log.events.data()),
+        end_(log.published.load(std::memory_order_acquire)), next_(next), stride_(stride), cancel_(cancel),
         before_(std::move(before)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
-    if (next_ >= events_.size()) return false;
+    if (next_ >= end_) {
+      absl::StatusOr<bool> more = AwaitMore();
+      if (!more.ok() || !*more) return more;
+    }
     if (next_ % stride_ == 0) {
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
         return absl::CancelledError("trial cancelled");
       }
       before_(next_);
     }
-    const LoggedEvent& l = events_[next_++];
+    const LoggedEvent& l = records_[next_++];
     // A logged event has no attributes: clear them only if the caller's
     // Event holds some (the engine passes the same one every time, and a
     // whole-struct reset was a tenth of a probe's time).
@@ -74,12 +80,32 @@ class LogReader : public EventReader {
     e.stream = StreamId(l.stream);
     return true;
   }
-  const TraceMetadata& metadata() const override { return metadata_; }
+  // Only a complete log has its metadata (a trial reads it once done).
+  const TraceMetadata& metadata() const override { return log_.metadata; }
   std::string Location() const override { return fmt::format("event {}", next_ - 1); }
 
  private:
-  const HugePageVector<LoggedEvent>& events_;
-  const TraceMetadata& metadata_;
+  // Whether event next_ is (or will be) there; waits while the log grows.
+  absl::StatusOr<bool> AwaitMore() {
+    for (int spins = 0;; ++spins) {
+      // Growth before published: kComplete is stored after the last publish.
+      const EventLog::Growth growth = log_.growth.load(std::memory_order_acquire);
+      end_ = log_.published.load(std::memory_order_acquire);
+      if (next_ < end_) return true;
+      if (growth == EventLog::Growth::kComplete) return false;
+      if (growth == EventLog::Growth::kDropped) return absl::CancelledError("the event log was dropped");
+      // The parse ahead is a little slower than a replay: a short wait.
+      if (spins < 64) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
+  }
+
+  const EventLog& log_;
+  const LoggedEvent* records_;
+  uint64_t end_;  // events [0, end_) are there to read
   uint64_t next_;
   const uint64_t stride_;
   const std::atomic<bool>* cancel_;  // may be nullptr
@@ -142,7 +168,8 @@ std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   std::shared_ptr<const EventLog> log =
       target.survey.events ? target.survey.events : ReadEventLog(scenario, target.survey.events_read);
   if (!log) return nullptr;
-  std::unique_ptr<SharedTrials> shared(new SharedTrials(target, std::move(log)));
+  std::unique_ptr<SharedTrials> shared(new SharedTrials(scenario, target.maker, std::move(log)));
+  shared->target_ = &target;
   shared->stride_ = std::max<uint64_t>(4096, shared->log_->events.size() / 64);
   // The leader: checkpoints for every limit above what each prefix needs.
   absl::StatusOr<TrialResult> leader = shared->RunShared(Bytes(kLeaderLimit), TrialOptions{});
@@ -163,16 +190,16 @@ absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOp
     absl::StatusOr<TrialResult> r = RunShared(limit, options, from_where);
     if (r.ok() || absl::IsCancelled(r.status())) return r;
   }
-  return RunTrial(target_, limit, options);  // the same answer, or the error with its file:line
+  return RunTrial(*target_, limit, options);  // the same answer, or the error with its file:line
 }
 
 absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options, From from_where) {
-  const std::shared_ptr<const Checkpoint> from = from_where == From::kStart ? nullptr : Best(limit);
+  const std::shared_ptr<const Checkpoint> from = from_where == From::kBestCheckpoint ? Best(limit) : nullptr;
   std::unique_ptr<Allocator> policy;
   if (from) {
     policy = from->windows->CloneAt(limit);
   } else {
-    absl::StatusOr<std::unique_ptr<Allocator>> built = target_.maker(limit);
+    absl::StatusOr<std::unique_ptr<Allocator>> built = maker_(limit);
     if (!built.ok()) return built.status();
     policy = *std::move(built);
   }
@@ -180,7 +207,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   if (windows == nullptr) return absl::InternalError("a policy without limit windows");
   ReplayOptions replay;
   replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
-  replay.device = target_.scenario->device;
+  replay.device = scenario_.device;
   ReplayEngine engine(*policy, replay);
   const uint64_t start = from ? from->next_event : 0;
   const double began_ms = MsSinceStart();
@@ -188,8 +215,13 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   TrialResult out;
   FailureObserver observer(out);
   engine.AddObserver(&observer);
-  LogReader reader(log_->events, log_->metadata, start, stride_, options.cancel, [&](uint64_t i) {
-    if (i == start || out.failures != 0 || from_where == From::kStart) return;
+  // The early leader's checkpoints: every stride_ events at first, then
+  // twice as far apart after every 64, however long the trace turns out.
+  uint64_t every = stride_;
+  uint64_t taken = 0;
+  LogReader reader(*log_, start, stride_, options.cancel, [&](uint64_t i) {
+    if (i == start || out.failures != 0 || from_where == From::kStart || i % every != 0) return;
+    if (from_where == From::kGrowingLog && ++taken % 64 == 0) every *= 2;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;
     c->window = windows->limit_window();
@@ -246,6 +278,42 @@ void SharedTrials::KeepFor(Bytes lo, Bytes hi) {
   std::erase_if(checkpoints_, [&](const std::shared_ptr<const Checkpoint>& c) {
     return c->window.hi < lo || c->window.lo > hi;
   });
+}
+
+std::unique_ptr<EarlyLeader> EarlyLeader::Start(const Scenario& scenario, const AllocatorConfig& config) {
+  if (std::thread::hardware_concurrency() < 2 || ScenarioForbidsSharing(scenario, config)) return nullptr;
+  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
+  if (!maker.ok() || !KeepsWindows(*maker, Bytes(uint64_t{1} << 30))) return nullptr;
+  std::unique_ptr<EarlyLeader> early(new EarlyLeader());
+  early->log_ = NewGrowingLog();
+  if (!early->log_) return nullptr;
+  early->shared_.reset(new SharedTrials(scenario, *std::move(maker), early->log_));
+  early->shared_->stride_ = 4096;  // the least; the leader thins its checkpoints out as it goes
+  early->thread_ = std::thread([e = early.get()] {
+    e->leader_ = e->shared_->RunShared(Bytes(kLeaderLimit), TrialOptions{}, SharedTrials::From::kGrowingLog).status();
+  });
+  return early;
+}
+
+EarlyLeader::~EarlyLeader() { Join(); }
+
+void EarlyLeader::Join() {
+  if (!thread_.joinable()) return;
+  // The survey is done: a log it never completed will not grow any more.
+  EventLog::Growth growing = EventLog::Growth::kGrowing;
+  log_->growth.compare_exchange_strong(growing, EventLog::Growth::kDropped, std::memory_order_acq_rel);
+  thread_.join();
+}
+
+std::unique_ptr<SharedTrials> EarlyLeader::Finish(const TrialTarget& target) {
+  Join();
+  if (!leader_.ok() || target.survey.events != log_ ||
+      log_->growth.load(std::memory_order_acquire) != EventLog::Growth::kComplete) {
+    return nullptr;
+  }
+  shared_->target_ = &target;
+  shared_->stride_ = std::max<uint64_t>(4096, log_->events.size() / 64);
+  return std::move(shared_);
 }
 
 uint64_t SharedTrials::trials() const {

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -72,10 +73,13 @@ class SharedTrials {
   struct Checkpoint;
 
  private:
-  SharedTrials(const TrialTarget& target, std::shared_ptr<const EventLog> log)
-      : target_(target), log_(std::move(log)) {}
+  friend class EarlyLeader;
+  SharedTrials(const Scenario& scenario, LimitedFactory maker, std::shared_ptr<const EventLog> log)
+      : scenario_(scenario), maker_(std::move(maker)), log_(std::move(log)) {}
   // kStart: a fresh policy from the first event, taking no checkpoints.
-  enum class From { kBestCheckpoint, kStart };
+  // kGrowingLog: the early leader, behind a log still being written; its
+  // checkpoints thin out as the trace goes on (its length is not known).
+  enum class From { kBestCheckpoint, kStart, kGrowingLog };
   // RunShared where it can be, else RunTrial.
   absl::StatusOr<TrialResult> SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where);
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,
@@ -83,7 +87,9 @@ class SharedTrials {
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
   void Add(std::shared_ptr<const Checkpoint> c);
 
-  const TrialTarget& target_;
+  const Scenario& scenario_;
+  const LimitedFactory maker_;
+  const TrialTarget* target_ = nullptr;  // set once the survey is done (Make, EarlyLeader::Finish)
   std::shared_ptr<const EventLog> log_;
   uint64_t stride_ = 1;
   mutable std::mutex mu_;
@@ -91,6 +97,37 @@ class SharedTrials {
   uint64_t trials_ = 0;
   uint64_t resumed_ = 0;
   uint64_t events_replayed_ = 0;
+};
+
+// The leader replayed while the survey still reads the recording: on a
+// thread of its own, close behind the survey's log as it grows, so on two
+// cores it costs no time of its own. `size` starts one before the survey,
+// gives log() to the survey (SurveyOptions::log), and hands Finish() to
+// FindMinLimit, which then replays no leader itself. Anything amiss (the log
+// dropped, the leader failing) and Finish() gives nullptr: FindMinLimit makes
+// its own SharedTrials as before.
+class EarlyLeader {
+ public:
+  // nullptr where trials of `config` on `scenario` cannot be shared, the
+  // machine has one core, or no log can be made.
+  static std::unique_ptr<EarlyLeader> Start(const Scenario& scenario, const AllocatorConfig& config);
+  ~EarlyLeader();  // waits for the leader: call after the survey is done
+  EarlyLeader(const EarlyLeader&) = delete;
+  EarlyLeader& operator=(const EarlyLeader&) = delete;
+
+  const std::shared_ptr<EventLog>& log() const { return log_; }
+  // After the survey (which filled log()): the shared trials, the leader's
+  // checkpoints in them, or nullptr.
+  std::unique_ptr<SharedTrials> Finish(const TrialTarget& target);
+
+ private:
+  EarlyLeader() = default;
+  void Join();
+
+  std::shared_ptr<EventLog> log_;
+  std::unique_ptr<SharedTrials> shared_;
+  absl::Status leader_;  // written by the thread, read after Join
+  std::thread thread_;
 };
 
 }  // namespace hbmsim

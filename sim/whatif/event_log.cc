@@ -21,25 +21,54 @@ LoggingReader::LoggingReader(EventReader& inner, uint64_t expected_events)
   }
 }
 
+LoggingReader::LoggingReader(EventReader& inner, std::shared_ptr<EventLog> log)
+    : inner_(inner), log_(std::move(log)) {}
+
+LoggingReader::~LoggingReader() {
+  if (log_ && !ended_) Drop();  // not read to its end: no log
+}
+
+void LoggingReader::Drop() {
+  log_->growth.store(EventLog::Growth::kDropped, std::memory_order_release);
+  log_.reset();
+}
+
+std::shared_ptr<EventLog> NewGrowingLog() {
+  auto log = std::make_shared<EventLog>();
+  try {
+    log->events.reserve(EventLog::kMaxEvents);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+  log->records = log->events.data();
+  log->growth.store(EventLog::Growth::kGrowing, std::memory_order_relaxed);
+  return log;
+}
+
 absl::StatusOr<bool> LoggingReader::Next(Event& e) {
   absl::StatusOr<bool> more = inner_.Next(e);
   if (!more.ok() || !log_) return more;
   if (!*more) {
     ended_ = true;
     log_->metadata = inner_.metadata();
+    Publish();
+    log_->growth.store(EventLog::Growth::kComplete, std::memory_order_release);
     return more;
   }
   if (e.shape || !e.attrs.empty() || e.device.value() > std::numeric_limits<uint32_t>::max() ||
       log_->events.size() >= EventLog::kMaxEvents) {
-    log_.reset();  // the trials read the recording instead; give the memory back now
+    Drop();  // the trials read the recording instead; give the memory back now
     return more;
   }
   try {
     log_->events.push_back(
         LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
   } catch (const std::bad_alloc&) {
-    log_.reset();  // more events than reserved for, and no memory to grow: no log
+    Drop();  // more events than reserved for, and no memory to grow: no log
+    return more;
   }
+  // Often enough for a reader close behind, seldom enough to cost nothing.
+  if (log_->events.size() % 1024 == 0) Publish();
   return more;
 }
 

@@ -13,6 +13,7 @@
 #ifndef HBMSIM_SIM_WHATIF_EVENT_LOG_H_
 #define HBMSIM_SIM_WHATIF_EVENT_LOG_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,6 +39,15 @@ struct EventLog {
 
   HugePageVector<LoggedEvent> events;  // written once, read by every trial
   TraceMetadata metadata;
+
+  // A log may be read while the survey still writes it (SharedTrials'
+  // early leader): records [0, published) are written, and `growth` says
+  // whether more will come. Its room is reserved up front, so records never
+  // move. A log read only once complete has published == events.size().
+  enum class Growth { kGrowing, kComplete, kDropped };
+  std::atomic<uint64_t> published{0};
+  std::atomic<Growth> growth{Growth::kComplete};
+  const LoggedEvent* records = nullptr;  // events.data(), kept while it grows
 };
 
 // Reads through `inner`, logging each event it passes on; `log()` is the
@@ -47,6 +57,9 @@ class LoggingReader : public EventReader {
  public:
   // `expected_events`: how many to make room for (0: unknown).
   LoggingReader(EventReader& inner, uint64_t expected_events);
+  // Fills `log` (from NewGrowingLog), publishing records as they come.
+  LoggingReader(EventReader& inner, std::shared_ptr<EventLog> log);
+  ~LoggingReader() override;
 
   absl::StatusOr<bool> Next(Event& e) override;
   const TraceMetadata& metadata() const override { return inner_.metadata(); }
@@ -60,10 +73,19 @@ class LoggingReader : public EventReader {
   std::shared_ptr<const EventLog> log() const { return ended_ ? log_ : nullptr; }
 
  private:
+  // No log from here on (the trials read the recording); a reader behind it
+  // is told so.
+  void Drop();
+  void Publish() { log_->published.store(log_->events.size(), std::memory_order_release); }
+
   EventReader& inner_;
   std::shared_ptr<EventLog> log_;  // nullptr once an event could not be logged
   bool ended_ = false;
 };
+
+// An empty log with room for kMaxEvents, to be read while a LoggingReader
+// fills it; nullptr where the system refuses the address space.
+std::shared_ptr<EventLog> NewGrowingLog();
 
 // The scenario's events read into a log of their own; nullptr when they
 // cannot be logged or do not read (the trials report the error).

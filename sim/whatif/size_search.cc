@@ -20,9 +20,9 @@ constexpr uint64_t kNarrowParts = 4;
 
 class Search {
  public:
-  Search(const TrialTarget& target, const SizeOptions& options)
+  Search(const TrialTarget& target, const SizeOptions& options, std::unique_ptr<SharedTrials> shared)
       : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()),
-        shared_(options.share_trials ? SharedTrials::Make(target) : nullptr),
+        shared_(shared ? std::move(shared) : options.share_trials ? SharedTrials::Make(target) : nullptr),
         queue_(options.jobs, [this](uint64_t k) { return QueuedTrial(k); }) {}
 
   absl::StatusOr<SizeResult> Run() {
@@ -372,7 +372,12 @@ class Search {
 }  // namespace
 
 absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options) {
-  return Search(target, options).Run();
+  return Search(target, options, nullptr).Run();
+}
+
+absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options,
+                                        std::unique_ptr<SharedTrials> shared) {
+  return Search(target, options, std::move(shared)).Run();
 }
 
 }  // namespace hbmsim

@@ -36,10 +36,12 @@
 #define HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/trial.h"
 
 namespace hbmsim {
@@ -71,6 +73,10 @@ struct SizeResult {
 };
 
 absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options);
+// The same, sharing probes through `shared` (EarlyLeader::Finish: the leader
+// already replayed) when it is not nullptr.
+absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options,
+                                        std::unique_ptr<SharedTrials> shared);
 
 }  // namespace hbmsim
 

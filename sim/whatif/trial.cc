@@ -41,7 +41,11 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const Su
   absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
   if (!reader.ok()) return reader.status();
   std::optional<LoggingReader> logging;
-  if (survey_options.keep_events) logging.emplace(**reader, 0);
+  if (survey_options.log) {
+    logging.emplace(**reader, survey_options.log);
+  } else if (survey_options.keep_events) {
+    logging.emplace(**reader, 0);
+  }
   EventReader& events = logging ? static_cast<EventReader&>(*logging) : **reader;
   // Nothing fails under the ideal policy at no limit: the engine's own peak
   // live bytes, over exactly the events every trial replays.

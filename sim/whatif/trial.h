@@ -34,6 +34,9 @@ struct SurveyOptions {
   // Keep the events in memory for the trials (SharedTrials::MayShare says
   // when they will use them): one read of the recording instead of two.
   bool keep_events = false;
+  // Keep them in this log (NewGrowingLog), which another thread may read
+  // while it grows (SharedTrials::EarlyLeader); implies keep_events.
+  std::shared_ptr<EventLog> log;
 };
 absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const SurveyOptions& options = {});
 

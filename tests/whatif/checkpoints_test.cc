@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
@@ -200,6 +201,52 @@ TEST(SharedTrialsTest, ACancelledTrialSaysSo) {
   const absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, TrialOptions{});
   ASSERT_TRUE(kept.ok() && fresh.ok());
   ExpectSame(*kept, *fresh, "flag down");
+}
+
+// The leader replayed behind the survey, as `hbmsim size` runs it on two
+// cores, leaves the search exactly what it finds without sharing.
+TEST(SharedTrialsTest, AnEarlyLeaderChangesNothing) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: no early leader";
+  for (const std::string policy : {"bfc", "torch"})
+  for (uint64_t seed : {4, 5}) {
+    const std::string where = fmt::format("{} seed {}", policy, seed);
+    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
+    std::unique_ptr<EarlyLeader> early = EarlyLeader::Start(*t.scenario, testing::Config(policy));
+    ASSERT_NE(early, nullptr) << where;
+    testing::TestTrace kept = t;
+    kept.survey = *SurveyScenario(*t.scenario, SurveyOptions{true, early->log()});
+    ASSERT_EQ(kept.survey.events, early->log()) << where;
+    const TrialTarget target = testing::Target(kept, testing::Config(policy));
+    std::unique_ptr<SharedTrials> shared = early->Finish(target);
+    ASSERT_NE(shared, nullptr) << where;
+    EXPECT_EQ(shared->trials(), 1u) << where;  // the leader
+    absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{256, 2, true}, std::move(shared));
+    absl::StatusOr<SizeResult> without =
+        FindMinLimit(testing::Target(t, testing::Config(policy)), SizeOptions{256, 2, false});
+    ASSERT_TRUE(with.ok() && without.ok()) << where;
+    EXPECT_TRUE(with->trials_shared) << where;
+    ExpectSameSearch(*with, *without, where);
+  }
+}
+
+// A leader whose survey never came, or filled another log, or could not log
+// the events, gives nothing to use, and nothing is left waiting.
+TEST(SharedTrialsTest, AnEarlyLeaderWithoutItsLogGivesNothing) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: no early leader";
+  const testing::TestTrace t = testing::TraceFromText(ChurnTrace(6, 5000));
+  { std::unique_ptr<EarlyLeader> never = EarlyLeader::Start(*t.scenario, testing::Config("bfc")); }
+  std::unique_ptr<EarlyLeader> other = EarlyLeader::Start(*t.scenario, testing::Config("bfc"));
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->Finish(testing::Target(t, testing::Config("bfc"))), nullptr);  // t's survey kept no log
+  // Shapes are more than a log record holds: the survey drops the log.
+  const testing::TestTrace shaped = testing::TraceFromText("alloc 1 4096 shape=f32[1024]\nfree 1\n");
+  std::unique_ptr<EarlyLeader> dropped = EarlyLeader::Start(*shaped.scenario, testing::Config("bfc"));
+  ASSERT_NE(dropped, nullptr);
+  testing::TestTrace kept = shaped;
+  kept.survey = *SurveyScenario(*shaped.scenario, SurveyOptions{true, dropped->log()});
+  EXPECT_EQ(kept.survey.events, nullptr);
+  EXPECT_EQ(dropped->Finish(testing::Target(kept, testing::Config("bfc"))), nullptr);
+  EXPECT_TRUE(FindMinLimit(testing::Target(kept, testing::Config("bfc")), SizeOptions{256, 2, true}).ok());
 }
 
 // Policies without limit windows (and bfc with options it keeps none for)
