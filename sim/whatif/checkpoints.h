@@ -8,7 +8,8 @@
 //               without parsing;
 //   leader      a trial at a limit no trace reaches (2^62), whose windows
 //               are [the least limit that decides alike, ∞): checkpoints any
-//               trial above them can start from;
+//               trial above them can start from (`size` replays it behind the
+//               survey, on a thread of its own: EarlyLeader below);
 //   trial at L  resumes from the latest checkpoint whose window holds L
 //               (CloneAt(L) of its policy, a copy of its engine state), or
 //               starts fresh; it takes checkpoints of its own every stride
