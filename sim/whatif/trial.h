@@ -35,8 +35,8 @@ struct SurveyOptions {
   // when they will use them): one read of the recording instead of two.
   bool keep_events = false;
   // Keep them in this log (NewGrowingLog), which another thread may read
-  // while it grows (SharedTrials::EarlyLeader); implies keep_events.
-  std::shared_ptr<EventLog> log;
+  // while it grows (EarlyLeader, sim/whatif/checkpoints.h); implies keep_events.
+  std::shared_ptr<EventLog> log = nullptr;
 };
 absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const SurveyOptions& options = {});
 
