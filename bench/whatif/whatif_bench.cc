@@ -86,13 +86,8 @@ double SizeSeconds(const char* policy, bool shared, uint64_t* min_limit, uint64_
   const auto start = std::chrono::steady_clock::now();
   const Scenario scenario = *OpenScenario(path, ScenarioRequest{});
   const AllocatorConfig config = Policy(policy);
-  // As `hbmsim size` does: the survey keeps the events when the trials share them.
-  // and the leader replays behind the survey on the other core.
-  std::unique_ptr<EarlyLeader> early = shared && DefaultJobs() > 1 ? EarlyLeader::Start(scenario, config) : nullptr;
-  const SurveyOptions survey{shared && SharedTrials::MayShare(scenario, config), early ? early->log() : nullptr};
-  const TrialTarget target = *MakeTrialTarget(scenario, config, *SurveyScenario(scenario, survey));
-  const SizeResult r =
-      *FindMinLimit(target, SizeOptions{256, DefaultJobs(), shared}, early ? early->Finish(target) : nullptr);
+  // `hbmsim size`'s own path: survey, leader behind it, search.
+  const SizeResult r = SizeScenario(scenario, config, SizeOptions{256, DefaultJobs(), shared})->result;
   *min_limit = r.min_bytes_limit.value();
   *probes = r.probes.size();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -302,18 +302,14 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
 // peak and what each policy needs, so without --bytes-limit the replay runs at
 // the smallest limit the policy fits (the `hbmsim size` search).
 absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config) {
-  absl::StatusOr<ScenarioSurvey> survey =
-      SurveyScenario(scenario, SurveyOptions{SharedTrials::MayShare(scenario, config)});
-  if (!survey.ok()) return survey.status();
-  absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, *survey);
-  if (!target.ok()) return target.status();
-  absl::StatusOr<SizeResult> r = FindMinLimit(*target, SizeOptions{});
-  if (!r.ok()) return r.status();
-  if (!r->found) return absl::InvalidArgumentError("no limit up to 4EiB fits this program");
-  return LimitChoice{r->min_bytes_limit,
+  absl::StatusOr<SizedScenario> sized = SizeScenario(scenario, config, SizeOptions{});
+  if (!sized.ok()) return sized.status();
+  const SizeResult& r = sized->result;
+  if (!r.found) return absl::InvalidArgumentError("no limit up to 4EiB fits this program");
+  return LimitChoice{r.min_bytes_limit,
                      fmt::format("none given: a compiled program has no device limit; the smallest limit at "
                                  "which {} fits it (hbmsim size), {:.2f}% over its peak live {} B",
-                                 config.policy->name, 100 * r->overhead, r->peak_live_bytes.value())};
+                                 config.policy->name, 100 * r.overhead, r.peak_live_bytes.value())};
 }
 
 // A state snapshot (segments, no history) has nothing to replay: its state

@@ -150,39 +150,34 @@ std::optional<Failure> SizeCommand::Size() {
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  // With a core to spare, the leader replays behind the survey as it reads.
-  std::unique_ptr<EarlyLeader> early = jobs_ > 1 ? EarlyLeader::Start(*scenario, *config) : nullptr;
-  SurveyOptions survey_options{SharedTrials::MayShare(*scenario, *config), early ? early->log() : nullptr};
-  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario, survey_options);
-  if (!survey.ok()) return Failure{kExitBadInput, std::string(survey.status().message())};
-  device_used_ = survey->device;
-  absl::StatusOr<TrialTarget> target = MakeTrialTarget(*scenario, *config, *survey);
-  if (!target.ok()) return Failure{kExitBadInput, std::string(target.status().message())};
-  absl::StatusOr<SizeResult> r = FindMinLimit(*target, SizeOptions{resolution->value(), jobs_},
-                                              early ? early->Finish(*target) : nullptr);
-  if (!r.ok()) {
-    const bool internal = r.status().code() == absl::StatusCode::kInternal;
+  absl::StatusOr<SizedScenario> sized = SizeScenario(*scenario, *config, SizeOptions{resolution->value(), jobs_});
+  if (!sized.ok()) {
+    const bool internal = sized.status().code() == absl::StatusCode::kInternal;
     return Failure{
         internal ? kExitInternal : kExitBadInput,
-        fmt::format("{}{}", internal ? "internal error: " : "", std::string(r.status().message()))};
+        fmt::format("{}{}", internal ? "internal error: " : "", std::string(sized.status().message()))};
   }
+  const TrialTarget& target = sized->target;
+  const ScenarioSurvey& survey = target.survey;
+  const SizeResult& r = sized->result;
+  device_used_ = survey.device;
   // How the trials ran (which ones resumed depends on timing, so not how many).
-  const char* how = r->trials_shared ? "trials resume from checkpoints of earlier ones"
+  const char* how = r.trials_shared ? "trials resume from checkpoints of earlier ones"
                                      : "every trial replays the recording afresh";
-  Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; {}{}", trace_, survey->events_replayed,
-                   survey->device ? fmt::format("{}", survey->device->value()) : "-",
-                   survey->peak_live_bytes.value(), how,
+  Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; {}{}", trace_, survey.events_replayed,
+                   survey.device ? fmt::format("{}", survey.device->value()) : "-",
+                   survey.peak_live_bytes.value(), how,
                    config->policy->plan ? " (offline plans from one more pass first)" : ""));
-  const std::string text = Text(*target, *r);
+  const std::string text = Text(target, r);
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
-    const std::string json = Json(*config, *r, resolution->value()).dump(2) + "\n";
+    const std::string json = Json(*config, r, resolution->value()).dump(2) + "\n";
     if (absl::Status s = outputs_.Write("--json", json); !s.ok()) {
       return Failure{kExitBadInput, std::string(s.message())};
     }
   }
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
-  if (!r->found) return Failure{kExitFailures, "no limit up to 4EiB fits this trace"};
+  if (!r.found) return Failure{kExitFailures, "no limit up to 4EiB fits this trace"};
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -152,12 +153,18 @@ bool KeepsWindows(const LimitedFactory& maker, Bytes limit) {
   return probe.ok() && TrackedWindowsOf(**probe) != nullptr;
 }
 
+// The policy maker of `config` when its trials on `scenario` can be shared.
+std::optional<LimitedFactory> SharingMaker(const Scenario& scenario, const AllocatorConfig& config) {
+  if (ScenarioForbidsSharing(scenario, config)) return std::nullopt;
+  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
+  if (!maker.ok() || !KeepsWindows(*maker, Bytes(uint64_t{1} << 30))) return std::nullopt;
+  return *std::move(maker);
+}
+
 }  // namespace
 
 bool SharedTrials::MayShare(const Scenario& scenario, const AllocatorConfig& config) {
-  if (ScenarioForbidsSharing(scenario, config)) return false;
-  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
-  return maker.ok() && KeepsWindows(*maker, Bytes(uint64_t{1} << 30));
+  return SharingMaker(scenario, config).has_value();
 }
 
 std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
@@ -281,9 +288,9 @@ void SharedTrials::KeepFor(Bytes lo, Bytes hi) {
 }
 
 std::unique_ptr<EarlyLeader> EarlyLeader::Start(const Scenario& scenario, const AllocatorConfig& config) {
-  if (std::thread::hardware_concurrency() < 2 || ScenarioForbidsSharing(scenario, config)) return nullptr;
-  absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
-  if (!maker.ok() || !KeepsWindows(*maker, Bytes(uint64_t{1} << 30))) return nullptr;
+  if (std::thread::hardware_concurrency() < 2) return nullptr;
+  std::optional<LimitedFactory> maker = SharingMaker(scenario, config);
+  if (!maker) return nullptr;
   std::unique_ptr<EarlyLeader> early(new EarlyLeader());
   early->log_ = NewGrowingLog();
   if (!early->log_) return nullptr;

@@ -128,12 +128,9 @@ class Search {
     return absl::OkStatus();
   }
 
-  // A probe: shared with the others where it can be (sim/whatif/checkpoints.h:
-  // the same TrialResult), else a trial of its own. Runs on the queue's threads.
-  absl::StatusOr<TrialResult> Trial(Bytes limit, const TrialOptions& options = {}) {
-    return shared_ ? shared_->Run(limit, options) : RunTrial(target_, limit, options);
-  }
-  // The same on the queue's threads, with the flag that may call it off.
+  // A probe, on the queue's threads: shared with the others where it can be
+  // (sim/whatif/checkpoints.h: the same TrialResult), else a trial of its
+  // own; its submission's flag may call it off.
   absl::StatusOr<TrialResult> QueuedTrial(uint64_t k) {
     std::shared_ptr<std::atomic<bool>> cancel;
     {
@@ -142,7 +139,8 @@ class Search {
     }
     TrialOptions options;
     options.cancel = cancel.get();
-    return Trial(Bytes(LimitOf(k)), options);
+    const Bytes limit(LimitOf(k));
+    return shared_ ? shared_->Run(limit, options) : RunTrial(target_, limit, options);
   }
 
   // The search asks for the probe at k: from what ran ahead of it, or a new trial.
@@ -177,11 +175,10 @@ class Search {
 
   // Probes above the smallest pass only complete the record: those running
   // give their core to the round below and go back to the queue (least key
-  // first, so after it), to resume later from their own checkpoints. Without
-  // this a worker that finished the deciding probe took the next waiting one,
-  // above the pass, before the search had submitted the round.
-  // Only as many as the probes waiting below the pass lack cores for, the
-  // highest first: with cores to spare nothing is called off.
+  // first, so after it), to resume later from their own checkpoints; only as
+  // many as the probes waiting below the pass lack cores for, the highest
+  // first. Without this a worker that finished the deciding probe took the
+  // next waiting one, above the pass, before the search had queued the round.
   void Defer(uint64_t hi) {
     if (!shared_ || options_.jobs < 2) return;
     std::vector<uint64_t> above;  // running above the pass, ascending
@@ -375,9 +372,19 @@ absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOpt
   return Search(target, options, nullptr).Run();
 }
 
-absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options,
-                                        std::unique_ptr<SharedTrials> shared) {
-  return Search(target, options, std::move(shared)).Run();
+absl::StatusOr<SizedScenario> SizeScenario(const Scenario& scenario, const AllocatorConfig& config,
+                                           const SizeOptions& options) {
+  const bool share = options.share_trials && SharedTrials::MayShare(scenario, config);
+  std::unique_ptr<EarlyLeader> early = share && options.jobs > 1 ? EarlyLeader::Start(scenario, config) : nullptr;
+  absl::StatusOr<ScenarioSurvey> survey =
+      SurveyScenario(scenario, SurveyOptions{share, early ? early->log() : nullptr});
+  if (!survey.ok()) return survey.status();
+  absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, *survey);
+  if (!target.ok()) return target.status();
+  // The search holds the target by reference: it moves into the result only once done.
+  absl::StatusOr<SizeResult> r = Search(*target, options, early ? early->Finish(*target) : nullptr).Run();
+  if (!r.ok()) return r.status();
+  return SizedScenario{*std::move(target), *std::move(r)};
 }
 
 }  // namespace hbmsim

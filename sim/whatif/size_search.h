@@ -36,12 +36,10 @@
 #define HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/trial.h"
 
 namespace hbmsim {
@@ -73,10 +71,19 @@ struct SizeResult {
 };
 
 absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options);
-// The same, sharing probes through `shared` (EarlyLeader::Finish: the leader
-// already replayed) when it is not nullptr.
-absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options,
-                                        std::unique_ptr<SharedTrials> shared);
+
+// `hbmsim size` from an opened scenario, the one path every caller takes:
+// the survey (keeping the events when the probes will share them, and with
+// more than one job the leader replaying behind it on a thread of its own:
+// EarlyLeader, sim/whatif/checkpoints.h), the trial target, the search.
+struct SizedScenario {
+  TrialTarget target;  // its survey: the device, the events, the peak
+  SizeResult result;
+};
+// Errors: the recording's and the allocator's (bad input), or the search's
+// (InternalError for a broken invariant).
+absl::StatusOr<SizedScenario> SizeScenario(const Scenario& scenario, const AllocatorConfig& config,
+                                           const SizeOptions& options);
 
 }  // namespace hbmsim
 

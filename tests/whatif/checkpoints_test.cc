@@ -204,7 +204,8 @@ TEST(SharedTrialsTest, ACancelledTrialSaysSo) {
 }
 
 // The leader replayed behind the survey, as `hbmsim size` runs it on two
-// cores, leaves the search exactly what it finds without sharing.
+// cores: its checkpoints give every trial what a trial of its own gives, and
+// `size`'s whole path (SizeScenario) finds what the search without sharing finds.
 TEST(SharedTrialsTest, AnEarlyLeaderChangesNothing) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: no early leader";
   for (const std::string policy : {"bfc", "torch"})
@@ -220,12 +221,22 @@ TEST(SharedTrialsTest, AnEarlyLeaderChangesNothing) {
     std::unique_ptr<SharedTrials> shared = early->Finish(target);
     ASSERT_NE(shared, nullptr) << where;
     EXPECT_EQ(shared->trials(), 1u) << where;  // the leader
-    absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{256, 2, true}, std::move(shared));
+    EXPECT_EQ(shared->events(), t.survey.events_read) << where;
+    for (uint64_t eighths = 8; eighths <= 24; eighths += 2) {  // 1x .. 3x the peak
+      const Bytes limit(t.peak_live_bytes().value() / 8 * eighths);
+      const absl::StatusOr<TrialResult> resumed = shared->Run(limit, TrialOptions{});
+      const absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, TrialOptions{});
+      ASSERT_TRUE(resumed.ok() && fresh.ok()) << where;
+      ExpectSame(*resumed, *fresh, fmt::format("{} limit {}", where, limit.value()));
+    }
+    EXPECT_GT(shared->resumed(), 0u) << where;  // from the leader's checkpoints
+    absl::StatusOr<SizedScenario> sized = SizeScenario(*t.scenario, testing::Config(policy), SizeOptions{256, 2, true});
     absl::StatusOr<SizeResult> without =
         FindMinLimit(testing::Target(t, testing::Config(policy)), SizeOptions{256, 2, false});
-    ASSERT_TRUE(with.ok() && without.ok()) << where;
-    EXPECT_TRUE(with->trials_shared) << where;
-    ExpectSameSearch(*with, *without, where);
+    ASSERT_TRUE(sized.ok() && without.ok()) << where;
+    EXPECT_TRUE(sized->result.trials_shared) << where;
+    EXPECT_EQ(sized->target.survey.peak_live_bytes, t.peak_live_bytes()) << where;
+    ExpectSameSearch(sized->result, *without, where);
   }
 }
 
