@@ -54,8 +54,9 @@ class LogReader : public EventReader {
  public:
   LogReader(const EventLog& log, uint64_t next, uint64_t stride, const std::atomic<bool>* cancel,
             std::function<void(uint64_t)> before)
-      : log_(log), records_(log.records != nullptr ? log.records : log.events.data()),
-        end_(log.published.load(std::memory_order_acquire)), next_(next), stride_(stride), cancel_(cancel),
+      : log_(log), records_(log.records != nullptr ? log.records : log.events.data()), lanes_(log.lanes.get()),
+        end_(log.published.load(std::memory_order_acquire)), next_(next),
+        next_mark_((next + stride - 1) / stride * stride), stride_(stride), cancel_(cancel),
         before_(std::move(before)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
@@ -63,7 +64,8 @@ class LogReader : public EventReader {
       absl::StatusOr<bool> more = AwaitMore();
       if (!more.ok() || !*more) return more;
     }
-    if (next_ % stride_ == 0) {
+    if (next_ == next_mark_) {
+      next_mark_ += stride_;  // a division per event was a tenth of this function
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
         return absl::CancelledError("trial cancelled");
       }
@@ -74,11 +76,12 @@ class LogReader : public EventReader {
     // Event holds some (the engine passes the same one every time, and a
     // whole-struct reset was a tenth of a probe's time).
     if (e.time_us || e.addr || e.shape || !e.tag.empty() || !e.label.empty() || !e.attrs.empty()) e = Event{};
-    e.kind = l.kind;
+    const EventLane& lane = lanes_[l.lane()];
+    e.kind = l.kind();
     e.id = l.id;
-    e.bytes = Bytes(l.bytes);
-    e.device = DeviceId(l.device);
-    e.stream = StreamId(l.stream);
+    e.bytes = Bytes(l.bytes());
+    e.device = DeviceId(lane.device);
+    e.stream = StreamId(lane.stream);
     return true;
   }
   // Only a complete log has its metadata (a trial reads it once done).
@@ -106,8 +109,10 @@ class LogReader : public EventReader {
 
   const EventLog& log_;
   const LoggedEvent* records_;
+  const EventLane* lanes_;
   uint64_t end_;  // events [0, end_) are there to read
   uint64_t next_;
+  uint64_t next_mark_;  // the least multiple of stride_ >= next_ not yet passed
   const uint64_t stride_;
   const std::atomic<bool>* cancel_;  // may be nullptr
   std::function<void(uint64_t)> before_;

@@ -1,8 +1,8 @@
 #include "sim/whatif/event_log.h"
 
 #include <algorithm>
-#include <limits>
 #include <new>
+#include <utility>
 
 namespace hbmsim {
 
@@ -55,14 +55,14 @@ absl::StatusOr<bool> LoggingReader::Next(Event& e) {
     log_->growth.store(EventLog::Growth::kComplete, std::memory_order_release);
     return more;
   }
-  if (e.shape || !e.attrs.empty() || e.device.value() > std::numeric_limits<uint32_t>::max() ||
+  const std::optional<uint32_t> lane = LaneOf(e.device, e.stream);
+  if (e.shape || !e.attrs.empty() || !lane || e.bytes.value() > LoggedEvent::kMaxBytes ||
       log_->events.size() >= EventLog::kMaxEvents) {
     Drop();  // the trials read the recording instead; give the memory back now
     return more;
   }
   try {
-    log_->events.push_back(
-        LoggedEvent{e.id, e.bytes.value(), e.stream.value(), static_cast<uint32_t>(e.device.value()), e.kind});
+    log_->events.push_back(LoggedEvent(e.id, e.bytes.value(), e.kind, *lane));
   } catch (const std::bad_alloc&) {
     Drop();  // more events than reserved for, and no memory to grow: no log
     return more;
@@ -70,6 +70,19 @@ absl::StatusOr<bool> LoggingReader::Next(Event& e) {
   // Often enough for a reader close behind, seldom enough to cost nothing.
   if (log_->events.size() % 1024 == 0) Publish();
   return more;
+}
+
+std::optional<uint32_t> LoggingReader::LaneOf(DeviceId device, StreamId stream) {
+  const auto is = [&](uint32_t l) {
+    return log_->lanes[l].device == device.value() && log_->lanes[l].stream == stream.value();
+  };
+  if (lanes_ > 0 && is(last_lane_)) return last_lane_;
+  const auto [at, added] = lane_index_.try_emplace(std::make_pair(device.value(), stream.value()), lanes_);
+  if (added) {
+    if (lanes_ == LoggedEvent::kMaxLanes) return std::nullopt;
+    log_->lanes[lanes_++] = EventLane{stream.value(), device.value()};
+  }
+  return last_lane_ = at->second;
 }
 
 std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t expected_events) {

@@ -3,9 +3,10 @@
 //
 // A record keeps what the engine reads of an event when the policy needs no
 // shape and the event carries no attribute of its own: kind, id, bytes,
-// stream, device (32 B). A recording with anything more (shapes, open
-// attributes, a device id past 2^32) or more than kMaxEvents events has no
-// log: its trials read the recording itself.
+// stream, device (16 B, LoggedEvent). A recording with anything more
+// (shapes, open attributes, an event of 256 TiB or more, more than 4,096
+// (device, stream) pairs) or more than kMaxEvents events has no log: its
+// trials read the recording itself.
 //
 // The log is filled by the pass that surveys the scenario (SurveyScenario
 // with SurveyOptions::keep_events), so `size` reads a text trace once for
@@ -18,26 +19,58 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/huge_page_vector.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim {
 
+// One event in 16 bytes: its id, and its bytes with the kind and its lane
+// (the event's device and stream, as an index into EventLog::lanes) above
+// them. Halving the record halved the fresh pages the survey faults in
+// (on the virtual machines we measure, zeroing them was a third of the
+// survey) and the bytes every probe reads.
 struct LoggedEvent {
+  static constexpr int kBytesBits = 48;  // up to 256 TiB
+  static constexpr int kKindBits = 4;
+  static constexpr int kLaneBits = 64 - kBytesBits - kKindBits;
+  static constexpr uint64_t kMaxBytes = (uint64_t{1} << kBytesBits) - 1;
+  static constexpr uint32_t kMaxLanes = uint32_t{1} << kLaneBits;  // 4096
+  static_assert(static_cast<int>(EventKind::kMark) < (1 << kKindBits));
+
   uint64_t id = 0;
-  uint64_t bytes = 0;
+  uint64_t packed = 0;  // bytes | kind << 48 | lane << 52
+
+  LoggedEvent() = default;
+  // bytes <= kMaxBytes, lane < kMaxLanes.
+  LoggedEvent(uint64_t id, uint64_t bytes, EventKind kind, uint32_t lane)
+      : id(id),
+        packed(bytes | uint64_t{static_cast<uint8_t>(kind)} << kBytesBits |
+               uint64_t{lane} << (kBytesBits + kKindBits)) {}
+  uint64_t bytes() const { return packed & kMaxBytes; }
+  EventKind kind() const { return static_cast<EventKind>((packed >> kBytesBits) & ((1 << kKindBits) - 1)); }
+  uint32_t lane() const { return static_cast<uint32_t>(packed >> (kBytesBits + kKindBits)); }
+};
+static_assert(sizeof(LoggedEvent) == 16);
+
+// A device and a stream, as events name them.
+struct EventLane {
   uint64_t stream = 0;
-  uint32_t device = 0;
-  EventKind kind = EventKind::kMark;
+  uint64_t device = 0;
 };
 
 struct EventLog {
-  static constexpr uint64_t kMaxEvents = uint64_t{1} << 23;  // 8 M events: 256 MiB of records
+  static constexpr uint64_t kMaxEvents = uint64_t{1} << 23;  // 8 M events: 128 MiB of records
 
   HugePageVector<LoggedEvent> events;  // written once, read by every trial
+  // The lanes the records name, room for all of them made up front: a
+  // reader behind a growing log reads lanes written before the records it
+  // was published, and nothing ever moves.
+  std::unique_ptr<EventLane[]> lanes = std::make_unique<EventLane[]>(LoggedEvent::kMaxLanes);
   TraceMetadata metadata;
 
   // A log may be read while the survey still writes it (SharedTrials'
@@ -77,9 +110,15 @@ class LoggingReader : public EventReader {
   // is told so.
   void Drop();
   void Publish() { log_->published.store(log_->events.size(), std::memory_order_release); }
+  // The lane of (device, stream), added if new; nullopt when the log has
+  // no room for another.
+  std::optional<uint32_t> LaneOf(DeviceId device, StreamId stream);
 
   EventReader& inner_;
   std::shared_ptr<EventLog> log_;  // nullptr once an event could not be logged
+  uint32_t lanes_ = 0;             // lanes in use
+  uint32_t last_lane_ = 0;         // the previous event's: nearly every event's
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint32_t> lane_index_;  // (device, stream) -> lane
   bool ended_ = false;
 };
 

@@ -5,6 +5,8 @@
 
 #include <numeric>
 
+#include "fmt/format.h"
+
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/huge_page_vector.h"
 #include "sim/whatif/trial.h"
@@ -31,18 +33,18 @@ TEST(EventLogTest, TheSurveyKeepsEveryEventWhenAsked) {
   const HugePageVector<LoggedEvent>& e = kept->events->events;
   ASSERT_EQ(e.size(), 8u);
   EXPECT_EQ(kept->events_read, 8u);
-  EXPECT_EQ(e[0].kind, EventKind::kAlloc);
+  EXPECT_EQ(e[0].kind(), EventKind::kAlloc);
   EXPECT_EQ(e[0].id, 1u);
-  EXPECT_EQ(e[0].bytes, 1000u);
-  EXPECT_EQ(e[1].stream, 3u);
-  EXPECT_EQ(e[1].bytes, 4096u);
-  EXPECT_EQ(e[2].kind, EventKind::kMark);
-  EXPECT_EQ(e[3].device, 1u);
+  EXPECT_EQ(e[0].bytes(), 1000u);
+  EXPECT_EQ(kept->events->lanes[e[1].lane()].stream, 3u);
+  EXPECT_EQ(e[1].bytes(), 4096u);
+  EXPECT_EQ(e[2].kind(), EventKind::kMark);
+  EXPECT_EQ(kept->events->lanes[e[3].lane()].device, 1u);
   EXPECT_EQ(e[3].id, 3u);
-  EXPECT_EQ(e[5].kind, EventKind::kFreeRequested);
-  EXPECT_EQ(e[6].kind, EventKind::kFreeCompleted);
-  EXPECT_EQ(e[6].stream, 3u);
-  EXPECT_EQ(e[7].device, 1u);
+  EXPECT_EQ(e[5].kind(), EventKind::kFreeRequested);
+  EXPECT_EQ(e[6].kind(), EventKind::kFreeCompleted);
+  EXPECT_EQ(kept->events->lanes[e[6].lane()].stream, 3u);
+  EXPECT_EQ(kept->events->lanes[e[7].lane()].device, 1u);
   // The rest of the survey is what it is without the log.
   EXPECT_EQ(kept->peak_live_bytes, t.survey.peak_live_bytes);
   EXPECT_EQ(kept->events_replayed, t.survey.events_replayed);
@@ -58,6 +60,35 @@ TEST(EventLogTest, NoLogForEventsARecordCannotHold) {
     EXPECT_EQ(s->events, nullptr) << text;
     EXPECT_EQ(ReadEventLog(*t.scenario, 0), nullptr) << text;
   }
+}
+
+// A record holds bytes below 2^48 and up to 4,096 (device, stream) lanes.
+TEST(EventLogTest, NoLogPastWhatARecordPacks) {
+  const std::string huge = fmt::format("alloc 1 {}\nfree 1\n", uint64_t{1} << 48);
+  const std::string largest = fmt::format("alloc 1 {}\nfree 1\n", (uint64_t{1} << 48) - 1);
+  std::string many_lanes, most_lanes;
+  for (int s = 0; s < 4097; ++s) {
+    const std::string line = fmt::format("alloc {} 256 stream={}\nfree {} stream={}\n", s + 1, s, s + 1, s);
+    many_lanes += line;
+    if (s < 4096) most_lanes += line;
+  }
+  for (const auto& [text, logged] : std::vector<std::pair<std::string, bool>>{
+           {huge, false}, {largest, true}, {many_lanes, false}, {most_lanes, true}}) {
+    const testing::TestTrace t = testing::TraceFromText(text);
+    absl::StatusOr<ScenarioSurvey> s = SurveyScenario(*t.scenario, SurveyOptions{true});
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s->events != nullptr, logged) << text.substr(0, 40);
+  }
+  const testing::TestTrace t = testing::TraceFromText(most_lanes);
+  std::shared_ptr<const EventLog> log = ReadEventLog(*t.scenario, 0);
+  ASSERT_NE(log, nullptr);
+  const LoggedEvent& last = log->events[log->events.size() - 1];
+  EXPECT_EQ(last.kind(), EventKind::kFree);
+  EXPECT_EQ(last.id, 4096u);
+  EXPECT_EQ(last.lane(), 4095u);
+  EXPECT_EQ(log->lanes[last.lane()].stream, 4095u);
+  const testing::TestTrace big = testing::TraceFromText(largest);
+  EXPECT_EQ(ReadEventLog(*big.scenario, 0)->events[0].bytes(), (uint64_t{1} << 48) - 1);
 }
 
 TEST(EventLogTest, NoLogUntilTheReaderHasEnded) {
