@@ -38,7 +38,7 @@ bool BfcAllocator::TrackLimitWindow() {
     return false;
   }
   windows_ = true;
-  window_ = LimitWindow{};
+  window_ = LimitWindows{};
   return true;
 }
 

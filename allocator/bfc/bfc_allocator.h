@@ -140,8 +140,12 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   uint64_t host_footprint_bytes() const;
 
   bool TrackLimitWindow() override;
-  LimitWindow limit_window() const override { return window_; }
+  LimitWindow limit_window() const override { return window_.all; }
   std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
+  // While windows_: every chunk in address order (its address, its length but
+  // for the tail's, its buffer while in use); else nullopt.
+  std::optional<StateFingerprint> Fingerprint() const override;
+  LimitWindow TakeRecentWindow() override { return window_.TakeRecent(); }
 
  private:
   BfcAllocator(const BfcAllocator& from, Bytes limit);  // CloneAt
@@ -211,7 +215,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   bool started_backpedal_ = false;
   int64_t device_alloc_failures_ = 0;
   bool windows_ = false;  // TrackLimitWindow() was asked, with the options above: the window is tracked
-  LimitWindow window_;
+  LimitWindows window_;
   bfc::ChunkHandle last_ = bfc::kInvalidChunk;  // the last chunk of the one region, while windows_
   // While windows_: peak_bytes_in_use = max(peak_fixed_, floor256(limit) + peak_rel_),
   // largest_alloc_size likewise (the _rel_ parts come from times the tail was in use).

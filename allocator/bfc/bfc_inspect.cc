@@ -26,6 +26,46 @@ void BfcAllocator::AppendCounters(Counters& out) const {
   out.push_back({"device_alloc_failures", device_alloc_failures_});
 }
 
+namespace {
+
+// splitmix64's finaliser: every input bit moves every output bit.
+uint64_t Mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Two independent running hashes of a sequence of words.
+struct FingerprintBuilder {
+  StateFingerprint f{0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL};
+  void Add(uint64_t word) {
+    f.a = Mix(f.a ^ word) + 0x9e3779b97f4a7c15ULL;
+    f.b = Mix(f.b + word * 0xff51afd7ed558ccdULL) ^ 0xc4ceb9fe1a85ec53ULL;
+  }
+};
+
+}  // namespace
+
+// The state the next decisions read: the chunks in address order, each one's
+// address and length (the tail's length is the limit's, so it is left out:
+// a run at another limit of the window holds the same chunks), and the
+// buffer it holds (the engine frees by buffer). Bins follow from the free
+// chunks, handles are names only, the stats decide nothing.
+std::optional<StateFingerprint> BfcAllocator::Fingerprint() const {
+  if (!windows_) return std::nullopt;
+  FingerprintBuilder fp;
+  fp.Add(regions_.size());
+  for (const Region& r : regions_) {
+    for (ChunkHandle h = r.first; h != kInvalidChunk; h = chunks_.at(h).next) {
+      const bfc::Chunk& c = chunks_.at(h);
+      fp.Add(c.ptr);
+      fp.Add(h == last_ ? ~uint64_t{0} : c.size);
+      fp.Add(c.in_use() ? c.buffer_id : ~uint64_t{0});
+    }
+  }
+  return fp.f;
+}
+
 void BfcAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   for (uint64_t i = 0; i < regions_.size(); ++i) {
     const Region& r = regions_[i];

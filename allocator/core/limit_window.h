@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "allocator/core/allocator.h"
 #include "allocator/core/units.h"
@@ -35,6 +37,39 @@ struct LimitWindow {
   bool operator==(const LimitWindow&) const = default;
 };
 
+// A run's window and, apart, the window of its decisions since the last
+// TakeRecent(): what a later stretch of the run needs of a limit, whatever
+// came before it (SharedTrials' reconvergence, sim/whatif/checkpoints.h).
+struct LimitWindows {
+  LimitWindow all;
+  LimitWindow recent;
+
+  bool Contains(Bytes limit) const { return all.Contains(limit); }
+  void AtLeast(Bytes l) {
+    all.AtLeast(l);
+    recent.AtLeast(l);
+  }
+  void AtMost(Bytes h) {
+    all.AtMost(h);
+    recent.AtMost(h);
+  }
+  void Only(Bytes limit) {
+    all.Only(limit);
+    recent.Only(limit);
+  }
+  LimitWindow TakeRecent() { return std::exchange(recent, LimitWindow{}); }
+};
+
+// 128 bits naming a policy's state up to its limit: two runs at different
+// limits with the same fingerprint after the same events hold the same state,
+// each as a run at its own limit would (BFC: the same chunks, but for the
+// length of a tail the limit sizes). Collisions are left to chance (2^-128).
+struct StateFingerprint {
+  uint64_t a = 0;
+  uint64_t b = 0;
+  bool operator==(const StateFingerprint&) const = default;
+};
+
 class LimitWindowPolicy {
  public:
   virtual ~LimitWindowPolicy() = default;
@@ -49,6 +84,16 @@ class LimitWindowPolicy {
   // The state a run at `limit` (inside limit_window()) has after the same
   // events: a policy of the same type, same handles, its window unchanged.
   virtual std::unique_ptr<Allocator> CloneAt(Bytes limit) const = 0;
+
+  // Reconvergence, for the policies that can name their state: runs at two
+  // limits that once decided apart may later hold the same state again, and
+  // from there decide alike as long as both limits lie in every later
+  // decision's window. Fingerprint() names the state (nullopt: this policy
+  // cannot tell, and its runs never reconverge); TakeRecentWindow() is the
+  // window of the decisions since its last call (or since TrackLimitWindow),
+  // and starts a new one.
+  virtual std::optional<StateFingerprint> Fingerprint() const { return std::nullopt; }
+  virtual LimitWindow TakeRecentWindow() { return LimitWindow{}; }
 };
 
 }  // namespace hbmsim

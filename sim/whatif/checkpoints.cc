@@ -37,23 +37,27 @@ double MsSinceStart() {
 // A limit no trace reaches: the leader's.
 constexpr uint64_t kLeaderLimit = uint64_t{1} << 62;
 
-const LimitWindowPolicy* WindowsOf(const Allocator& a) { return dynamic_cast<const LimitWindowPolicy*>(&a); }
+LimitWindowPolicy* WindowsOf(Allocator& a) { return dynamic_cast<LimitWindowPolicy*>(&a); }
+
+// Marks and checkpoints fall on multiples of the stride; a multiple of the
+// early leader's 4096, so every probe's marks meet the leader's.
+uint64_t StrideFor(uint64_t events) { return std::max<uint64_t>(4096, events / 64 + 4095) / 4096 * 4096; }
 
 // A fresh policy that narrows its window from its first event, or nullptr
 // when it keeps none.
-const LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
+LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
   auto* w = dynamic_cast<LimitWindowPolicy*>(&a);
   return w != nullptr && w->TrackLimitWindow() ? w : nullptr;
 }
 
 // The captured events, from `next`; `before(i)` runs before event i is read
 // for every i that is a multiple of `stride`, when every earlier event has
-// been applied. A log still growing is read as far as it is published,
+// been applied, and ends the reading early by returning false. A log still growing is read as far as it is published,
 // waiting for more until it is complete (or dropped: an error).
 class LogReader : public EventReader {
  public:
   LogReader(const EventLog& log, uint64_t next, uint64_t stride, const std::atomic<bool>* cancel,
-            std::function<void(uint64_t)> before)
+            std::function<bool(uint64_t)> before)
       : log_(log), records_(log.records != nullptr ? log.records : log.events.data()), lanes_(log.lanes.get()),
         end_(log.published.load(std::memory_order_acquire)), next_(next),
         next_mark_((next + stride - 1) / stride * stride), stride_(stride), cancel_(cancel),
@@ -69,7 +73,7 @@ class LogReader : public EventReader {
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
         return absl::CancelledError("trial cancelled");
       }
-      before_(next_);
+      if (!before_(next_)) return false;
     }
     const LoggedEvent& l = records_[next_++];
     // A logged event has no attributes: clear them only if the caller's
@@ -115,7 +119,7 @@ class LogReader : public EventReader {
   uint64_t next_mark_;  // the least multiple of stride_ >= next_ not yet passed
   const uint64_t stride_;
   const std::atomic<bool>* cancel_;  // may be nullptr
-  std::function<void(uint64_t)> before_;
+  std::function<bool(uint64_t)> before_;
 };
 
 // What TrialObserver keeps when no probe is asked for.
@@ -133,9 +137,12 @@ class FailureObserver : public ReplayObserver {
 SharedTrials::~SharedTrials() {
   // What the sharing saved, for measuring it (docs/what-if.md "Cost").
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
-    std::fprintf(stderr, "shared trials: %llu events, %llu trials (%llu resumed), %llu events replayed (%.2f full replays)\n",
+    std::fprintf(stderr,
+                 "shared trials: %llu events, %llu trials (%llu resumed, %llu met a finished one), %llu events replayed "
+                 "(%.2f full replays)\n",
                  static_cast<unsigned long long>(log_->events.size()), static_cast<unsigned long long>(trials_),
-                 static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(events_replayed_),
+                 static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(tracks_.met()),
+                 static_cast<unsigned long long>(events_replayed_),
                  log_->events.empty() ? 0.0
                                       : static_cast<double>(events_replayed_) / static_cast<double>(log_->events.size()));
   }
@@ -182,7 +189,7 @@ std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   if (!log) return nullptr;
   std::unique_ptr<SharedTrials> shared(new SharedTrials(scenario, target.maker, std::move(log)));
   shared->target_ = &target;
-  shared->stride_ = std::max<uint64_t>(4096, shared->log_->events.size() / 64);
+  shared->stride_ = StrideFor(shared->log_->events.size());
   // The leader: checkpoints for every limit above what each prefix needs.
   absl::StatusOr<TrialResult> leader = shared->RunShared(Bytes(kLeaderLimit), TrialOptions{});
   if (!leader.ok()) return nullptr;
@@ -215,7 +222,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
     if (!built.ok()) return built.status();
     policy = *std::move(built);
   }
-  const LimitWindowPolicy* windows = from ? WindowsOf(*policy) : TrackedWindowsOf(*policy);
+  LimitWindowPolicy* windows = from ? WindowsOf(*policy) : TrackedWindowsOf(*policy);
   if (windows == nullptr) return absl::InternalError("a policy without limit windows");
   ReplayOptions replay;
   replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
@@ -231,8 +238,19 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   // twice as far apart after every 64, however long the trace turns out.
   uint64_t every = stride_;
   uint64_t taken = 0;
+  // Marks for the trials after it (sim/whatif/reconvergence.h); a probe that
+  // needs only its verdict stops where it meets a finished trial.
+  const bool tracked = from_where != From::kStart && options.stop_at_first_failure;
+  TrackRecorder track;
+  std::optional<bool> met_fits;
   LogReader reader(*log_, start, stride_, options.cancel, [&](uint64_t i) {
-    if (i == start || out.failures != 0 || from_where == From::kStart || i % every != 0) return;
+    if (tracked) {
+      if (const std::optional<StateFingerprint> fingerprint = windows->Fingerprint()) {
+        track.Mark(i, *fingerprint, windows->TakeRecentWindow());
+        if (options.verdict_only && (met_fits = tracks_.Meet(i, *fingerprint, limit))) return false;
+      }
+    }
+    if (i == start || out.failures != 0 || from_where == From::kStart || i % every != 0) return true;
     if (from_where == From::kGrowingLog && ++taken % 64 == 0) every *= 2;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;
@@ -241,19 +259,27 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
     c->windows = WindowsOf(*c->policy);
     c->engine = engine.SaveState();
     Add(std::move(c));
+    return true;
   });
   absl::StatusOr<ReplaySummary> summary = engine.Run(reader);
   if (!summary.ok()) return summary.status();
   out.summary = *summary;
   out.final_stats = policy->GetStats();
+  if (met_fits) {
+    out.failures = *met_fits ? 0 : 1;  // it would have stopped at its first
+    out.met = true;
+  } else if (tracked) {
+    tracks_.Add(track.Finish(windows->TakeRecentWindow(), out.ok()));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
     const LimitWindow w = windows->limit_window();
     // When the trial began and ended: the search's timeline (how busy the cores were).
     const double ms = MsSinceStart();
-    std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s, window [%llu, %llu], from +%.0f to +%.0f ms\n",
+    std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s%s, window [%llu, %llu], from +%.0f to +%.0f ms\n",
                  static_cast<unsigned long long>(limit.value()), static_cast<unsigned long long>(start),
                  static_cast<unsigned long long>(summary->events_read), out.failures ? "fails" : "fits",
+                 out.met ? " (met a finished trial)" : "",
                  static_cast<unsigned long long>(w.lo.value()), static_cast<unsigned long long>(w.hi.value()), began_ms, ms);
   }
   ++trials_;
@@ -324,7 +350,7 @@ std::unique_ptr<SharedTrials> EarlyLeader::Finish(const TrialTarget& target) {
     return nullptr;
   }
   shared_->target_ = &target;
-  shared_->stride_ = std::max<uint64_t>(4096, log_->events.size() / 64);
+  shared_->stride_ = StrideFor(log_->events.size());
   return std::move(shared_);
 }
 

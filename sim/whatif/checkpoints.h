@@ -15,6 +15,11 @@
 //               starts fresh; it takes checkpoints of its own every stride
 //               events until its first failure.
 //
+//   marks       every trial but the verifying one fingerprints its state at
+//               each multiple of the stride; a probe that needs only its
+//               verdict stops where it meets a finished trial's
+//               (sim/whatif/reconvergence.h).
+//
 // A checkpoint is a copy of the policy and of the engine's state, about what
 // the live set takes; at most kMaxCheckpoints are kept, and KeepFor() drops
 // those whose window holds no limit the search will still ask for.
@@ -37,6 +42,7 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/limit_window.h"
 #include "sim/whatif/event_log.h"
+#include "sim/whatif/reconvergence.h"
 #include "sim/whatif/trial.h"
 
 namespace hbmsim {
@@ -67,6 +73,8 @@ class SharedTrials {
   // For tests and the bench: trials run, and those that resumed.
   uint64_t trials() const;
   uint64_t resumed() const;
+  // Verdict-only trials that stopped where they met a finished one.
+  uint64_t met() const { return tracks_.met(); }
   // Events replayed by trials (resumed ones from their checkpoint on).
   uint64_t events_replayed() const;
   uint64_t events() const { return log_->events.size(); }
@@ -98,6 +106,7 @@ class SharedTrials {
   uint64_t trials_ = 0;
   uint64_t resumed_ = 0;
   uint64_t events_replayed_ = 0;
+  TrialTracks tracks_;  // the finished trials' marks (reconvergence.h)
 };
 
 // The leader replayed while the survey still reads the recording: on a

@@ -139,6 +139,7 @@ class Search {
     }
     TrialOptions options;
     options.cancel = cancel.get();
+    options.verdict_only = true;  // a SizeProbe is the limit and ok()
     const Bytes limit(LimitOf(k));
     return shared_ ? shared_->Run(limit, options) : RunTrial(target_, limit, options);
   }

@@ -62,6 +62,10 @@ struct TrialOptions {
   // (the size search's speculative probes). Only shared trials look at it,
   // once per checkpoint stride (sim/whatif/checkpoints.h).
   const std::atomic<bool>* cancel = nullptr;
+  // The caller needs only whether the trial fits (ok(): the size search's
+  // probes). A shared trial may then stop where it meets a finished one
+  // (sim/whatif/reconvergence.h) and take its verdict; see TrialResult::met.
+  bool verdict_only = false;
 };
 
 struct TrialFailure {
@@ -81,6 +85,11 @@ struct TrialResult {
   std::optional<AllocatorStats> probe_stats;
   std::optional<AllocatorStats> in_use_target_stats;
   ReplaySummary summary;
+  // TrialOptions::verdict_only: the trial stopped where it met a finished
+  // one. Then only `failures` (so ok()) is the whole trial's; oom,
+  // fragmentation and first_failure are unset, stats and summary are of the
+  // events it replayed.
+  bool met = false;
 
   bool ok() const { return failures == 0; }
   // A failed request of the trial: counted by verdict, the first one kept.

@@ -1,0 +1,155 @@
+// Reconvergence (sim/whatif/reconvergence.h): a track's windows ahead are the
+// intersection of every later decision's; a trial meets a finished one only
+// at the same event, in the same state, inside that window; BFC's
+// fingerprint names the state up to the limit; and a verdict-only shared
+// trial that stops where it meets ends as a fresh trial would.
+#include <cmath>
+#include <random>
+
+#include "allocator/bfc/bfc_allocator.h"
+#include "fmt/format.h"
+#include "sim/whatif/checkpoints.h"
+#include "sim/whatif/reconvergence.h"
+#include "tests/whatif/whatif_test_util.h"
+
+namespace hbmsim {
+namespace {
+
+LimitWindow W(uint64_t lo, uint64_t hi) { return LimitWindow{Bytes(lo), Bytes(hi)}; }
+
+TEST(TrackRecorderTest, AheadIsEveryLaterDecisionsWindow) {
+  TrackRecorder r;
+  r.Mark(0, StateFingerprint{1, 1}, W(0, 5));  // before the first mark: no mark's future
+  r.Mark(10, StateFingerprint{2, 2}, W(100, 900));
+  r.Mark(20, StateFingerprint{3, 3}, W(200, 800));
+  std::shared_ptr<const TrialTrack> t = r.Finish(W(150, 700), false);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->marks.size(), 3u);
+  EXPECT_EQ(t->marks[0].event, 0u);
+  EXPECT_EQ(t->marks[0].ahead, W(200, 700));  // (100,900) ∩ (200,800) ∩ (150,700)
+  EXPECT_EQ(t->marks[1].ahead, W(200, 700));
+  EXPECT_EQ(t->marks[2].ahead, W(150, 700));
+  EXPECT_FALSE(t->fits);
+  EXPECT_EQ(TrackRecorder().Finish(W(0, 1), true), nullptr);  // no mark, no track
+}
+
+TEST(TrialTracksTest, MeetsTheSameStateAtTheSameEventInsideItsWindowOnly) {
+  TrackRecorder r;
+  r.Mark(4096, StateFingerprint{7, 8}, LimitWindow{});
+  r.Mark(8192, StateFingerprint{9, 10}, LimitWindow{});
+  TrialTracks tracks;
+  tracks.Add(r.Finish(W(1000, 2000), true));
+  EXPECT_FALSE(tracks.Meet(4096, StateFingerprint{7, 9}, Bytes(1500)));  // another state
+  EXPECT_FALSE(tracks.Meet(8192, StateFingerprint{7, 8}, Bytes(1500)));  // that state, but later
+  EXPECT_FALSE(tracks.Meet(4096, StateFingerprint{7, 8}, Bytes(999)));   // outside the window
+  EXPECT_FALSE(tracks.Meet(4095, StateFingerprint{7, 8}, Bytes(1500)));  // no mark there
+  EXPECT_EQ(tracks.met(), 0u);
+  EXPECT_EQ(tracks.Meet(8192, StateFingerprint{9, 10}, Bytes(2000)), std::optional<bool>(true));
+  EXPECT_EQ(tracks.met(), 1u);
+}
+
+// Same events at two limits that decide alike: the same fingerprint, and
+// CloneAt keeps it; a different placement changes it.
+TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
+  BfcOptions small, large;
+  small.memory_limit = Bytes::MiB(64);
+  large.memory_limit = Bytes::MiB(64) + Bytes(256 * 1000);
+  BfcAllocator a(small), b(large), untracked(small);
+  ASSERT_TRUE(a.TrackLimitWindow());
+  ASSERT_TRUE(b.TrackLimitWindow());
+  EXPECT_EQ(untracked.Fingerprint(), std::nullopt);
+  EXPECT_EQ(a.Fingerprint(), b.Fingerprint());  // both empty
+  std::mt19937_64 rng(11);
+  std::vector<std::pair<Handle, Handle>> live;
+  for (uint64_t i = 1; i <= 400; ++i) {
+    if (!live.empty() && rng() % 2 == 0) {
+      const size_t k = rng() % live.size();
+      a.Free(live[k].first);
+      b.Free(live[k].second);
+      live[k] = live.back();
+      live.pop_back();
+    } else {
+      AllocRequest r;
+      r.id = BufferId(i);
+      r.bytes = Bytes(256 + rng() % 100000);
+      const AllocResult ra = a.Allocate(r), rb = b.Allocate(r);
+      ASSERT_TRUE(ra.ok() && rb.ok());
+      live.emplace_back(ra.handle, rb.handle);
+    }
+  }
+  ASSERT_TRUE(a.limit_window().Contains(large.memory_limit));  // far below 64 MiB: they decided alike
+  ASSERT_TRUE(a.Fingerprint().has_value());
+  EXPECT_EQ(a.Fingerprint(), b.Fingerprint());
+  const std::unique_ptr<Allocator> c = a.CloneAt(large.memory_limit);
+  EXPECT_EQ(dynamic_cast<const BfcAllocator&>(*c).Fingerprint(), a.Fingerprint());
+  // The same request, but the buffer another: another state.
+  AllocRequest r;
+  r.id = BufferId(9001);
+  r.bytes = Bytes(4096);
+  ASSERT_TRUE(a.Allocate(r).ok());
+  r.id = BufferId(9002);
+  ASSERT_TRUE(b.Allocate(r).ok());
+  EXPECT_NE(a.Fingerprint(), b.Fingerprint());
+}
+
+// Churn whose working set swells and shrinks back: runs at nearby limits
+// part at a swell and hold the same chunks again once it has drained.
+std::string SwellingChurn(uint64_t seed, int events) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::string text;
+  std::vector<uint64_t> live;
+  uint64_t next = 1;
+  for (int i = 0; i < events; ++i) {
+    const int phase = i % 4000;
+    const size_t cap = phase < 2000 ? 10 + phase / 20 : 0;  // up to 110 live, then drained
+    if (!live.empty() && (live.size() > cap || unit(rng) < 0.4)) {
+      const size_t k = rng() % live.size();
+      text += fmt::format("free {}\n", live[k]);
+      live[k] = live.back();
+      live.pop_back();
+    } else {
+      text += fmt::format("alloc {} {}\n", next, static_cast<uint64_t>(std::exp2(8 + 12 * unit(rng))));
+      live.push_back(next++);
+    }
+  }
+  return text;
+}
+
+TEST(ReconvergenceTest, AVerdictOnlyTrialEndsAsAFreshOne) {
+  for (const uint64_t seed : {1, 2, 3}) {
+    const testing::TestTrace t = testing::TraceFromText(SwellingChurn(seed, 40000));
+    const TrialTarget target = testing::Target(t, testing::Config("bfc"));
+    std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
+    ASSERT_NE(shared, nullptr);
+    const uint64_t peak = t.peak_live_bytes().value();
+    std::vector<uint64_t> limits;
+    for (uint64_t l = peak; l <= 2 * peak; l += peak / 61 + 256) limits.push_back(l);
+    for (uint64_t l = 2 * peak; l >= peak; l -= peak / 53 + 1) limits.push_back(l);
+    uint64_t met = 0, met_past_start = 0;
+    for (const uint64_t l : limits) {
+      TrialOptions verdict;
+      verdict.verdict_only = true;
+      absl::StatusOr<TrialResult> fresh = RunTrial(target, Bytes(l), TrialOptions{});
+      absl::StatusOr<TrialResult> shared_trial = shared->Run(Bytes(l), verdict);
+      ASSERT_TRUE(fresh.ok() && shared_trial.ok());
+      const std::string where = fmt::format("seed {} limit {}", seed, l);
+      EXPECT_EQ(shared_trial->failures, fresh->failures) << where;
+      if (!shared_trial->met) {
+        EXPECT_EQ(shared_trial->oom, fresh->oom) << where;
+        EXPECT_EQ(shared_trial->first_failure.has_value(), fresh->first_failure.has_value()) << where;
+      } else {
+        ++met;
+        if (shared_trial->summary.events_read > 0) ++met_past_start;
+        EXPECT_LT(shared_trial->summary.events_read, fresh->summary.events_read) << where;  // it stopped early
+      }
+    }
+    // Worth something only if trials met, and not only at the first event.
+    EXPECT_EQ(shared->met(), met) << seed;
+    EXPECT_GT(met, limits.size() / 4) << seed;
+    EXPECT_GT(met_past_start, 0u) << seed;
+  }
+}
+
+}  // namespace
+}  // namespace hbmsim
