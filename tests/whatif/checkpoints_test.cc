@@ -19,24 +19,9 @@ namespace {
 // Churn with a drifting working set: limits near the peak fail at different
 // events and diverge from each other at different events.
 std::string ChurnTrace(uint64_t seed, int events) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> unit(0, 1);
-  std::string text;
-  std::vector<uint64_t> live;
-  uint64_t next = 1;
-  for (int i = 0; i < events; ++i) {
-    const size_t cap = static_cast<size_t>(60 + static_cast<int64_t>(50 * std::sin(i / 3000.0)));  // 10..110
-    if (!live.empty() && (live.size() > cap || unit(rng) < 0.5)) {
-      const size_t k = rng() % live.size();
-      text += fmt::format("free {}\n", live[k]);
-      live[k] = live.back();
-      live.pop_back();
-    } else {
-      text += fmt::format("alloc {} {}\n", next, static_cast<uint64_t>(std::exp2(8 + 12 * unit(rng))));
-      live.push_back(next++);
-    }
-  }
-  return text;
+  return testing::ChurnWithCap(seed, events, 0.5, [](int i) {
+    return static_cast<size_t>(60 + static_cast<int64_t>(50 * std::sin(i / 3000.0)));  // 10..110
+  });
 }
 
 void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& where) {

@@ -95,25 +95,10 @@ TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
 // Churn whose working set swells and shrinks back: runs at nearby limits
 // part at a swell and hold the same chunks again once it has drained.
 std::string SwellingChurn(uint64_t seed, int events) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> unit(0, 1);
-  std::string text;
-  std::vector<uint64_t> live;
-  uint64_t next = 1;
-  for (int i = 0; i < events; ++i) {
+  return testing::ChurnWithCap(seed, events, 0.4, [](int i) {
     const int phase = i % 4000;
-    const size_t cap = phase < 2000 ? 10 + phase / 20 : 0;  // up to 110 live, then drained
-    if (!live.empty() && (live.size() > cap || unit(rng) < 0.4)) {
-      const size_t k = rng() % live.size();
-      text += fmt::format("free {}\n", live[k]);
-      live[k] = live.back();
-      live.pop_back();
-    } else {
-      text += fmt::format("alloc {} {}\n", next, static_cast<uint64_t>(std::exp2(8 + 12 * unit(rng))));
-      live.push_back(next++);
-    }
-  }
-  return text;
+    return static_cast<size_t>(phase < 2000 ? 10 + phase / 20 : 0);  // up to 110 live, then drained
+  });
 }
 
 TEST(ReconvergenceTest, AVerdictOnlyTrialEndsAsAFreshOne) {

@@ -3,13 +3,17 @@
 #ifndef HBMSIM_TESTS_WHATIF_WHATIF_TEST_UTIL_H_
 #define HBMSIM_TESTS_WHATIF_WHATIF_TEST_UTIL_H_
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "sim/config/allocator_config.h"
 #include "sim/scenario/scenario.h"
@@ -45,6 +49,30 @@ inline TestTrace TraceFromText(const std::string& text) {
   EXPECT_TRUE(survey.ok()) << survey.status().message();
   if (survey.ok()) out.survey = *survey;
   return out;
+}
+
+// Text of a churn trace whose live set is held near cap(i) at event i: a
+// free (of a random live buffer) when above it, else a free with odds
+// `free_odds` or an alloc of log-uniform 256 B..1 MiB. Seeded.
+template <typename Cap>
+std::string ChurnWithCap(uint64_t seed, int events, double free_odds, Cap cap) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::string text;
+  std::vector<uint64_t> live;
+  uint64_t next = 1;
+  for (int i = 0; i < events; ++i) {
+    if (!live.empty() && (live.size() > cap(i) || unit(rng) < free_odds)) {
+      const size_t k = rng() % live.size();
+      text += fmt::format("free {}\n", live[k]);
+      live[k] = live.back();
+      live.pop_back();
+    } else {
+      text += fmt::format("alloc {} {}\n", next, static_cast<uint64_t>(std::exp2(8 + 12 * unit(rng))));
+      live.push_back(next++);
+    }
+  }
+  return text;
 }
 
 inline AllocatorConfig Config(const std::string& name, const std::vector<std::string>& sets = {}) {
