@@ -143,8 +143,9 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   LimitWindow limit_window() const override { return window_.all; }
   std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
   // While windows_: every chunk in address order (its address, its length but
-  // for the tail's, its buffer while in use); else nullopt.
-  std::optional<StateFingerprint> Fingerprint() const override;
+  // for the tail's, its buffer while in use), if there are at most max_work
+  // of them; else nullopt.
+  std::optional<StateFingerprint> Fingerprint(uint64_t max_work) const override;
   LimitWindow TakeRecentWindow() override { return window_.TakeRecent(); }
 
  private:

@@ -51,8 +51,8 @@ struct FingerprintBuilder {
 // a run at another limit of the window holds the same chunks), and the
 // buffer it holds (the engine frees by buffer). Bins follow from the free
 // chunks, handles are names only, the stats decide nothing.
-std::optional<StateFingerprint> BfcAllocator::Fingerprint() const {
-  if (!windows_) return std::nullopt;
+std::optional<StateFingerprint> BfcAllocator::Fingerprint(uint64_t max_work) const {
+  if (!windows_ || chunks_.records() - chunks_.released() > max_work) return std::nullopt;
   FingerprintBuilder fp;
   fp.Add(regions_.size());
   for (const Region& r : regions_) {

@@ -88,11 +88,13 @@ class LimitWindowPolicy {
   // Reconvergence, for the policies that can name their state: runs at two
   // limits that once decided apart may later hold the same state again, and
   // from there decide alike as long as both limits lie in every later
-  // decision's window. Fingerprint() names the state (nullopt: this policy
-  // cannot tell, and its runs never reconverge); TakeRecentWindow() is the
-  // window of the decisions since its last call (or since TrackLimitWindow),
-  // and starts a new one.
-  virtual std::optional<StateFingerprint> Fingerprint() const { return std::nullopt; }
+  // decision's window. Fingerprint(max_work) names the state, looking at no
+  // more than max_work of its parts (BFC: chunks); nullopt when the policy
+  // cannot tell (its runs never reconverge) or would look at more (a caller
+  // bounds what fingerprints cost against what its replay does).
+  // TakeRecentWindow() is the window of the decisions since its last call
+  // (or since TrackLimitWindow), and starts a new one.
+  virtual std::optional<StateFingerprint> Fingerprint(uint64_t max_work) const { return std::nullopt; }
   virtual LimitWindow TakeRecentWindow() { return LimitWindow{}; }
 };
 

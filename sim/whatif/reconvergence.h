@@ -20,7 +20,9 @@
 // carries over: the kind of a failure (oom or fragmentation) compares the
 // request with free bytes the limit sizes, and the stats are the limit's.
 //
-// Marks fall at multiples of the shared trials' stride; a fingerprint
+// Marks fall at multiples of the shared trials' stride, where the trial can
+// afford the fingerprint (SharedTrials bounds its walks by the events
+// replayed; a skipped mark is a meeting missed, never a wrong one); a fingerprint
 // (allocator/core/limit_window.h) is 128 bits, so a false meeting has odds
 // of 2^-128 per comparison.
 #ifndef HBMSIM_SIM_WHATIF_RECONVERGENCE_H_

@@ -50,6 +50,8 @@ TEST(TrialTracksTest, MeetsTheSameStateAtTheSameEventInsideItsWindowOnly) {
 
 // Same events at two limits that decide alike: the same fingerprint, and
 // CloneAt keeps it; a different placement changes it.
+constexpr uint64_t kAll = ~uint64_t{0};
+
 TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
   BfcOptions small, large;
   small.memory_limit = Bytes::MiB(64);
@@ -57,8 +59,8 @@ TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
   BfcAllocator a(small), b(large), untracked(small);
   ASSERT_TRUE(a.TrackLimitWindow());
   ASSERT_TRUE(b.TrackLimitWindow());
-  EXPECT_EQ(untracked.Fingerprint(), std::nullopt);
-  EXPECT_EQ(a.Fingerprint(), b.Fingerprint());  // both empty
+  EXPECT_EQ(untracked.Fingerprint(kAll), std::nullopt);
+  EXPECT_EQ(a.Fingerprint(kAll), b.Fingerprint(kAll));  // both empty
   std::mt19937_64 rng(11);
   std::vector<std::pair<Handle, Handle>> live;
   for (uint64_t i = 1; i <= 400; ++i) {
@@ -78,10 +80,23 @@ TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
     }
   }
   ASSERT_TRUE(a.limit_window().Contains(large.memory_limit));  // far below 64 MiB: they decided alike
-  ASSERT_TRUE(a.Fingerprint().has_value());
-  EXPECT_EQ(a.Fingerprint(), b.Fingerprint());
+  ASSERT_TRUE(a.Fingerprint(kAll).has_value());
+  EXPECT_EQ(a.Fingerprint(kAll), b.Fingerprint(kAll));
   const std::unique_ptr<Allocator> c = a.CloneAt(large.memory_limit);
-  EXPECT_EQ(dynamic_cast<const BfcAllocator&>(*c).Fingerprint(), a.Fingerprint());
+  EXPECT_EQ(dynamic_cast<const BfcAllocator&>(*c).Fingerprint(kAll), a.Fingerprint(kAll));
+  // Only as much work as allowed: one step a chunk.
+  const BfcAllocator& cut = a;
+  uint64_t chunks = 0;
+  for (uint64_t allowed = 0; !cut.Fingerprint(allowed); ++allowed) chunks = allowed + 1;
+  struct Count : MemoryMapVisitor {
+    uint64_t blocks = 0;
+    void OnRegion(const RegionInfo&) override {}
+    void OnBlock(const BlockInfo&) override { ++blocks; }
+  } walk;
+  a.WalkMemoryMap(walk);
+  EXPECT_EQ(chunks, walk.blocks);  // every chunk, free or in use
+  EXPECT_GT(chunks, 10u);
+  EXPECT_EQ(cut.Fingerprint(chunks), a.Fingerprint(kAll));
   // The same request, but the buffer another: another state.
   AllocRequest r;
   r.id = BufferId(9001);
@@ -89,7 +104,7 @@ TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
   ASSERT_TRUE(a.Allocate(r).ok());
   r.id = BufferId(9002);
   ASSERT_TRUE(b.Allocate(r).ok());
-  EXPECT_NE(a.Fingerprint(), b.Fingerprint());
+  EXPECT_NE(a.Fingerprint(kAll), b.Fingerprint(kAll));
 }
 
 // Churn whose working set swells and shrinks back: runs at nearby limits
