@@ -52,8 +52,9 @@ LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
 
 // The captured events, from `next`; `before(i)` runs before event i is read
 // for every i that is a multiple of `stride`, when every earlier event has
-// been applied, and ends the reading early by returning false. A log still growing is read as far as it is published,
-// waiting for more until it is complete (or dropped: an error).
+// been applied, and ends the reading early by returning false. A log still
+// growing is read as far as it is published, waiting for more until it is
+// complete (or dropped: an error).
 class LogReader : public EventReader {
  public:
   LogReader(const EventLog& log, uint64_t next, uint64_t stride, const std::atomic<bool>* cancel,
@@ -240,24 +241,12 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   uint64_t taken = 0;
   // Marks for the trials after it (sim/whatif/reconvergence.h); a probe that
   // needs only its verdict stops where it meets a finished trial.
-  const bool tracked = from_where != From::kStart && options.stop_at_first_failure;
-  TrackRecorder track;
-  std::optional<bool> met_fits;
-  // A fingerprint walks the policy's state: at most one part of it per
-  // kEventsPerFingerprintPart events replayed (and a stride's worth to
-  // start), so a live set of millions costs a trial a few percent and some
-  // marks, never more. The bench trace's 3,000 chunks fit every probe mark.
-  constexpr uint64_t kEventsPerFingerprintPart = 4;
-  uint64_t fingerprint_work = 0;
+  std::optional<TrialMarker> marker;
+  if (from_where != From::kStart && options.stop_at_first_failure) {
+    marker.emplace(*windows, tracks_, limit, options.verdict_only, start, stride_);
+  }
   LogReader reader(*log_, start, stride_, options.cancel, [&](uint64_t i) {
-    if (tracked) {
-      const uint64_t allowed = (i - start + stride_) / kEventsPerFingerprintPart - fingerprint_work;
-      if (const std::optional<StateFingerprint> fingerprint = windows->Fingerprint(allowed)) {
-        fingerprint_work += allowed;  // an upper bound of the parts walked: simple, and cheap enough
-        track.Mark(i, *fingerprint, windows->TakeRecentWindow());
-        if (options.verdict_only && (met_fits = tracks_.Meet(i, *fingerprint, limit))) return false;
-      }
-    }
+    if (marker && !marker->AtPoint(i)) return false;
     if (i == start || out.failures != 0 || from_where == From::kStart || i % every != 0) return true;
     if (from_where == From::kGrowingLog && ++taken % 64 == 0) every *= 2;
     auto c = std::make_shared<Checkpoint>();
@@ -273,11 +262,11 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   if (!summary.ok()) return summary.status();
   out.summary = *summary;
   out.final_stats = policy->GetStats();
-  if (met_fits) {
-    out.failures = *met_fits ? 0 : 1;  // it would have stopped at its first
+  if (marker && marker->met()) {
+    out.failures = *marker->met() ? 0 : 1;  // it would have stopped at its first
     out.met = true;
-  } else if (tracked) {
-    tracks_.Add(track.Finish(windows->TakeRecentWindow(), out.ok()));
+  } else if (marker) {
+    tracks_.Add(marker->Finish(out.ok()));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {

@@ -39,6 +39,20 @@ std::shared_ptr<const TrialTrack> TrackRecorder::Finish(const LimitWindow& since
   return track;
 }
 
+bool TrialMarker::AtPoint(uint64_t i) {
+  const uint64_t allowed = (i - start_ + stride_) / kEventsPerFingerprintPart - fingerprint_work_;
+  const std::optional<StateFingerprint> fingerprint = policy_.Fingerprint(allowed);
+  if (!fingerprint) return true;
+  fingerprint_work_ += allowed;  // an upper bound of the parts walked: simple, and cheap enough
+  track_.Mark(i, *fingerprint, policy_.TakeRecentWindow());
+  if (verdict_only_) met_ = finished_.Meet(i, *fingerprint, limit_);
+  return !met_.has_value();
+}
+
+std::shared_ptr<const TrialTrack> TrialMarker::Finish(bool fits) {
+  return track_.Finish(policy_.TakeRecentWindow(), fits);
+}
+
 void TrialTracks::Add(std::shared_ptr<const TrialTrack> track) {
   if (!track) return;
   std::lock_guard<std::mutex> lock(mu_);

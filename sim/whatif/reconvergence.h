@@ -86,6 +86,42 @@ class TrialTracks {
   mutable uint64_t met_ = 0;
 };
 
+// One trial's part in reconvergence, at each stride point it passes: it marks
+// its state where it can afford the fingerprint (one part of the state walked
+// per kEventsPerFingerprintPart events replayed, and a stride's worth to
+// start: a live set of millions costs a few percent and some marks, never
+// more), and a trial that needs only its verdict looks for a finished trial
+// to meet. Once it has ended without meeting one, Finish() gives its track.
+class TrialMarker {
+ public:
+  static constexpr uint64_t kEventsPerFingerprintPart = 4;
+
+  // `start`: the first event the trial replays; `stride`: its points' spacing.
+  TrialMarker(LimitWindowPolicy& policy, const TrialTracks& finished, Bytes limit, bool verdict_only, uint64_t start,
+              uint64_t stride)
+      : policy_(policy), finished_(finished), limit_(limit), verdict_only_(verdict_only), start_(start),
+        stride_(stride) {}
+
+  // Before event i is replayed (i a multiple of the stride). False when the
+  // trial met a finished one: it may stop, and met() is its verdict.
+  bool AtPoint(uint64_t i);
+  // Whether the trial fits, when it met a finished trial.
+  const std::optional<bool>& met() const { return met_; }
+  // The trial's track, once it has ended on its own (`fits`: with no failure).
+  std::shared_ptr<const TrialTrack> Finish(bool fits);
+
+ private:
+  LimitWindowPolicy& policy_;
+  const TrialTracks& finished_;
+  const Bytes limit_;
+  const bool verdict_only_;
+  const uint64_t start_;
+  const uint64_t stride_;
+  uint64_t fingerprint_work_ = 0;  // parts of the state the trial may have walked so far
+  TrackRecorder track_;
+  std::optional<bool> met_;
+};
+
 }  // namespace hbmsim
 
 #endif  // HBMSIM_SIM_WHATIF_RECONVERGENCE_H_

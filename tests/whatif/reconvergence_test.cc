@@ -107,6 +107,39 @@ TEST(BfcFingerprintTest, NamesTheStateUpToTheLimit) {
   EXPECT_NE(a.Fingerprint(kAll), b.Fingerprint(kAll));
 }
 
+// A marker walks at most one chunk per 4 events replayed (a stride's worth
+// to start): with C chunks and stride 8 from event 0, its first mark is at
+// the first point i with (i + 8) / 4 >= C, the next where another C is earned.
+TEST(TrialMarkerTest, MarksOnlyWhereTheTrialCanAffordTheWalk) {
+  BfcOptions options;
+  options.memory_limit = Bytes::MiB(64);
+  BfcAllocator a(options);
+  ASSERT_TRUE(a.TrackLimitWindow());
+  std::vector<Handle> handles;
+  for (uint64_t i = 1; i <= 40; ++i) {
+    AllocRequest r;
+    r.id = BufferId(i);
+    r.bytes = Bytes(256 * i);
+    const AllocResult res = a.Allocate(r);
+    ASSERT_TRUE(res.ok());
+    handles.push_back(res.handle);
+  }
+  // Every other one freed: 20 in use, 20 free gaps before them, and the tail: 41 chunks.
+  for (size_t k = 0; k < handles.size(); k += 2) a.Free(handles[k]);
+  ASSERT_FALSE(a.Fingerprint(40).has_value());
+  ASSERT_TRUE(a.Fingerprint(41).has_value());
+  TrialTracks none;
+  TrialMarker marker(a, none, options.memory_limit, /*verdict_only=*/true, 0, 8);
+  std::vector<uint64_t> marked;
+  for (uint64_t i = 0; i <= 400; i += 8) ASSERT_TRUE(marker.AtPoint(i));  // nothing finished to meet
+  std::shared_ptr<const TrialTrack> t = marker.Finish(true);
+  ASSERT_NE(t, nullptr);
+  for (const TrialTrack::Mark& m : t->marks) marked.push_back(m.event);
+  // (i + 8) / 4 - work >= 41: i = 160 (work 42), then 328 (work 84).
+  EXPECT_EQ(marked, (std::vector<uint64_t>{160, 328}));
+  EXPECT_EQ(marker.met(), std::nullopt);
+}
+
 // Churn whose working set swells and shrinks back: runs at nearby limits
 // part at a swell and hold the same chunks again once it has drained.
 std::string SwellingChurn(uint64_t seed, int events) {
