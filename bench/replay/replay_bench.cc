@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "allocator/baselines/null_allocator.h"
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
@@ -33,35 +34,6 @@ namespace hbmsim {
 namespace {
 
 constexpr Bytes kLimit = Bytes::GiB(64);
-
-// Counts and hands out fresh addresses; never refuses, never searches.
-class NullAllocator : public Allocator {
- public:
-  std::string_view name() const override { return "null"; }
-  AllocResult Allocate(const AllocRequest& req) override {
-    AllocResult r;
-    r.handle = Handle(req.id.value());
-    r.has_offset = true;
-    r.offset = next_;
-    r.size = r.rounded = req.bytes;
-    next_ = next_ + req.bytes;
-    ++allocs_;
-    return r;
-  }
-  void Free(Handle) override { ++frees_; }
-  AllocatorStats GetStats() const override {
-    AllocatorStats s;
-    s.num_allocs = static_cast<int64_t>(allocs_);
-    return s;
-  }
-  void WalkMemoryMap(MemoryMapVisitor&) const override {}
-  absl::Status CheckInvariants() const override { return absl::OkStatus(); }
-
- private:
-  Offset next_;
-  uint64_t allocs_ = 0;
-  uint64_t frees_ = 0;
-};
 
 double CpuSeconds() {
   timespec ts;

@@ -1,5 +1,6 @@
 #include "sim/whatif/trial.h"
 
+#include "allocator/baselines/null_allocator.h"
 #include "sim/scenario/scenario_run.h"
 
 namespace hbmsim {
@@ -26,28 +27,6 @@ class TrialObserver : public ReplayObserver {
   TrialResult& out_;
 };
 
-// The survey's policy: every request fits and nothing is placed. The engine
-// counts the live bytes itself (its peak is the survey's answer); the ideal
-// policy gave the same numbers but kept a hash map of its blocks, a tenth of
-// the survey's time, and the survey is what every probe waits for.
-class Unplaced final : public Allocator {
- public:
-  std::string_view name() const override { return "unplaced"; }
-  AllocResult Allocate(const AllocRequest& req) override {
-    AllocResult r;
-    r.handle = Handle(next_handle_++);
-    r.rounded = req.bytes;
-    return r;
-  }
-  void Free(Handle) override {}
-  AllocatorStats GetStats() const override { return AllocatorStats{}; }
-  void WalkMemoryMap(MemoryMapVisitor&) const override {}
-  absl::Status CheckInvariants() const override { return absl::OkStatus(); }
-
- private:
-  uint64_t next_handle_ = 0;
-};
-
 }  // namespace
 
 void TrialResult::Count(const FailureRecord& f) {
@@ -69,11 +48,13 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const Su
   }
   EventReader& events = logging ? static_cast<EventReader&>(*logging) : **reader;
   // Nothing fails: the engine's own peak live bytes, over exactly the events
-  // every trial replays.
-  Unplaced unplaced;
+  // every trial replays. The null policy places nothing (the ideal one gave
+  // the same numbers but kept a hash map of its blocks, a tenth of the
+  // survey, and the survey is what every probe waits for).
+  NullAllocator null;
   ReplayOptions options;
   options.device = scenario.device;
-  ReplayEngine engine(unplaced, options);
+  ReplayEngine engine(null, options);
   absl::StatusOr<ReplaySummary> s = engine.Run(events);
   if (!s.ok()) return s.status();
   if (absl::Status st = CheckReplayedSomething(scenario, *s, scenario.path()); !st.ok()) return st;
