@@ -90,15 +90,15 @@ std::string SizeCommand::Text(const TrialTarget& target, const SizeResult& r) co
   }
   out += fmt::format("  peak live bytes:  {} ({})\n", r.peak_live_bytes.value(), Human(r.peak_live_bytes));
   out += fmt::format("  resolution:       {}\n", resolution_);
-  out += fmt::format("  trials:           {} limits tried, plus one verifying replay\n", r.probes.size());
+  out += fmt::format("  trials:           {} limits tried\n", r.probes.size());
   if (!r.found) {
     out += "  min bytes_limit:  none: no limit up to 4EiB fits\n";
     return out;
   }
   out += fmt::format("  min bytes_limit:  {} ({})\n", r.min_bytes_limit.value(), Human(r.min_bytes_limit));
   out += fmt::format("  overhead:         {:.4f} ({:.2f}% over peak live)\n", r.overhead, 100 * r.overhead);
-  out += fmt::format("  verified:         a full replay at {} fits all {} events\n",
-                     r.min_bytes_limit.value(), r.verified.summary.events_replayed);
+  out += fmt::format("  at the answer:    {} fits all {} events (its trial run to the last one)\n",
+                     r.min_bytes_limit.value(), r.at_answer.summary.events_replayed);
   if (r.non_monotonic) {
     out += fmt::format(
         "  WARNING: not monotonic: {} fits but the larger limit {} failed; {} allocator is not monotonic in "

@@ -201,10 +201,6 @@ absl::StatusOr<TrialResult> SharedTrials::Run(Bytes limit, const TrialOptions& o
   return SharedOrOwn(limit, options, From::kBestCheckpoint);
 }
 
-absl::StatusOr<TrialResult> SharedTrials::RunFromStart(Bytes limit, const TrialOptions& options) {
-  return SharedOrOwn(limit, options, From::kStart);
-}
-
 absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where) {
   if (!options.probe_event && !options.in_use_target) {
     absl::StatusOr<TrialResult> r = RunShared(limit, options, from_where);
@@ -242,12 +238,12 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   // Marks for the trials after it (sim/whatif/reconvergence.h); a probe that
   // needs only its verdict stops where it meets a finished trial.
   std::optional<TrialMarker> marker;
-  if (from_where != From::kStart && options.stop_at_first_failure) {
+  if (options.stop_at_first_failure) {
     marker.emplace(*windows, tracks_, limit, options.verdict_only, start, stride_);
   }
   LogReader reader(*log_, start, stride_, options.cancel, [&](uint64_t i) {
     if (marker && !marker->AtPoint(i)) return false;
-    if (i == start || out.failures != 0 || from_where == From::kStart || i % every != 0) return true;
+    if (i == start || out.failures != 0 || i % every != 0) return true;
     if (from_where == From::kGrowingLog && ++taken % 64 == 0) every *= 2;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;

@@ -15,8 +15,8 @@
 //               starts fresh; it takes checkpoints of its own every stride
 //               events until its first failure.
 //
-//   marks       every trial but the verifying one fingerprints its state at
-//               each multiple of the stride; a probe that needs only its
+//   marks       every trial that stops at its first failure fingerprints its
+//               state at each multiple of the stride; a probe that needs only its
 //               verdict stops where it meets a finished trial's
 //               (sim/whatif/reconvergence.h).
 //
@@ -62,10 +62,6 @@ class SharedTrials {
   // RunTrial(target, limit, options)'s result, for options with no probe
   // (probe_event, in_use_target unset). Thread-safe.
   absl::StatusOr<TrialResult> Run(Bytes limit, const TrialOptions& options);
-  // The same, replayed from the first event with a fresh policy, never from
-  // a checkpoint (the verifying replay of `size`: it checks the resumed
-  // probes without parsing the recording again).
-  absl::StatusOr<TrialResult> RunFromStart(Bytes limit, const TrialOptions& options);
 
   // From now on only limits in [lo, hi] will be asked for.
   void KeepFor(Bytes lo, Bytes hi);
@@ -85,10 +81,9 @@ class SharedTrials {
   friend class EarlyLeader;
   SharedTrials(const Scenario& scenario, LimitedFactory maker, std::shared_ptr<const EventLog> log)
       : scenario_(scenario), maker_(std::move(maker)), log_(std::move(log)) {}
-  // kStart: a fresh policy from the first event, taking no checkpoints.
   // kGrowingLog: the early leader, behind a log still being written; its
   // checkpoints thin out as the trace goes on (its length is not known).
-  enum class From { kBestCheckpoint, kStart, kGrowingLog };
+  enum class From { kBestCheckpoint, kGrowingLog };
   // RunShared where it can be, else RunTrial.
   absl::StatusOr<TrialResult> SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where);
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,

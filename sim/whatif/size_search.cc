@@ -48,7 +48,7 @@ class Search {
       if (below.empty()) break;
       if (absl::Status s = Probe(below); !s.ok()) return s;
     }
-    return Verify(out);
+    return Complete(out);
   }
 
  private:
@@ -70,7 +70,7 @@ class Search {
         return absl::OkStatus();  // those above the answer may still run (Defer)
       }
       // Every later probe lies in [min(from, hi - 2), hi + 3] (narrowing, the
-      // two below the answer, the verify window), or is one asked for and not
+      // two below the answer, the window above it), or is one asked for and not
       // in yet, above the pass (Defer: it resumes from its own checkpoints).
       if (shared_) {
         const uint64_t top = queue_.outstanding().empty() ? hi : std::max(hi, *queue_.outstanding().rbegin());
@@ -316,22 +316,23 @@ class Search {
   }
 
   // The window above the answer goes to the queue (whose threads may still
-  // be finishing probes deferred above it) while this thread replays the
-  // answer from the first event; then everything asked for is collected.
-  absl::StatusOr<SizeResult> Verify(SizeResult& out) {
+  // be finishing probes deferred above it) while this thread runs the
+  // answer's trial to the last event, every event counted (its probe needed
+  // only its verdict); then everything asked for is collected.
+  absl::StatusOr<SizeResult> Complete(SizeResult& out) {
     const uint64_t answer = *SmallestPass();
     for (uint64_t k = answer + 1; k <= answer + 3; ++k) Ask(k);
     const TrialOptions every_event{false, {}, {}};
-    absl::StatusOr<TrialResult> full = shared_ ? shared_->RunFromStart(Bytes(LimitOf(answer)), every_event)
+    absl::StatusOr<TrialResult> full = shared_ ? shared_->Run(Bytes(LimitOf(answer)), every_event)
                                                : RunTrial(target_, Bytes(LimitOf(answer)), every_event);
     if (!full.ok()) return full.status();
     if (!full->ok()) {
-      return absl::InternalError("the verifying replay at the answer failed although its probe passed");
+      return absl::InternalError("the answer's trial, run to the end, failed although its probe passed");
     }
     if (absl::Status s = AwaitUntil([&] { return NothingPending(); }); !s.ok()) return s;
     out.found = true;
     out.min_bytes_limit = Bytes(LimitOf(answer));
-    out.verified = *full;
+    out.at_answer = *full;
     for (const auto& [k, ok] : tried_) {
       if (k > answer && !ok) {
         out.non_monotonic = Bytes(LimitOf(k));

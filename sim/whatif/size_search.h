@@ -4,19 +4,27 @@
 // The candidates are the grid L0 + k·resolution (k >= 0), where L0 is the
 // trace's peak live bytes: no allocator fits below it. Allocators are not
 // monotonic in the limit (a larger pool can fragment differently), so the
-// search is: bracket, narrow, verify.
+// search is: bracket, narrow, complete.
 //   bracket  rounds of 4 probes at growing factors of L0 (1, 1.0625, 1.125,
 //            1.25; then 1.5, 2, 3, 4; then ×16 per round) until one passes;
 //   narrow   rounds of 3 probes splitting (largest failing, smallest passing)
 //            into quarters, down to one grid step;
-//   verify   a full replay at the answer (it must pass) plus the next 3 grid
-//            points, to catch a larger limit that fails, and the 2 grid points
-//            below it that were not tried: if one of them passes, the answer
-//            moves down to it and the narrowing goes on from there.
+//   complete the answer's trial run to the last event (it must pass; its
+//            probe may have stopped where it met a finished trial), plus the
+//            next 3 grid points, to catch a larger limit that fails, and the
+//            2 grid points below it that were not tried: if one of them
+//            passes, the answer moves down to it and the narrowing goes on
+//            from there.
 // Every probe is a trial (sim/whatif/trial.h: the replay `hbmsim replay`
 // runs) that stops at its first failure; where the policy keeps limit windows
 // a probe resumes from a checkpoint of an earlier one (sim/whatif/checkpoints.h)
-// and gives the same TrialResult. The verifying replay is a trial of its own.
+// and gives the same TrialResult, and so does the answer's run to the end:
+// it resumes from the latest checkpoint its limit may use (usually its own
+// probe's, near the end). Until 2026-11-27 that run was a replay from the
+// first event, a check on the sharing; it cost a full replay (torch: 40% of
+// `size`) and checked what tests/whatif/checkpoints_test.cc holds on every
+// build: a resumed trial is a fresh one, and `size` with sharing is `size`
+// without it, answer, probes and this run alike.
 // Probes run in parallel, least grid point first, and a narrowing round
 // starts as soon as the probes that decide its points are in (those still
 // running all lie above the smallest pass). Two things keep the cores on the
@@ -24,7 +32,7 @@
 //   defer      a probe running above a new smallest pass only completes the
 //              record: when the round lacks cores it is called off and
 //              queued again behind it, to resume from its own checkpoints
-//              later (at the latest alongside the verifying replay);
+//              later (at the latest alongside the answer's run);
 //   speculate  while the search waits on one probe and a core is idle, the
 //              next round's points for either outcome run ahead of it; those
 //              for the outcome that did not come are called off.
@@ -64,7 +72,7 @@ struct SizeResult {
   double overhead = 0;  // min / peak_live − 1 (0 when peak live is 0)
   std::optional<Bytes> non_monotonic;
   std::vector<SizeProbe> probes;  // every limit tried, ascending
-  TrialResult verified;           // the full replay at the answer
+  TrialResult at_answer;          // the answer's trial, run to the last event
   // Whether probes resumed from checkpoints of earlier ones
   // (sim/whatif/checkpoints.h) rather than each replaying from the start.
   bool trials_shared = false;

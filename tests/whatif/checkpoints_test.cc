@@ -2,7 +2,7 @@
 // own gives: for many limits, a trial resumed from a checkpoint of another
 // limit has the same failures, first failure, final stats and summary as a
 // fresh RunTrial; and `size` with sharing has the same answer, probes,
-// non_monotonic and verified replay as without.
+// non_monotonic and run at the answer as without.
 #include <atomic>
 #include <cmath>
 #include <random>
@@ -113,7 +113,7 @@ TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
   }
 }
 
-// The same answer, non_monotonic, probes (limit and verdict) and verified replay.
+// The same answer, non_monotonic, probes (limit and verdict) and run at the answer.
 void ExpectSameSearch(const SizeResult& a, const SizeResult& b, const std::string& where) {
   EXPECT_EQ(a.min_bytes_limit, b.min_bytes_limit) << where;
   EXPECT_EQ(a.non_monotonic, b.non_monotonic) << where;
@@ -122,7 +122,7 @@ void ExpectSameSearch(const SizeResult& a, const SizeResult& b, const std::strin
     EXPECT_EQ(a.probes[i].limit, b.probes[i].limit) << where;
     EXPECT_EQ(a.probes[i].ok, b.probes[i].ok) << where;
   }
-  ExpectSame(a.verified, b.verified, where);
+  ExpectSame(a.at_answer, b.at_answer, where);
 }
 
 TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
@@ -142,7 +142,7 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
       EXPECT_TRUE(logged->trials_shared);
       EXPECT_EQ(logged->min_bytes_limit, without->min_bytes_limit);
       EXPECT_EQ(logged->probes.size(), without->probes.size());
-      ExpectSame(logged->verified, without->verified, "survey's log");
+      ExpectSame(logged->at_answer, without->at_answer, "survey's log");
       ExpectSameSearch(*with, *without, fmt::format("{} seed {} resolution {}", policy, seed, resolution));
     }
   }

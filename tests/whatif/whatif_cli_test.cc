@@ -26,6 +26,9 @@ TEST(SizeCliTest, PrintsTheMinimumAndWritesTheJsonKeys) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  min bytes_limit:  7168 (7.0KiB)\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  overhead:         0.4000 (40.00% over peak live)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  at the answer:    7168 fits all 8 events (its trial run to the last one)\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(testing::CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(": 8 events of device 0, peak live 5120 B; every trial replays the recording afresh\n"),
             std::string::npos)
