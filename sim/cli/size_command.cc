@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/cli/size_progress.h"
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/checkpoints.h"
@@ -150,7 +151,12 @@ std::optional<Failure> SizeCommand::Size() {
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  absl::StatusOr<SizedScenario> sized = SizeScenario(*scenario, *config, SizeOptions{resolution->value(), jobs_});
+  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr));
+  SizeOptions options{resolution->value(), jobs_};
+  options.survey_observer = progress.survey_observer();
+  options.on_progress = [&progress](const SizeProgress& p) { progress.OnSearch(p); };
+  absl::StatusOr<SizedScenario> sized = SizeScenario(*scenario, *config, options);
+  progress.Finish();
   if (!sized.ok()) {
     const bool internal = sized.status().code() == absl::StatusCode::kInternal;
     return Failure{

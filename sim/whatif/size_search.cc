@@ -110,7 +110,11 @@ class Search {
           // It may have finished before it saw the flag: then it counts.
           const bool wanted = wanted_again_.erase(k) > 0;
           if (r.ok()) {
-            (wanted ? tried_ : ahead_results_)[k] = r->ok();
+            if (wanted) {
+              Count(k, r->ok());
+            } else {
+              ahead_results_[k] = r->ok();
+            }
           } else if (wanted) {
             Submit(k);
           }
@@ -122,7 +126,7 @@ class Search {
           continue;
         }
         if (!r.ok()) return r.status();
-        tried_[k] = r->ok();
+        Count(k, r->ok());
       }
     }
     return absl::OkStatus();
@@ -148,7 +152,7 @@ class Search {
   void Ask(uint64_t k) {
     if (tried_.contains(k)) return;
     if (auto it = ahead_results_.find(k); it != ahead_results_.end()) {
-      tried_[k] = it->second;
+      Count(k, it->second);
       ahead_results_.erase(it);
     } else if (ahead_.erase(k) > 0) {
       // Running or waiting: its result now counts.
@@ -301,6 +305,19 @@ class Search {
     flags_.erase(k);
   }
 
+  // A verdict the search counts, and what it tells a progress line.
+  void Count(uint64_t k, bool ok) {
+    tried_[k] = ok;
+    if (!options_.on_progress) return;
+    SizeProgress p;
+    p.limits_tried = tried_.size();
+    const std::optional<uint64_t> pass = SmallestPass();
+    if (pass) p.smallest_fit = Bytes(LimitOf(*pass));
+    const std::optional<uint64_t> fail = LargestFailBelow(pass ? *pass : UINT64_MAX);
+    if (fail) p.largest_fail = Bytes(LimitOf(*fail));
+    options_.on_progress(p);
+  }
+
   std::optional<uint64_t> SmallestPass() const {
     for (const auto& [k, ok] : tried_) {
       if (ok) return k;
@@ -379,7 +396,7 @@ absl::StatusOr<SizedScenario> SizeScenario(const Scenario& scenario, const Alloc
   const bool share = options.share_trials && SharedTrials::MayShare(scenario, config);
   std::unique_ptr<EarlyLeader> early = share && options.jobs > 1 ? EarlyLeader::Start(scenario, config) : nullptr;
   absl::StatusOr<ScenarioSurvey> survey =
-      SurveyScenario(scenario, SurveyOptions{share, early ? early->log() : nullptr});
+      SurveyScenario(scenario, SurveyOptions{share, early ? early->log() : nullptr, options.survey_observer});
   if (!survey.ok()) return survey.status();
   absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, *survey);
   if (!target.ok()) return target.status();

@@ -44,6 +44,7 @@
 #define HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -52,12 +53,26 @@
 
 namespace hbmsim {
 
+class ReplayObserver;
+
+// The search so far, for a progress line (SizeOptions::on_progress).
+struct SizeProgress {
+  size_t limits_tried = 0;
+  std::optional<Bytes> smallest_fit;
+  std::optional<Bytes> largest_fail;  // the largest failure below smallest_fit (any, before one fits)
+};
+
 struct SizeOptions {
   uint64_t resolution = 256;  // > 0
   int jobs = 1;
   // Probes resume from checkpoints of earlier ones where the policy allows
   // (sim/whatif/checkpoints.h); the result is the same either way.
   bool share_trials = true;
+  // Progress (`hbmsim size` on a terminal): the survey's events go to
+  // `survey_observer`, and each verdict the search counts to `on_progress`,
+  // on the thread that called. Neither changes what is searched.
+  ReplayObserver* survey_observer = nullptr;
+  std::function<void(const SizeProgress&)> on_progress = nullptr;
 };
 
 struct SizeProbe {

@@ -55,6 +55,7 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const Su
   ReplayOptions options;
   options.device = scenario.device;
   ReplayEngine engine(null, options);
+  if (survey_options.observer != nullptr) engine.AddObserver(survey_options.observer);
   absl::StatusOr<ReplaySummary> s = engine.Run(events);
   if (!s.ok()) return s.status();
   if (absl::Status st = CheckReplayedSomething(scenario, *s, scenario.path()); !st.ok()) return st;

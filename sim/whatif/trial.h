@@ -37,6 +37,8 @@ struct SurveyOptions {
   // Keep them in this log (NewGrowingLog), which another thread may read
   // while it grows (EarlyLeader, sim/whatif/checkpoints.h); implies keep_events.
   std::shared_ptr<EventLog> log = nullptr;
+  // Follows the survey's events (a progress line); may be nullptr.
+  ReplayObserver* observer = nullptr;
 };
 absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const SurveyOptions& options = {});
 

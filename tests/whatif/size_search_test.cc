@@ -26,6 +26,27 @@ TEST(SizeSearchTest, IdealNeedsExactlyThePeakLiveBytes) {
 constexpr char kTwoHoles[] =
     "alloc 1 2048\nalloc 2 1024\nalloc 3 1024\nalloc 4 1024\nfree 1\nfree 3\nalloc 5 1024\nalloc 6 2048\n";
 
+// Each verdict the search counts reaches on_progress, with the bounds it
+// knows then. first_fit on the two holes (grid 5120 + 256k, one job): the
+// bracket's first round fails at 5120, 5376, 5632 and 6400; its second fits
+// at 7680 and above; the narrowing fails at 6912 and fits at 7168; the
+// window above it fits.
+TEST(SizeSearchTest, ProgressReportsEveryVerdictWithTheBoundsSoFar) {
+  const testing::TestTrace t = TraceFromText(kTwoHoles);
+  std::vector<std::string> seen;
+  SizeOptions options{256, 1};
+  options.on_progress = [&seen](const SizeProgress& p) {
+    seen.push_back(fmt::format("{} {} {}", p.limits_tried, p.smallest_fit ? p.smallest_fit->value() : 0,
+                               p.largest_fail ? p.largest_fail->value() : 0));
+  };
+  absl::StatusOr<SizeResult> r = FindMinLimit(testing::Target(t, Config("first_fit")), options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->min_bytes_limit, Bytes(7168));
+  EXPECT_EQ(seen, (std::vector<std::string>{"1 0 5120", "2 0 5376", "3 0 5632", "4 0 6400", "5 7680 6400",
+                                            "6 7680 6400", "7 7680 6400", "8 7680 6400", "9 7680 6912",
+                                            "10 7168 6912", "11 7168 6912", "12 7168 6912", "13 7168 6912"}));
+}
+
 TEST(SizeSearchTest, FirstFitAndBestFitNeedDifferentLimits) {
   const testing::TestTrace t = TraceFromText(kTwoHoles);
   EXPECT_EQ(t.peak_live_bytes().value(), 5120u);

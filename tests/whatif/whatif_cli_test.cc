@@ -1,4 +1,6 @@
 // End to end: `hbmsim size` and `hbmsim compare` as a user runs them.
+#include <cstdlib>
+
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "tests/cli/cli_test_util.h"
@@ -238,6 +240,27 @@ TEST(CompareCliTest, BaselineVersusCandidateShowsTheChangePerGroupAtThePeak) {
   EXPECT_EQ(j["by_op"][0], nlohmann::json::parse(R"({"key":"act","baseline":512,"candidate":1536,"delta":1024})"));
   EXPECT_EQ(j["by_tag"].size(), 4u);
   EXPECT_TRUE(j["by_frame"].empty());
+}
+
+// On a terminal a search that runs for more than a second shows its bounds
+// on stderr as it goes (sim/cli/size_progress.h), erased before the report;
+// elsewhere stderr has only the one-line note (the tests above).
+TEST(SizeCliTest, ATerminalSeesTheSearchProgress) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) missing";
+  const std::string trace = TempPath("churn5m.hbt");
+  ASSERT_EQ(RunHbmsim("gen churn --seed 7 --events 5000000 -o " + trace).exit_code, 0);
+  const std::string log = TempPath("size_tty.log");
+  // script gives hbmsim a pseudo-terminal on stdin, stdout and stderr; one
+  // job makes the search take seconds.
+  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " size " + trace +
+                          " --allocator bfc --jobs 1' " + log + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string tty = ReadFile(log);
+  const size_t line = tty.find("\rhbmsim size: ");
+  ASSERT_NE(line, std::string::npos) << tty.substr(0, 600);
+  EXPECT_NE(tty.find(" limits tried; fits at ", line), std::string::npos) << tty.substr(0, 600);
+  // Erased, then the report.
+  EXPECT_NE(tty.find("\r\x1b[Khbmsim size\r\n  trace:"), std::string::npos) << tty.substr(0, 600);
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+// `hbmsim size`'s progress line on a terminal. A bfc `size` of a 100 M-event
+// trace runs for a minute, first reading the trace (the survey), then trying
+// limits; without a sign of life a user cannot tell a slow search from a
+// hung one. The survey's events are counted as `replay` counts its own
+// (viz::Progress), then the search's bounds so far are drawn:
+//
+//   hbmsim size: 14 limits tried; fits at 2221537846 B, fails at 2221528374 B
+//
+// redrawn in place at most twice a second, starting once the command has run
+// for a second, and only when stderr is a terminal, so pipes, files and CI
+// logs never see it. The line is gone before the report is printed.
+#ifndef HBMSIM_SIM_CLI_SIZE_PROGRESS_H_
+#define HBMSIM_SIM_CLI_SIZE_PROGRESS_H_
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "sim/engine/replay_observer.h"
+#include "sim/viz/progress.h"
+#include "sim/whatif/size_search.h"
+
+namespace hbmsim::cli {
+
+class SizeProgressLine {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `enabled` false: every call does nothing. `now` is the clock (tests).
+  SizeProgressLine(std::FILE* out, bool enabled, std::function<Clock::time_point()> now = Clock::now);
+  ~SizeProgressLine() { Finish(); }
+  SizeProgressLine(const SizeProgressLine&) = delete;
+  SizeProgressLine& operator=(const SizeProgressLine&) = delete;
+
+  // Follows the survey's events (SizeOptions::survey_observer); nullptr when disabled.
+  ReplayObserver* survey_observer() { return survey_.get(); }
+  // A verdict the search counted (SizeOptions::on_progress).
+  void OnSearch(const SizeProgress& p);
+  // Clears the line, if one was drawn.
+  void Finish();
+
+  // The line for `p`, without the redraw codes.
+  static std::string Text(const SizeProgress& p);
+
+ private:
+  std::FILE* out_;
+  bool enabled_;
+  std::function<Clock::time_point()> now_;
+  Clock::time_point start_;
+  Clock::time_point last_draw_;
+  bool drawn_ = false;
+  viz::Progress survey_progress_;
+  std::unique_ptr<ReplayObserver> survey_;
+};
+
+}  // namespace hbmsim::cli
+
+#endif  // HBMSIM_SIM_CLI_SIZE_PROGRESS_H_
