@@ -9,6 +9,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/size_progress.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/advice.h"
@@ -64,7 +65,9 @@ int AdviseCommand::Run() {
   if (!outputs.ok()) return Fail(outputs.status());
   absl::StatusOr<Scenario> scenario = OpenScenario(recording_, *request);
   if (!scenario.ok()) return Fail(scenario.status());
-  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(*scenario);
+  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim advise");
+  absl::StatusOr<ScenarioSurvey> survey =
+      SurveyScenario(*scenario, SurveyOptions{.observer = progress.survey_observer()});
   if (!survey.ok()) return Fail(survey.status());
   absl::StatusOr<AllocatorConfig> today = ResolveWithSets(allocator_, sets_, *scenario);
   if (!today.ok()) return Fail(today.status());
@@ -74,8 +77,10 @@ int AdviseCommand::Run() {
   if (!limit.ok() && bytes_limit_.empty()) limit = std::optional<LimitChoice>();
   if (!limit.ok()) return Fail(limit.status());
   const std::optional<Bytes> l = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
-  absl::StatusOr<Advice> advice =
-      Advise(*scenario, *survey, *today, allocator_, sets_, l, SizeOptions{256, jobs_});
+  SizeOptions options{256, jobs_};
+  options.on_progress = progress.Callback();
+  absl::StatusOr<Advice> advice = Advise(*scenario, *survey, *today, allocator_, sets_, l, options);
+  progress.Finish();
   if (!advice.ok()) return Fail(advice.status());
   std::optional<Bytes> device_memory;
   if (!device_memory_.empty()) {

@@ -14,6 +14,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/size_progress.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
@@ -75,7 +76,7 @@ class CompareCommand : public Command {
   // The limit L for `scenario`: --bytes-limit (a size, or auto), else none.
   absl::StatusOr<std::optional<Bytes>> Limit(const Scenario& scenario) const;
   absl::StatusOr<Scenario> Load(const std::string& path, const ScenarioRequest& request,
-                                ScenarioSurvey& survey) const;
+                                ScenarioSurvey& survey);
   std::optional<Failure> OpenOutputs();
   std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json);
   std::optional<Failure> Multi(const SizeOptions& options, const ScenarioRequest& request);
@@ -90,6 +91,8 @@ class CompareCommand : public Command {
   int jobs_ = DefaultJobs();
   std::string json_;
   io::OutputSet outputs_;  // --json, created before the trials, renamed into place after them
+  // On a terminal: the surveys' events and each configuration's search.
+  SizeProgressLine progress_{stderr, viz::Progress::IsTerminal(stderr), "hbmsim compare"};
 };
 
 std::optional<Failure> CompareCommand::ParseCommon(SizeOptions& options, ScenarioRequest& request) const {
@@ -115,10 +118,11 @@ absl::StatusOr<std::optional<Bytes>> CompareCommand::Limit(const Scenario& scena
 }
 
 absl::StatusOr<Scenario> CompareCommand::Load(const std::string& path, const ScenarioRequest& request,
-                                              ScenarioSurvey& survey) const {
+                                              ScenarioSurvey& survey) {
   absl::StatusOr<Scenario> scenario = OpenScenario(path, request);
   if (!scenario.ok()) return scenario.status();
-  absl::StatusOr<ScenarioSurvey> s = SurveyScenario(*scenario);
+  absl::StatusOr<ScenarioSurvey> s =
+      SurveyScenario(*scenario, SurveyOptions{.observer = progress_.survey_observer()});
   if (!s.ok()) return s.status();
   survey = *s;
   return scenario;
@@ -149,6 +153,7 @@ std::optional<Failure> CompareCommand::OpenOutputs() {
 }
 
 std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohmann::ordered_json& json) {
+  progress_.Finish();
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
     if (absl::Status s = outputs_.Write("--json", json.dump(2) + "\n"); !s.ok()) {
@@ -228,7 +233,10 @@ std::optional<Failure> CompareCommand::Compare() {
   if (!pair && trace_.empty())
     return Failure{kExitBadInput, "give TRACE --allocators ..., or --baseline/--candidate"};
   if (auto f = OpenOutputs()) return f;
-  return pair ? Pair(options, request) : Multi(options, request);
+  options.on_progress = progress_.Callback();
+  std::optional<Failure> f = pair ? Pair(options, request) : Multi(options, request);
+  progress_.Finish();  // before any error is printed
+  return f;
 }
 
 const CommandRegistration kCompare(

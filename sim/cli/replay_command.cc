@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/size_progress.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/failure_spill.h"
@@ -171,11 +172,16 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) cons
 void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& config,
                               ReplayReportInput& report) const {
   if (no_advice_ || quiet_ || report.summary->failures == 0 || config.policy->advice.empty()) return;
-  absl::StatusOr<ScenarioSurvey> survey = SurveyScenario(scenario);
-  absl::StatusOr<Advice> advice =
-      survey.ok() ? Advise(scenario, *survey, config, allocator_, sets_, report.bytes_limit,
-                           SizeOptions{256, jobs_})
-                  : absl::StatusOr<Advice>(survey.status());
+  // On a terminal this can take many times the replay: a progress line.
+  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim replay: what would fit");
+  absl::StatusOr<ScenarioSurvey> survey =
+      SurveyScenario(scenario, SurveyOptions{.observer = progress.survey_observer()});
+  SizeOptions options{256, jobs_};
+  options.on_progress = progress.Callback();
+  absl::StatusOr<Advice> advice = survey.ok() ? Advise(scenario, *survey, config, allocator_, sets_,
+                                                       report.bytes_limit, options)
+                                              : absl::StatusOr<Advice>(survey.status());
+  progress.Finish();
   if (!advice.ok()) {
     report.advice_text = fmt::format("What would fit: not worked out ({})\n", std::string(advice.status().message()));
     return;

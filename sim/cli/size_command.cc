@@ -151,10 +151,10 @@ std::optional<Failure> SizeCommand::Size() {
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
-  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr));
+  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim size");
   SizeOptions options{resolution->value(), jobs_};
   options.survey_observer = progress.survey_observer();
-  options.on_progress = [&progress](const SizeProgress& p) { progress.OnSearch(p); };
+  options.on_progress = progress.Callback();
   absl::StatusOr<SizedScenario> sized = SizeScenario(*scenario, *config, options);
   progress.Finish();
   if (!sized.ok()) {

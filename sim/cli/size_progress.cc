@@ -22,15 +22,24 @@ constexpr std::chrono::milliseconds kRedraw(500);
 
 }  // namespace
 
-SizeProgressLine::SizeProgressLine(std::FILE* out, bool enabled, std::function<Clock::time_point()> now)
-    : out_(out), enabled_(enabled), now_(std::move(now)), start_(now_()), last_draw_(start_),
+SizeProgressLine::SizeProgressLine(std::FILE* out, bool enabled, std::string prefix,
+                                   std::function<Clock::time_point()> now)
+    : out_(out),
+      enabled_(enabled),
+      prefix_(std::move(prefix)),
+      now_(std::move(now)),
+      start_(now_()),
+      last_draw_(start_),
       survey_progress_(out, enabled),
       survey_(enabled ? std::make_unique<SurveyTicker>(survey_progress_) : nullptr) {}
 
-std::string SizeProgressLine::Text(const SizeProgress& p) {
-  std::string line = fmt::format("hbmsim size: {} limit{} tried", p.limits_tried, p.limits_tried == 1 ? "" : "s");
+std::string SizeProgressLine::Text(std::string_view prefix, const SizeProgress& p) {
+  std::string line(prefix);
+  if (p.configs > 1) line += fmt::format(", {} of {} ({})", p.config + 1, p.configs, p.config_label);
+  line += fmt::format(": {} limit{} tried", p.limits_tried, p.limits_tried == 1 ? "" : "s");
   if (p.smallest_fit) line += fmt::format("; fits at {} B", p.smallest_fit->value());
-  if (p.largest_fail) line += fmt::format("{} fails at {} B", p.smallest_fit ? "," : ";", p.largest_fail->value());
+  if (p.largest_fail)
+    line += fmt::format("{} fails at {} B", p.smallest_fit ? "," : ";", p.largest_fail->value());
   return line;
 }
 
@@ -42,7 +51,7 @@ void SizeProgressLine::OnSearch(const SizeProgress& p) {
   if (now - start_ < kFirstDraw || (drawn_ && now - last_draw_ < kRedraw)) return;
   last_draw_ = now;
   // \r and erase-to-end-of-line redraw in place.
-  fmt::print(out_, "\r{}\x1b[K", Text(p));
+  fmt::print(out_, "\r{}\x1b[K", Text(prefix_, p));
   std::fflush(out_);
   drawn_ = true;
 }

@@ -112,7 +112,22 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
     CompareRow row{config, {}, std::nullopt};
     absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, with_events);
     if (!target.ok()) return target.status();
-    absl::StatusOr<SizeResult> size = FindMinLimit(*target, options);
+    SizeOptions row_options = options;
+    if (options.on_progress) {
+      SizeProgress starting;
+      starting.config = rows.size();
+      starting.configs = configs.size();
+      starting.config_label = RowLabel(config);
+      options.on_progress(starting);
+      row_options.on_progress = [&options, starting](const SizeProgress& p) {
+        SizeProgress q = p;
+        q.config = starting.config;
+        q.configs = starting.configs;
+        q.config_label = starting.config_label;
+        options.on_progress(q);
+      };
+    }
+    absl::StatusOr<SizeResult> size = FindMinLimit(*target, row_options);
     if (!size.ok()) return size.status();
     row.size = *std::move(size);
     if (limit) {

@@ -47,6 +47,8 @@ struct CompareRow {
 
 // Sizes every configuration and, with a limit, replays it there in full.
 // `configs` already carry the recording's settings and the user's edits.
+// options.on_progress hears of each configuration as it starts (no limit
+// tried yet) and of its search, with SizeProgress::config set.
 absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenario, const ScenarioSurvey& survey,
                                                           const std::vector<AllocatorConfig>& configs,
                                                           std::optional<Bytes> limit,

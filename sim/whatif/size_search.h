@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,11 @@ class ReplayObserver;
 
 // The search so far, for a progress line (SizeOptions::on_progress).
 struct SizeProgress {
+  // `compare` and `advise` size several configurations: which one (from 0),
+  // named as its table row is (RowLabel, sim/whatif/comparison.h).
+  size_t config = 0;
+  size_t configs = 1;
+  std::string config_label;
   size_t limits_tried = 0;
   std::optional<Bytes> smallest_fit;
   std::optional<Bytes> largest_fail;  // the largest failure below smallest_fit (any, before one fits)

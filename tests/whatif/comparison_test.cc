@@ -10,6 +10,25 @@ namespace {
 constexpr char kTwoHoles[] =
     "alloc 1 2048\nalloc 2 1024\nalloc 3 1024\nalloc 4 1024\nfree 1\nfree 3\nalloc 5 1024\nalloc 6 2048\n";
 
+// Progress names each configuration as it starts and each of its verdicts:
+// first_fit tries 13 limits on the two holes; best_fit fits at the peak live
+// (5120): the bracket's first 4 (5120, 5376, 5632, 6400) and 5888, the one
+// of the 3 above the answer not tried yet.
+TEST(ComparisonTest, ProgressNamesEachConfigurationAndItsVerdicts) {
+  const testing::TestTrace t = testing::TraceFromText(kTwoHoles);
+  std::vector<std::string> seen;
+  SizeOptions options{256, 1};
+  options.on_progress = [&seen](const SizeProgress& p) {
+    seen.push_back(fmt::format("{}/{} {} {}", p.config, p.configs, p.config_label, p.limits_tried));
+  };
+  const std::vector<AllocatorConfig> configs = {testing::Config("first_fit"), testing::Config("best_fit")};
+  ASSERT_TRUE(CompareAllocators(*t.scenario, t.survey, configs, std::nullopt, options).ok());
+  std::vector<std::string> want;
+  for (size_t n = 0; n <= 13; ++n) want.push_back(fmt::format("0/2 first_fit {}", n));
+  for (size_t n = 0; n <= 5; ++n) want.push_back(fmt::format("1/2 best_fit {}", n));
+  EXPECT_EQ(seen, want);
+}
+
 TEST(ComparisonTest, FirstFitAt6KFailsOnFragmentationWithEveryMeasureExact) {
   const testing::TestTrace t = testing::TraceFromText(kTwoHoles);
   absl::StatusOr<std::vector<CompareRow>> rows =

@@ -42,11 +42,19 @@ SizeProgress Bounds(size_t tried, uint64_t fit, uint64_t fail) {
 }
 
 TEST(SizeProgressLineTest, SaysTheBoundsKnownSoFar) {
-  EXPECT_EQ(SizeProgressLine::Text(Bounds(1, 0, 0)), "hbmsim size: 1 limit tried");
-  EXPECT_EQ(SizeProgressLine::Text(Bounds(4, 0, 6400)), "hbmsim size: 4 limits tried; fails at 6400 B");
-  EXPECT_EQ(SizeProgressLine::Text(Bounds(5, 7680, 0)), "hbmsim size: 5 limits tried; fits at 7680 B");
-  EXPECT_EQ(SizeProgressLine::Text(Bounds(9, 7680, 6912)),
+  EXPECT_EQ(SizeProgressLine::Text("hbmsim size", Bounds(1, 0, 0)), "hbmsim size: 1 limit tried");
+  EXPECT_EQ(SizeProgressLine::Text("hbmsim size", Bounds(4, 0, 6400)),
+            "hbmsim size: 4 limits tried; fails at 6400 B");
+  EXPECT_EQ(SizeProgressLine::Text("hbmsim size", Bounds(5, 7680, 0)),
+            "hbmsim size: 5 limits tried; fits at 7680 B");
+  EXPECT_EQ(SizeProgressLine::Text("hbmsim size", Bounds(9, 7680, 6912)),
             "hbmsim size: 9 limits tried; fits at 7680 B, fails at 6912 B");
+  SizeProgress second = Bounds(0, 0, 0);
+  second.config = 1;
+  second.configs = 4;
+  second.config_label = "bfc:allow_growth=true";
+  EXPECT_EQ(SizeProgressLine::Text("hbmsim replay: what would fit", second),
+            "hbmsim replay: what would fit, 2 of 4 (bfc:allow_growth=true): 0 limits tried");
 }
 
 // Nothing in the first second, then at most one redraw per half second, and
@@ -55,7 +63,7 @@ TEST(SizeProgressLineTest, DrawsAfterASecondAtMostTwiceASecondAndClears) {
   Captured out;
   Clock::time_point now{};
   {
-    SizeProgressLine line(out.file(), true, [&now] { return now; });
+    SizeProgressLine line(out.file(), true, "hbmsim size", [&now] { return now; });
     EXPECT_NE(line.survey_observer(), nullptr);
     now += std::chrono::milliseconds(900);
     line.OnSearch(Bounds(1, 0, 5120));
@@ -80,7 +88,7 @@ TEST(SizeProgressLineTest, DisabledDrawsNothing) {
   Captured out;
   Clock::time_point now{};
   {
-    SizeProgressLine line(out.file(), false, [&now] { return now; });
+    SizeProgressLine line(out.file(), false, "hbmsim size", [&now] { return now; });
     EXPECT_EQ(line.survey_observer(), nullptr);
     now += std::chrono::seconds(5);
     line.OnSearch(Bounds(2, 0, 5376));

@@ -1,4 +1,6 @@
 // End to end: `hbmsim size` and `hbmsim compare` as a user runs them.
+#include <sys/wait.h>
+
 #include <cstdlib>
 
 #include "fmt/format.h"
@@ -261,6 +263,26 @@ TEST(SizeCliTest, ATerminalSeesTheSearchProgress) {
   EXPECT_NE(tty.find(" limits tried; fits at ", line), std::string::npos) << tty.substr(0, 600);
   // Erased, then the report.
   EXPECT_NE(tty.find("\r\x1b[Khbmsim size\r\n  trace:"), std::string::npos) << tty.substr(0, 600);
+}
+
+// After a failed replay, working out what would fit takes several searches
+// (here 7 times the replay); on a terminal they show as they go, and the
+// line is erased before the report.
+TEST(SizeCliTest, ATerminalSeesTheAdviceAfterAFailedReplayProgress) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) missing";
+  const std::string trace = TempPath("churn1m.hbt");
+  ASSERT_EQ(RunHbmsim("gen churn --seed 7 --events 1000000 -o " + trace).exit_code, 0);
+  const std::string log = TempPath("replay_tty.log");
+  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " replay " + trace +
+                          " --allocator bfc --bytes-limit 600MiB --jobs 1' " + log + " >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 1);  // script passes on replay's exit code: an allocation failed
+  const std::string tty = ReadFile(log);
+  const size_t line = tty.find("\rhbmsim replay: what would fit, ");
+  ASSERT_NE(line, std::string::npos) << tty.substr(0, 600);
+  EXPECT_NE(tty.find(" of 4 (", line), std::string::npos) << tty.substr(0, 600);
+  EXPECT_NE(tty.find("\r\x1b[KVerdict: ", line), std::string::npos) << tty.substr(0, 600);
 }
 
 }  // namespace
