@@ -129,8 +129,9 @@ absl::StatusOr<Scenario> CompareCommand::Load(const std::string& path, const Sce
 }
 
 // One stderr line per recording, once the arguments are known to be good.
+// (How the trials read it differs by row: docs/what-if.md "Cost".)
 void Announce(const std::string& path, const ScenarioSurvey& survey) {
-  Note(fmt::format("hbmsim compare: {}: {} events of device {}, peak live {} B; every trial replays it afresh",
+  Note(fmt::format("hbmsim compare: {}: {} events of device {}, peak live {} B",
                    path, survey.events_replayed, survey.device ? fmt::format("{}", survey.device->value()) : "-",
                    survey.peak_live_bytes.value()));
 }

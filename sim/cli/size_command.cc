@@ -168,8 +168,9 @@ std::optional<Failure> SizeCommand::Size() {
   const SizeResult& r = sized->result;
   device_used_ = survey.device;
   // How the trials ran (which ones resumed depends on timing, so not how many).
-  const char* how = r.trials_shared ? "trials resume from checkpoints of earlier ones"
-                                     : "every trial replays the recording afresh";
+  const char* how = r.trials_resume   ? "trials resume from checkpoints of earlier ones"
+                    : r.trials_shared ? "every trial replays the events from memory"
+                                      : "every trial replays the recording afresh";
   Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; {}{}", trace_, survey.events_replayed,
                    survey.device ? fmt::format("{}", survey.device->value()) : "-",
                    survey.peak_live_bytes.value(), how,

@@ -177,20 +177,20 @@ std::optional<LimitedFactory> SharingMaker(const Scenario& scenario, const Alloc
 }  // namespace
 
 bool SharedTrials::MayShare(const Scenario& scenario, const AllocatorConfig& config) {
-  return SharingMaker(scenario, config).has_value();
+  return !ScenarioForbidsSharing(scenario, config) && MakeAllocatorMaker(scenario, config).ok();
 }
 
 std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   const Scenario& scenario = *target.scenario;
-  if (ScenarioForbidsSharing(scenario, target.config) || !KeepsWindows(target.maker, target.survey.peak_live_bytes)) {
-    return nullptr;
-  }
+  if (ScenarioForbidsSharing(scenario, target.config)) return nullptr;
   std::shared_ptr<const EventLog> log =
       target.survey.events ? target.survey.events : ReadEventLog(scenario, target.survey.events_read);
   if (!log) return nullptr;
   std::unique_ptr<SharedTrials> shared(new SharedTrials(scenario, target.maker, std::move(log)));
   shared->target_ = &target;
   shared->stride_ = StrideFor(shared->log_->events.size());
+  shared->resumes_ = KeepsWindows(target.maker, target.survey.peak_live_bytes);
+  if (!shared->resumes_) return shared;
   // The leader: checkpoints for every limit above what each prefix needs.
   absl::StatusOr<TrialResult> leader = shared->RunShared(Bytes(kLeaderLimit), TrialOptions{});
   if (!leader.ok()) return nullptr;
@@ -209,7 +209,29 @@ absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOp
   return RunTrial(*target_, limit, options);  // the same answer, or the error with its file:line
 }
 
+absl::StatusOr<TrialResult> SharedTrials::RunFromLog(Bytes limit, const TrialOptions& options) {
+  absl::StatusOr<std::unique_ptr<Allocator>> policy = maker_(limit);
+  if (!policy.ok()) return policy.status();
+  ReplayOptions replay;
+  replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
+  replay.device = scenario_.device;
+  ReplayEngine engine(**policy, replay);
+  TrialResult out;
+  FailureObserver observer(out);
+  engine.AddObserver(&observer);
+  LogReader reader(*log_, 0, stride_, options.cancel, [](uint64_t) { return true; });
+  absl::StatusOr<ReplaySummary> summary = engine.Run(reader);
+  if (!summary.ok()) return summary.status();
+  out.summary = *summary;
+  out.final_stats = (*policy)->GetStats();
+  std::lock_guard<std::mutex> lock(mu_);
+  ++trials_;
+  events_replayed_ += summary->events_read;
+  return out;
+}
+
 absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options, From from_where) {
+  if (!resumes_) return RunFromLog(limit, options);
   const std::shared_ptr<const Checkpoint> from = from_where == From::kBestCheckpoint ? Best(limit) : nullptr;
   std::unique_ptr<Allocator> policy;
   if (from) {

@@ -25,10 +25,14 @@
 // those whose window holds no limit the search will still ask for.
 //
 // Used only where a trial would be nothing more than policy + engine +
-// events: a policy with limit windows (bfc with the options it keeps them
-// for), no start state seeded into it, a recording without side entries
-// (RecordingChecker), events an EventLog holds (sim/whatif/event_log.h).
-// Anything else (and any error) runs RunTrial instead.
+// events: no start state seeded into the policy, a recording without side
+// entries (RecordingChecker), events an EventLog holds (sim/whatif/event_log.h).
+// Anything else (and any error) runs RunTrial instead. A policy without limit
+// windows (bfc with allow_growth or garbage collection, cuda_async, torch on
+// some options, the baselines) shares only the log: every trial replays it
+// from the first event, with no leader, checkpoint or mark; that still spares
+// each trial decoding the recording (a fifth of a cuda_async `size` of a
+// binary trace, more of a text one).
 #ifndef HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 #define HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 
@@ -51,8 +55,8 @@ class SharedTrials {
  public:
   static constexpr size_t kMaxCheckpoints = 96;
 
-  // Whether trials of `config` on `scenario` can be shared: then the survey
-  // should keep the events (SurveyOptions::keep_events) for Make to use.
+  // Whether trials of `config` on `scenario` can share the events: then the
+  // survey should keep them (SurveyOptions::keep_events) for Make to use.
   static bool MayShare(const Scenario& scenario, const AllocatorConfig& config);
   // nullptr when trials of `target` cannot be shared (see above). Uses the
   // survey's events when it kept them, else reads the scenario once more.
@@ -74,6 +78,9 @@ class SharedTrials {
   // Events replayed by trials (resumed ones from their checkpoint on).
   uint64_t events_replayed() const;
   uint64_t events() const { return log_->events.size(); }
+  // Whether trials resume from checkpoints of earlier ones (the policy keeps
+  // limit windows); else they share only the log.
+  bool resumes() const { return resumes_; }
 
   struct Checkpoint;
 
@@ -88,6 +95,8 @@ class SharedTrials {
   absl::StatusOr<TrialResult> SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where);
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,
                                         From from_where = From::kBestCheckpoint);
+  // A trial of a policy without limit windows: every logged event from the first.
+  absl::StatusOr<TrialResult> RunFromLog(Bytes limit, const TrialOptions& options);
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
   void Add(std::shared_ptr<const Checkpoint> c);
 
@@ -96,6 +105,7 @@ class SharedTrials {
   const TrialTarget* target_ = nullptr;  // set once the survey is done (Make, EarlyLeader::Finish)
   std::shared_ptr<const EventLog> log_;
   uint64_t stride_ = 1;
+  bool resumes_ = true;
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<const Checkpoint>> checkpoints_;
   uint64_t trials_ = 0;

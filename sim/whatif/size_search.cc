@@ -72,7 +72,7 @@ class Search {
       // Every later probe lies in [min(from, hi - 2), hi + 3] (narrowing, the
       // two below the answer, the window above it), or is one asked for and not
       // in yet, above the pass (Defer: it resumes from its own checkpoints).
-      if (shared_) {
+      if (Resumes()) {
         const uint64_t top = queue_.outstanding().empty() ? hi : std::max(hi, *queue_.outstanding().rbegin());
         shared_->KeepFor(Bytes(LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))), Bytes(LimitOf(std::max(top, hi + 3))));
       }
@@ -185,7 +185,7 @@ class Search {
   // first. Without this a worker that finished the deciding probe took the
   // next waiting one, above the pass, before the search had queued the round.
   void Defer(uint64_t hi) {
-    if (!shared_ || options_.jobs < 2) return;
+    if (!Resumes() || options_.jobs < 2) return;
     std::vector<uint64_t> above;  // running above the pass, ascending
     size_t running = 0;
     size_t waiting_below = 0;
@@ -250,7 +250,7 @@ class Search {
   // cancelled once the round they were for cannot come. The probes asked for
   // are the same as without it, so is the output; only the waiting is shorter.
   void Speculate() {
-    if (!narrowing_ || !shared_ || options_.jobs < 2) return;
+    if (!narrowing_ || !Resumes() || options_.jobs < 2) return;
     while (queue_.outstanding().size() - cancelled_.size() < static_cast<size_t>(options_.jobs)) {
       const std::optional<uint64_t> k = NextGuess();
       if (!k) return;
@@ -318,6 +318,10 @@ class Search {
     options_.on_progress(p);
   }
 
+  // Probes resume from checkpoints (a probe called off keeps its work), not
+  // only share the log: only then are probes deferred and run ahead.
+  bool Resumes() const { return shared_ && shared_->resumes(); }
+
   std::optional<uint64_t> SmallestPass() const {
     for (const auto& [k, ok] : tried_) {
       if (ok) return k;
@@ -363,6 +367,7 @@ class Search {
   SizeResult Finish(SizeResult& out) const {
     for (const auto& [k, ok] : tried_) out.probes.push_back({Bytes(LimitOf(k)), ok});
     out.trials_shared = shared_ != nullptr;
+    out.trials_resume = Resumes();
     return out;
   }
 

@@ -94,9 +94,11 @@ struct SizeResult {
   std::optional<Bytes> non_monotonic;
   std::vector<SizeProbe> probes;  // every limit tried, ascending
   TrialResult at_answer;          // the answer's trial, run to the last event
-  // Whether probes resumed from checkpoints of earlier ones
-  // (sim/whatif/checkpoints.h) rather than each replaying from the start.
+  // Whether probes read the events kept in memory (sim/whatif/checkpoints.h)
+  // rather than the recording, and whether they resumed from checkpoints of
+  // earlier ones rather than each replaying from the start.
   bool trials_shared = false;
+  bool trials_resume = false;
 };
 
 absl::StatusOr<SizeResult> FindMinLimit(const TrialTarget& target, const SizeOptions& options);

@@ -11,6 +11,7 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
 #include "sim/whatif/checkpoints.h"
+#include "sim/whatif/comparison.h"
 #include "tests/whatif/whatif_test_util.h"
 
 namespace hbmsim {
@@ -246,18 +247,44 @@ TEST(SharedTrialsTest, AnEarlyLeaderWithoutItsLogGivesNothing) {
 }
 
 // Policies without limit windows (and bfc with options it keeps none for)
-// are not shared: `size` runs every trial on its own.
-TEST(SharedTrialsTest, NotSharedWithoutWindows) {
+// share only the log: no leader, no checkpoint; each trial replays the
+// events from memory from the first one, and is the trial RunTrial runs on
+// the recording, as `size` is.
+TEST(SharedTrialsTest, WithoutWindowsOnlyTheLogIsShared) {
   const testing::TestTrace t = testing::TraceFromText(ChurnTrace(1, 5000));
-  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("best_fit"))), nullptr);
-  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"allow_growth=true"}))), nullptr);
   BfcOptions growth;
   growth.allow_growth = true;
   EXPECT_FALSE(BfcAllocator(growth).TrackLimitWindow());
-  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("bfc", {"garbage_collection=true"}))), nullptr);
-  EXPECT_EQ(SharedTrials::Make(testing::Target(t, testing::Config("torch", {"expandable_segments=true"}))), nullptr);
-  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("torch"))), nullptr);
-  EXPECT_NE(SharedTrials::Make(testing::Target(t, testing::Config("bfc"))), nullptr);
+  const std::vector<AllocatorConfig> log_only = {
+      testing::Config("best_fit"), testing::Config("bfc", {"allow_growth=true"}),
+      testing::Config("bfc", {"garbage_collection=true"}), testing::Config("torch", {"expandable_segments=true"}),
+      testing::Config("cuda_async"), testing::Config("first_fit"), testing::Config("paged")};
+  for (const AllocatorConfig& config : log_only) {
+    const std::string where = RowLabel(config);
+    const TrialTarget target = testing::Target(t, config);
+    std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
+    ASSERT_NE(shared, nullptr) << where;
+    EXPECT_FALSE(shared->resumes()) << where;
+    for (uint64_t eighths = 8; eighths <= 16; eighths += 2) {
+      const Bytes limit(t.peak_live_bytes().value() / 8 * eighths);
+      for (const bool stop : {true, false}) {
+        const absl::StatusOr<TrialResult> logged = shared->Run(limit, TrialOptions{stop, {}, {}});
+        const absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, TrialOptions{stop, {}, {}});
+        ASSERT_TRUE(logged.ok() && fresh.ok()) << where;
+        ExpectSame(*logged, *fresh, fmt::format("{} limit {} stop {}", where, limit.value(), stop));
+      }
+    }
+    EXPECT_EQ(shared->resumed(), 0u) << where;
+    absl::StatusOr<SizedScenario> sized = SizeScenario(*t.scenario, config, SizeOptions{256, 2, true});
+    absl::StatusOr<SizeResult> without = FindMinLimit(target, SizeOptions{256, 2, false});
+    ASSERT_TRUE(sized.ok() && without.ok()) << where;
+    EXPECT_TRUE(sized->result.trials_shared) << where;
+    EXPECT_FALSE(sized->result.trials_resume) << where;
+    ExpectSameSearch(sized->result, *without, where);
+  }
+  std::unique_ptr<SharedTrials> windows = SharedTrials::Make(testing::Target(t, testing::Config("bfc")));
+  ASSERT_NE(windows, nullptr);
+  EXPECT_TRUE(windows->resumes());
 }
 
 }  // namespace

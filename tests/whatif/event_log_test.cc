@@ -119,13 +119,17 @@ TEST(EventLogTest, HugePageVectorKeepsItsValuesAcrossGrowthAndCopies) {
   EXPECT_EQ(std::accumulate(small.begin(), small.end(), uint64_t{0}), 50u);
 }
 
+// Every online policy's trials share the log (those with limit windows also
+// checkpoints); an offline planner's trials replay its plan, made from the
+// recording, so they do not.
 TEST(EventLogTest, MaySharePolicyByPolicy) {
   const testing::TestTrace t = testing::TraceFromText(kMixed);
   EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("bfc")));
   EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("torch")));
-  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("best_fit")));
-  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("bfc", {"allow_growth=true"})));
-  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("torch", {"expandable_segments=true"})));
+  EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("best_fit")));
+  EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("bfc", {"allow_growth=true"})));
+  EXPECT_TRUE(SharedTrials::MayShare(*t.scenario, testing::Config("torch", {"expandable_segments=true"})));
+  EXPECT_FALSE(SharedTrials::MayShare(*t.scenario, testing::Config("offline")));
 }
 
 }  // namespace

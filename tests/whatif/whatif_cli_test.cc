@@ -34,7 +34,7 @@ TEST(SizeCliTest, PrintsTheMinimumAndWritesTheJsonKeys) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(testing::CountLines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(": 8 events of device 0, peak live 5120 B; every trial replays the recording afresh\n"),
+  EXPECT_NE(r.err.find(": 8 events of device 0, peak live 5120 B; every trial replays the events from memory\n"),
             std::string::npos)
       << r.err;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
@@ -118,6 +118,8 @@ TEST(CompareCliTest, RowsAreLabelledBySettingsWithUnitsALegendAndExitOneOnFailur
       RunHbmsim("compare configs/examples/fragmentation.trace --allocators bfc,torch,torch:expandable_segments=true "
                 "--bytes-limit 256MiB --jobs 2 --json " + json);
   EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err,
+            "hbmsim compare: configs/examples/fragmentation.trace: 13 events of device 0, peak live 268435456 B\n");
   EXPECT_NE(r.out.find("\ntorch                             268435456 (256.00MiB)    0.0000         0      0      0  "
                        "268435456 (256.00MiB)  268435456 (256.00MiB)         -         -    1.0000                 "
                        "0 (0B)    0.0000\n"
