@@ -246,45 +246,51 @@ TEST(CompareCliTest, BaselineVersusCandidateShowsTheChangePerGroupAtThePeak) {
   EXPECT_TRUE(j["by_frame"].empty());
 }
 
+// `hbmsim ARGS` on a pseudo-terminal (script(1) gives it one on stdin,
+// stdout and stderr): its exit code, and all the terminal was sent.
+struct TerminalRun {
+  int exit_code = -1;
+  std::string tty;
+};
+TerminalRun OnATerminal(const std::string& args, const std::string& log_name) {
+  const std::string log = TempPath(log_name);
+  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " " + args + "' " + log + " >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(log)};
+}
+bool HasScript() { return std::system("command -v script >/dev/null 2>&1") == 0; }
+
 // On a terminal a search that runs for more than a second shows its bounds
 // on stderr as it goes (sim/cli/size_progress.h), erased before the report;
 // elsewhere stderr has only the one-line note (the tests above).
 TEST(SizeCliTest, ATerminalSeesTheSearchProgress) {
-  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) missing";
+  if (!HasScript()) GTEST_SKIP() << "script (util-linux) missing";
   const std::string trace = TempPath("churn5m.hbt");
   ASSERT_EQ(RunHbmsim("gen churn --seed 7 --events 5000000 -o " + trace).exit_code, 0);
-  const std::string log = TempPath("size_tty.log");
-  // script gives hbmsim a pseudo-terminal on stdin, stdout and stderr; one
-  // job makes the search take seconds.
-  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " size " + trace +
-                          " --allocator bfc --jobs 1' " + log + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  const std::string tty = ReadFile(log);
-  const size_t line = tty.find("\rhbmsim size: ");
-  ASSERT_NE(line, std::string::npos) << tty.substr(0, 600);
-  EXPECT_NE(tty.find(" limits tried; fits at ", line), std::string::npos) << tty.substr(0, 600);
+  // One job makes the search take seconds.
+  const TerminalRun r = OnATerminal("size " + trace + " --allocator bfc --jobs 1", "size_tty.log");
+  ASSERT_EQ(r.exit_code, 0);
+  const size_t line = r.tty.find("\rhbmsim size: ");
+  ASSERT_NE(line, std::string::npos) << r.tty.substr(0, 600);
+  EXPECT_NE(r.tty.find(" limits tried; fits at ", line), std::string::npos) << r.tty.substr(0, 600);
   // Erased, then the report.
-  EXPECT_NE(tty.find("\r\x1b[Khbmsim size\r\n  trace:"), std::string::npos) << tty.substr(0, 600);
+  EXPECT_NE(r.tty.find("\r\x1b[Khbmsim size\r\n  trace:"), std::string::npos) << r.tty.substr(0, 600);
 }
 
 // After a failed replay, working out what would fit takes several searches
 // (here 7 times the replay); on a terminal they show as they go, and the
 // line is erased before the report.
 TEST(SizeCliTest, ATerminalSeesTheAdviceAfterAFailedReplayProgress) {
-  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) missing";
+  if (!HasScript()) GTEST_SKIP() << "script (util-linux) missing";
   const std::string trace = TempPath("churn1m.hbt");
   ASSERT_EQ(RunHbmsim("gen churn --seed 7 --events 1000000 -o " + trace).exit_code, 0);
-  const std::string log = TempPath("replay_tty.log");
-  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " replay " + trace +
-                          " --allocator bfc --bytes-limit 600MiB --jobs 1' " + log + " >/dev/null 2>&1";
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 1);  // script passes on replay's exit code: an allocation failed
-  const std::string tty = ReadFile(log);
-  const size_t line = tty.find("\rhbmsim replay: what would fit, ");
-  ASSERT_NE(line, std::string::npos) << tty.substr(0, 600);
-  EXPECT_NE(tty.find(" of 4 (", line), std::string::npos) << tty.substr(0, 600);
-  EXPECT_NE(tty.find("\r\x1b[KVerdict: ", line), std::string::npos) << tty.substr(0, 600);
+  const TerminalRun r =
+      OnATerminal("replay " + trace + " --allocator bfc --bytes-limit 600MiB --jobs 1", "replay_tty.log");
+  ASSERT_EQ(r.exit_code, 1);  // an allocation failed
+  const size_t line = r.tty.find("\rhbmsim replay: what would fit, ");
+  ASSERT_NE(line, std::string::npos) << r.tty.substr(0, 600);
+  EXPECT_NE(r.tty.find(" of 4 (", line), std::string::npos) << r.tty.substr(0, 600);
+  EXPECT_NE(r.tty.find("\r\x1b[KVerdict: ", line), std::string::npos) << r.tty.substr(0, 600);
 }
 
 }  // namespace
