@@ -209,29 +209,7 @@ absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOp
   return RunTrial(*target_, limit, options);  // the same answer, or the error with its file:line
 }
 
-absl::StatusOr<TrialResult> SharedTrials::RunFromLog(Bytes limit, const TrialOptions& options) {
-  absl::StatusOr<std::unique_ptr<Allocator>> policy = maker_(limit);
-  if (!policy.ok()) return policy.status();
-  ReplayOptions replay;
-  replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
-  replay.device = scenario_.device;
-  ReplayEngine engine(**policy, replay);
-  TrialResult out;
-  FailureObserver observer(out);
-  engine.AddObserver(&observer);
-  LogReader reader(*log_, 0, stride_, options.cancel, [](uint64_t) { return true; });
-  absl::StatusOr<ReplaySummary> summary = engine.Run(reader);
-  if (!summary.ok()) return summary.status();
-  out.summary = *summary;
-  out.final_stats = (*policy)->GetStats();
-  std::lock_guard<std::mutex> lock(mu_);
-  ++trials_;
-  events_replayed_ += summary->events_read;
-  return out;
-}
-
 absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOptions& options, From from_where) {
-  if (!resumes_) return RunFromLog(limit, options);
   const std::shared_ptr<const Checkpoint> from = from_where == From::kBestCheckpoint ? Best(limit) : nullptr;
   std::unique_ptr<Allocator> policy;
   if (from) {
@@ -241,8 +219,9 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
     if (!built.ok()) return built.status();
     policy = *std::move(built);
   }
-  LimitWindowPolicy* windows = from ? WindowsOf(*policy) : TrackedWindowsOf(*policy);
-  if (windows == nullptr) return absl::InternalError("a policy without limit windows");
+  // Without windows (!resumes_) a trial only reads the log: no checkpoint, no mark.
+  LimitWindowPolicy* windows = from ? WindowsOf(*policy) : resumes_ ? TrackedWindowsOf(*policy) : nullptr;
+  if (windows == nullptr && resumes_) return absl::InternalError("a policy without limit windows");
   ReplayOptions replay;
   replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
   replay.device = scenario_.device;
@@ -260,12 +239,12 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   // Marks for the trials after it (sim/whatif/reconvergence.h); a probe that
   // needs only its verdict stops where it meets a finished trial.
   std::optional<TrialMarker> marker;
-  if (options.stop_at_first_failure) {
+  if (windows != nullptr && options.stop_at_first_failure) {
     marker.emplace(*windows, tracks_, limit, options.verdict_only, start, stride_);
   }
   LogReader reader(*log_, start, stride_, options.cancel, [&](uint64_t i) {
     if (marker && !marker->AtPoint(i)) return false;
-    if (i == start || out.failures != 0 || i % every != 0) return true;
+    if (windows == nullptr || i == start || out.failures != 0 || i % every != 0) return true;
     if (from_where == From::kGrowingLog && ++taken % 64 == 0) every *= 2;
     auto c = std::make_shared<Checkpoint>();
     c->next_event = i;
@@ -288,7 +267,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
-    const LimitWindow w = windows->limit_window();
+    const LimitWindow w = windows != nullptr ? windows->limit_window() : LimitWindow{};
     // When the trial began and ended: the search's timeline (how busy the cores were).
     const double ms = MsSinceStart();
     std::fprintf(stderr, "  trial %llu: from %llu to %llu, %s%s, window [%llu, %llu], from +%.0f to +%.0f ms\n",

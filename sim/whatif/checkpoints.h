@@ -95,8 +95,6 @@ class SharedTrials {
   absl::StatusOr<TrialResult> SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where);
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,
                                         From from_where = From::kBestCheckpoint);
-  // A trial of a policy without limit windows: every logged event from the first.
-  absl::StatusOr<TrialResult> RunFromLog(Bytes limit, const TrialOptions& options);
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
   void Add(std::shared_ptr<const Checkpoint> c);
 
