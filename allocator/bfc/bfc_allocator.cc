@@ -33,12 +33,21 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
 
 bool BfcAllocator::TrackLimitWindow() {
   HBMSIM_DCHECK(regions_.empty(), "TrackLimitWindow after the first event");
-  if (options_.allow_growth || options_.garbage_collection || options_.device_capacity ||
-      options_.fragmentation_fraction > 0) {
+  if (options_.garbage_collection || options_.device_capacity || options_.fragmentation_fraction > 0) {
     return false;
   }
   windows_ = true;
   window_ = LimitWindows{};
+  if (options_.allow_growth) {
+    // Growth starts at min(limit, 2 MiB): the same for every limit of 2 MiB
+    // and more. Below, the first region is the limit's, which CloneAt does not
+    // recompute for a growing pool: such a run keeps its limit alone.
+    if (options_.memory_limit >= kTwoMiB) {
+      window_.AtLeast(kTwoMiB);
+    } else {
+      window_.Only(options_.memory_limit);
+    }
+  }
   return true;
 }
 
@@ -47,8 +56,9 @@ std::unique_ptr<Allocator> BfcAllocator::CloneAt(Bytes limit) const {
 }
 
 // Everything is copied; what the limit sizes is recomputed for `limit`: the
-// region (floor256(limit), taken by the first Extend), so the pool, the
-// tail's length, the device's next address, and Extend's curr. The bins are
+// memory it cut (the pool is floor256(limit)), so the last region, the
+// tail's length, the device's next address, and without growth Extend's curr
+// (ceil256(limit), doubled after the first Extend). The bins are
 // filed afresh from the chunks: their order is (size, address) whatever the
 // blocks, so every later best fit is the same.
 BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
@@ -71,6 +81,7 @@ BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
       windows_(from.windows_),
       window_(from.window_),
       last_(from.last_),
+      limit_origin_(from.limit_origin_),
       peak_fixed_(from.peak_fixed_),
       largest_fixed_(from.largest_fixed_),
       peak_rel_(from.peak_rel_),
@@ -79,24 +90,28 @@ BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
   if (limit != options_.memory_limit) {
     options_.memory_limit = limit;
     stats_.bytes_limit = StatBytes(limit);
-    curr_region_allocation_bytes_ = limit.RoundUp(kGranule);
-    if (extends_ > 0) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
-    if (!regions_.empty()) {
-      Region& r = regions_.front();
-      const Bytes size = limit.RoundDown(kGranule);
-      const auto delta = static_cast<int64_t>(size.value() - r.size.value());  // two's complement
+    if (!options_.allow_growth) {  // growth's curr is the same for every limit of the window
+      curr_region_allocation_bytes_ = limit.RoundUp(kGranule);
+      if (extends_ > 0) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
+    }
+    if (last_ != kInvalidChunk) {
+      // The memory the limit sized ends the last region (the device's ranges
+      // ascend): the pool is floor256(limit), the tail and its region follow.
+      Region& r = regions_.back();
+      const Bytes pool = limit.RoundDown(kGranule);
+      const auto delta = static_cast<int64_t>(pool.value() - pool_bytes_.value());  // two's complement
       bfc::Chunk& last = chunks_.at(last_);
-      last.size = last.size - r.size.value() + size.value();
+      last.size += static_cast<uint64_t>(delta);
+      r.size = Bytes(r.size.value() + static_cast<uint64_t>(delta));
       if (last.in_use()) stats_.bytes_in_use += delta;
-      const auto floor = static_cast<int64_t>(size.value());
+      const auto floor = static_cast<int64_t>(pool.value());
       stats_.peak_bytes_in_use = std::max(peak_fixed_, peak_rel_ ? floor + *peak_rel_ : 0);
       stats_.largest_alloc_size = std::max(largest_fixed_, largest_rel_ ? floor + *largest_rel_ : 0);
-      r.size = size;
-      pool_bytes_ = size;
-      stats_.pool_bytes = StatBytes(size);
-      stats_.peak_pool_bytes = StatBytes(size);
+      pool_bytes_ = pool;
+      stats_.pool_bytes = StatBytes(pool);
+      stats_.peak_pool_bytes = StatBytes(pool);  // without garbage collection the pool only grows
       device_ = SimulatedDevice();
-      device_.Reserve(Bytes((r.base + size).value()));
+      device_.Reserve(Bytes((r.base + r.size).value()));
     }
   }
   for (const Region& r : regions_) {
@@ -108,7 +123,7 @@ BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
 
 // floor256(limit) - off ∈ [a, b], off the tail's offset in the region.
 void BfcAllocator::TailWithin(Bytes a, Bytes b) {
-  const Bytes off = Offset(chunks_.at(last_).ptr) - regions_.front().base;
+  const Bytes off(chunks_.at(last_).ptr - limit_origin_);  // wraps as the origin does
   window_.AtLeast((off + a).RoundUp(kGranule));
   if (b != Bytes::Max()) window_.AtMost((off + b).RoundDown(kGranule) + Bytes(kGranule - 1));
 }
@@ -228,10 +243,11 @@ void BfcAllocator::MarkInUse(ChunkHandle h, const AllocRequest& req) {
   stats_.bytes_in_use += size;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, size);
-  if (windows_ && last_ != kInvalidChunk) {
-    // Split the peaks into what the limit sizes (the tail in use) and what it does not.
-    const auto floor = static_cast<int64_t>(regions_.front().size.value());
-    if (chunks_.at(last_).in_use()) {
+  if (windows_) {
+    // Split the peaks into what the limit sizes (the tail in use) and what it
+    // does not (everything, before the limit sized any memory).
+    const auto floor = static_cast<int64_t>(pool_bytes_.value());
+    if (last_ != kInvalidChunk && chunks_.at(last_).in_use()) {
       peak_rel_ = std::max(peak_rel_.value_or(std::numeric_limits<int64_t>::min()), stats_.bytes_in_use - floor);
     } else {
       peak_fixed_ = std::max(peak_fixed_, stats_.bytes_in_use);

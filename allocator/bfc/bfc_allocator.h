@@ -97,14 +97,24 @@ struct BfcOptions {
 };
 
 // Limit windows (allocator/core/limit_window.h), when asked for, are kept for the options
-// `size` meets most: no growth, no garbage collection, no device capacity and
-// no fragmentation_fraction. Then the pool is one region of floor256(limit)
-// taken by the first Extend, and the limit shows only in the length of the
-// region's free last chunk (the tail): a window narrows where a best fit,
-// a split or an Extend compares that length. A tail handed out whole keeps
-// its limit-sized length in use (and in the in-use stats and their peaks,
-// kept as fixed + floor256(limit) parts for CloneAt). Other options: the
-// window is the limit alone.
+// `size` meets most: with or without growth, but no garbage collection, no
+// device capacity and no fragmentation_fraction. The limit then sizes one
+// stretch of memory only: the region whose Extend the limit cut short (without
+// growth the first and only one, floor256(limit); with growth the first whose
+// curr_region_allocation_bytes did not fit below the limit, limit - pool,
+// after which every Extend fails under every limit of the window). Before it
+// exists a window narrows only where an Extend compares the limit with the
+// pool; after, only where the length of that region's free last chunk (the
+// tail) is compared: by a best fit, a split, or a tail handed out whole,
+// which keeps its limit-sized length in use (and in the in-use stats and
+// their peaks, kept as fixed + floor256(limit) parts for CloneAt).
+//
+//   pool:  [ region | region | ... | region cut by the limit ........ tail ]
+//          0                        P                                 floor256(limit)
+//   the tail's length = limit_origin_ + floor256(limit) - tail.ptr,
+//   limit_origin_ = (base of the cut region's memory) - P
+//
+// Other options: the window is the limit alone.
 class BfcAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   static constexpr int kNumBins = bfc::kNumBins;
@@ -179,7 +189,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   Offset ChooseBase(Bytes size, const AllocRequest& req);
   std::optional<Offset> RecordedBase(Offset recorded, Bytes size) const;
   const Region* OverlappingRegion(Offset base, Bytes size) const;
-  void AddRegionMemory(Offset base, Bytes size);
+  void AddRegionMemory(Offset base, Bytes size, bool sized_by_limit);
   Region* RegionEndingAt(Offset end);
   bfc::ChunkHandle LastChunkOf(const Region& r) const;
   bool RegionIsFree(const Region& r) const;
@@ -217,7 +227,11 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   int64_t device_alloc_failures_ = 0;
   bool windows_ = false;  // TrackLimitWindow() was asked, with the options above: the window is tracked
   LimitWindows window_;
-  bfc::ChunkHandle last_ = bfc::kInvalidChunk;  // the last chunk of the one region, while windows_
+  // While windows_: the last chunk of the memory the limit sized (the tail;
+  // invalid until that memory exists), and where that memory would start were
+  // the pool before it empty (see the picture above).
+  bfc::ChunkHandle last_ = bfc::kInvalidChunk;
+  uint64_t limit_origin_ = 0;
   // While windows_: peak_bytes_in_use = max(peak_fixed_, floor256(limit) + peak_rel_),
   // largest_alloc_size likewise (the _rel_ parts come from times the tail was in use).
   int64_t peak_fixed_ = 0;

@@ -46,8 +46,8 @@ struct FingerprintBuilder {
 
 }  // namespace
 
-// The state the next decisions read: the chunks in address order, each one's
-// address and length (the tail's length is the limit's, so it is left out:
+// The state the next decisions read: the regions and their chunks in address
+// order, each chunk's address and length (the tail's length is the limit's, so it is left out:
 // a run at another limit of the window holds the same chunks), and the
 // buffer it holds (the engine frees by buffer). Bins follow from the free
 // chunks, handles are names only, the stats decide nothing.
@@ -55,7 +55,11 @@ std::optional<StateFingerprint> BfcAllocator::Fingerprint(uint64_t max_work) con
   if (!windows_ || chunks_.records() - chunks_.released() > max_work) return std::nullopt;
   FingerprintBuilder fp;
   fp.Add(regions_.size());
+  // A growing pool's next Extend reads curr, the same under every limit of the
+  // window (without growth it is ceil256(limit), so left out).
+  if (options_.allow_growth) fp.Add(curr_region_allocation_bytes_.value());
   for (const Region& r : regions_) {
+    fp.Add(r.base.value());  // where regions part (their sizes follow from the chunks)
     for (ChunkHandle h = r.first; h != kInvalidChunk; h = chunks_.at(h).next) {
       const bfc::Chunk& c = chunks_.at(h);
       fp.Add(c.ptr);

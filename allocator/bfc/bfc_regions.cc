@@ -16,13 +16,14 @@ Bytes BfcAllocator::Available() const {
 // REF's Extend. The backpedal runs only under BfcOptions::device_capacity.
 bool BfcAllocator::Extend(Bytes rounded, const AllocRequest& req) {
   const Bytes available = Available();
-  if (windows_ && regions_.empty()) {
-    // The first Extend: the region is floor256(limit) if the request fits in it.
-    // Later ones see available == 0 under every limit.
+  // Until the limit has sized memory, the pool is the same under every limit
+  // of the window; after, available is 0 under all of them.
+  const bool window_open = windows_ && last_ == kInvalidChunk;
+  if (window_open) {
     if (rounded > available) {
-      window_.AtMost(rounded - Bytes(1));
+      window_.AtMost(pool_bytes_ + rounded - Bytes(1));
     } else {
-      window_.AtLeast(rounded);
+      window_.AtLeast(pool_bytes_ + rounded);
     }
   }
   if (rounded > available) return false;  // nothing changes
@@ -34,6 +35,19 @@ bool BfcAllocator::Extend(Bytes rounded, const AllocRequest& req) {
     curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
     increased = true;
   }
+  // Whether the limit cuts this region short. Without growth curr is
+  // ceil256(limit) and always does; with growth curr is the window's own.
+  bool sized_by_limit = false;
+  if (window_open) {
+    if (!options_.allow_growth) {
+      sized_by_limit = true;
+    } else if (curr_region_allocation_bytes_ > available) {
+      window_.AtMost(pool_bytes_ + curr_region_allocation_bytes_ - Bytes(1));
+      sized_by_limit = true;
+    } else {
+      window_.AtLeast(pool_bytes_ + curr_region_allocation_bytes_);
+    }
+  }
   const std::optional<Bytes> granted =
       NegotiateWithDevice(std::min(curr_region_allocation_bytes_, available), rounded);
   if (!granted) return false;
@@ -41,11 +55,12 @@ bool BfcAllocator::Extend(Bytes rounded, const AllocRequest& req) {
   const Offset base = ChooseBase(bytes, req);
   // Geometric growth for the next Extend, unless this one already grew.
   if (!increased) curr_region_allocation_bytes_ += curr_region_allocation_bytes_;
+  if (sized_by_limit) limit_origin_ = base.value() - pool_bytes_.value();  // may wrap: only differences count
   pool_bytes_ += bytes;
   stats_.pool_bytes = static_cast<int64_t>(pool_bytes_.value());
   stats_.peak_pool_bytes = std::max(*stats_.peak_pool_bytes, *stats_.pool_bytes);
   ++extends_;
-  AddRegionMemory(base, bytes);
+  AddRegionMemory(base, bytes, sized_by_limit);
   return true;
 }
 
@@ -94,7 +109,7 @@ std::optional<Offset> BfcAllocator::RecordedBase(Offset recorded, Bytes size) co
 // One free chunk covers the new memory. With region coalescing it joins the
 // region that ends where it starts (after that region's last chunk, merged
 // with it if free); otherwise it is a region of its own.
-void BfcAllocator::AddRegionMemory(Offset base, Bytes size) {
+void BfcAllocator::AddRegionMemory(Offset base, Bytes size, bool sized_by_limit) {
   Region* grown = options_.region_coalescing ? RegionEndingAt(base) : nullptr;
   const ChunkHandle h = chunks_.Allocate();
   bfc::Chunk& c = chunks_.at(h);
@@ -102,7 +117,7 @@ void BfcAllocator::AddRegionMemory(Offset base, Bytes size) {
   c.size = size.value();
   c.prev = kInvalidChunk;
   c.next = kInvalidChunk;
-  if (regions_.empty()) last_ = h;  // read only while windows_: the one region
+  if (sized_by_limit) last_ = h;  // the tail (Coalesce keeps last_ on the chunk that holds it)
   if (grown != nullptr) {
     const ChunkHandle last = LastChunkOf(*grown);
     c.prev = last;

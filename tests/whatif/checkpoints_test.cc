@@ -48,11 +48,23 @@ void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& w
   EXPECT_EQ(a.summary.stopped_at_failure, b.summary.stopped_at_failure) << where;
 }
 
+// The policies and options that keep limit windows: bfc with and without
+// growth (a growing pool's windows start at the Extend the limit cuts short),
+// torch.
+std::vector<AllocatorConfig> WindowedConfigs() {
+  return {testing::Config("bfc"), testing::Config("bfc", {"allow_growth=true"}),
+          testing::Config("bfc", {"allow_growth=true", "region_coalescing=true"}), testing::Config("torch")};
+}
+
 TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
-  for (const auto& [policy, seed] : std::vector<std::pair<std::string, uint64_t>>{
-           {"bfc", 1}, {"bfc", 2}, {"bfc", 3}, {"torch", 1}, {"torch", 2}, {"torch", 3}}) {
+  const std::vector<AllocatorConfig> configs = WindowedConfigs();
+  // Three seeds for each policy; growth's two option sets share them.
+  for (const auto& [config, seed] : std::vector<std::pair<AllocatorConfig, uint64_t>>{
+           {configs[0], 1}, {configs[0], 2}, {configs[0], 3}, {configs[1], 1}, {configs[1], 2},
+           {configs[2], 3}, {configs[3], 1}, {configs[3], 2}, {configs[3], 3}}) {
+    const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
-    const TrialTarget target = testing::Target(t, testing::Config(policy));
+    const TrialTarget target = testing::Target(t, config);
     std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
     ASSERT_NE(shared, nullptr);
     const uint64_t peak = t.peak_live_bytes().value();
@@ -114,6 +126,65 @@ TEST(SharedTrialsTest, BfcCloneAtIsTheRunAtThatLimit) {
   }
 }
 
+// A growing pool: each Extend bounds the window by the pool it grows (the
+// limit must hold the request, and the whole curr for a region of its own);
+// the first Extend curr does not fit cuts a region of limit - pool, the tail,
+// and CloneAt resizes it. Offsets and stats after it are a fresh run's.
+TEST(SharedTrialsTest, BfcGrowthWindowsFollowTheExtends) {
+  const auto run = [](BfcAllocator& a, const std::vector<uint64_t>& mib) {
+    std::vector<uint64_t> offsets;
+    for (const uint64_t m : mib) {
+      AllocRequest r;
+      r.bytes = Bytes::MiB(m);
+      const AllocResult res = a.Allocate(r);
+      offsets.push_back(res.ok() ? res.offset.value() : ~uint64_t{0});
+    }
+    return offsets;
+  };
+  BfcOptions options;
+  options.allow_growth = true;
+  options.memory_limit = Bytes::MiB(24);
+  BfcAllocator a(options);
+  ASSERT_TRUE(a.TrackLimitWindow());
+  EXPECT_EQ(a.limit_window(), (LimitWindow{Bytes::MiB(2), Bytes::Max()}));
+  run(a, {1});  // a region of 2 MiB: the limit holds 1 MiB, and the 2 MiB of curr
+  EXPECT_EQ(a.limit_window(), (LimitWindow{Bytes::MiB(2), Bytes::Max()}));
+  run(a, {3, 5});  // regions of curr, 4 and 8 MiB, each handed out whole: pool 14 MiB
+  EXPECT_EQ(a.limit_window(), (LimitWindow{Bytes::MiB(14), Bytes::Max()}));
+  // No free chunk holds 4 MiB (1 MiB is free); curr, 16 MiB, does
+  // not fit below the limit: a region of 24 - 14 MiB, split (it is at least
+  // twice 4 MiB under limits of 22 MiB and more); its rest is the tail.
+  run(a, {4});
+  EXPECT_EQ(a.limit_window(), (LimitWindow{Bytes::MiB(22), Bytes::MiB(30) - Bytes(1)}));
+  EXPECT_EQ(*a.GetStats().pool_bytes, static_cast<int64_t>(Bytes::MiB(24).value()));
+
+  const Bytes at = Bytes::MiB(26) + Bytes(300);  // floor256: 26 MiB + 256 B
+  ASSERT_TRUE(a.limit_window().Contains(at));
+  std::unique_ptr<Allocator> clone = a.CloneAt(at);
+  ASSERT_TRUE(clone->CheckInvariants().ok());
+  options.memory_limit = at;
+  BfcAllocator fresh(options);
+  run(fresh, {1, 3, 5, 4});
+  EXPECT_EQ(clone->GetStats(), fresh.GetStats());
+  // The tail is now 8 MiB + 256 B, the only chunk to hold 6 MiB, handed out
+  // whole (at 24 MiB it was 6 MiB); 1 MiB goes to the first region's free
+  // MiB; then nothing is free and no Extend fits: 4 MiB fails.
+  const std::vector<uint64_t> later = {6, 1, 4};
+  const std::vector<uint64_t> expected = {Bytes::MiB(18).value(), Bytes::MiB(1).value(), ~uint64_t{0}};
+  auto& c = static_cast<BfcAllocator&>(*clone);
+  EXPECT_EQ(run(c, later), expected);
+  EXPECT_EQ(run(fresh, later), expected);
+  EXPECT_EQ(c.GetStats(), fresh.GetStats());
+  EXPECT_EQ(c.GetStats().pool_bytes, StatBytes(at.RoundDown(256)));
+  EXPECT_EQ(c.GetStats().peak_bytes_in_use, StatBytes(Bytes::MiB(26) + Bytes(256)));  // 1 + 4 + 8 + 4 + 8 MiB + 256 B + 1
+
+  // Below 2 MiB growth starts at the limit itself: no window.
+  options.memory_limit = Bytes::MiB(1);
+  BfcAllocator small(options);
+  ASSERT_TRUE(small.TrackLimitWindow());
+  EXPECT_EQ(small.limit_window(), (LimitWindow{Bytes::MiB(1), Bytes::MiB(1)}));
+}
+
 // The same answer, non_monotonic, probes (limit and verdict) and run at the answer.
 void ExpectSameSearch(const SizeResult& a, const SizeResult& b, const std::string& where) {
   EXPECT_EQ(a.min_bytes_limit, b.min_bytes_limit) << where;
@@ -127,18 +198,19 @@ void ExpectSameSearch(const SizeResult& a, const SizeResult& b, const std::strin
 }
 
 TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
-  for (const std::string policy : {"bfc", "torch"})
+  for (const AllocatorConfig& config : WindowedConfigs())
   for (uint64_t seed : {4, 5, 6, 7}) {
+    const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
     for (const uint64_t resolution : {256, 4096}) {
-      const TrialTarget target = testing::Target(t, testing::Config(policy));
+      const TrialTarget target = testing::Target(t, config);
       absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{resolution, 2, true});
       absl::StatusOr<SizeResult> without = FindMinLimit(target, SizeOptions{resolution, 2, false});
       // As `hbmsim size` runs it: the survey kept the events for the trials.
       testing::TestTrace kept = t;
       kept.survey = *SurveyScenario(*t.scenario, SurveyOptions{true});
       ASSERT_NE(kept.survey.events, nullptr);
-      absl::StatusOr<SizeResult> logged = FindMinLimit(testing::Target(kept, testing::Config(policy)), SizeOptions{resolution, 2, true});
+      absl::StatusOr<SizeResult> logged = FindMinLimit(testing::Target(kept, config), SizeOptions{resolution, 2, true});
       ASSERT_TRUE(with.ok() && without.ok() && logged.ok());
       EXPECT_TRUE(logged->trials_shared);
       EXPECT_EQ(logged->min_bytes_limit, without->min_bytes_limit);
@@ -153,10 +225,11 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
 // of itself and calls off those above a new pass (size_search.h); what it
 // reports is still what one thread finds.
 TEST(SharedTrialsTest, SizeIsTheSameWhateverTheJobs) {
-  for (const std::string policy : {"bfc", "torch"})
+  for (const AllocatorConfig& config : WindowedConfigs())
   for (uint64_t seed : {4, 8, 9}) {
+    const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
-    const TrialTarget target = testing::Target(t, testing::Config(policy));
+    const TrialTarget target = testing::Target(t, config);
     absl::StatusOr<SizeResult> one = FindMinLimit(target, SizeOptions{256, 1, true});
     ASSERT_TRUE(one.ok());
     for (const int jobs : {2, 3, 7}) {
@@ -252,12 +325,13 @@ TEST(SharedTrialsTest, AnEarlyLeaderWithoutItsLogGivesNothing) {
 // the recording, as `size` is.
 TEST(SharedTrialsTest, WithoutWindowsOnlyTheLogIsShared) {
   const testing::TestTrace t = testing::TraceFromText(ChurnTrace(1, 5000));
-  BfcOptions growth;
-  growth.allow_growth = true;
-  EXPECT_FALSE(BfcAllocator(growth).TrackLimitWindow());
+  BfcOptions gc;
+  gc.allow_growth = true;
+  gc.garbage_collection = true;
+  EXPECT_FALSE(BfcAllocator(gc).TrackLimitWindow());
   const std::vector<AllocatorConfig> log_only = {
-      testing::Config("best_fit"), testing::Config("bfc", {"allow_growth=true"}),
-      testing::Config("bfc", {"garbage_collection=true"}), testing::Config("torch", {"expandable_segments=true"}),
+      testing::Config("best_fit"), testing::Config("bfc", {"garbage_collection=true"}),
+      testing::Config("torch", {"expandable_segments=true"}),
       testing::Config("cuda_async"), testing::Config("first_fit"), testing::Config("paged")};
   for (const AllocatorConfig& config : log_only) {
     const std::string where = RowLabel(config);

@@ -9,6 +9,7 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
 #include "sim/whatif/checkpoints.h"
+#include "sim/whatif/comparison.h"
 #include "sim/whatif/reconvergence.h"
 #include "tests/whatif/whatif_test_util.h"
 
@@ -149,10 +150,12 @@ std::string SwellingChurn(uint64_t seed, int events) {
   });
 }
 
+// bfc with and without growth (a growing pool's fingerprint holds its regions and curr).
 TEST(ReconvergenceTest, AVerdictOnlyTrialEndsAsAFreshOne) {
+  for (const AllocatorConfig& config : {testing::Config("bfc"), testing::Config("bfc", {"allow_growth=true"})})
   for (const uint64_t seed : {1, 2, 3}) {
     const testing::TestTrace t = testing::TraceFromText(SwellingChurn(seed, 40000));
-    const TrialTarget target = testing::Target(t, testing::Config("bfc"));
+    const TrialTarget target = testing::Target(t, config);
     std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
     ASSERT_NE(shared, nullptr);
     const uint64_t peak = t.peak_live_bytes().value();
@@ -166,7 +169,7 @@ TEST(ReconvergenceTest, AVerdictOnlyTrialEndsAsAFreshOne) {
       absl::StatusOr<TrialResult> fresh = RunTrial(target, Bytes(l), TrialOptions{});
       absl::StatusOr<TrialResult> shared_trial = shared->Run(Bytes(l), verdict);
       ASSERT_TRUE(fresh.ok() && shared_trial.ok());
-      const std::string where = fmt::format("seed {} limit {}", seed, l);
+      const std::string where = fmt::format("{} seed {} limit {}", RowLabel(config), seed, l);
       EXPECT_EQ(shared_trial->failures, fresh->failures) << where;
       if (!shared_trial->met) {
         EXPECT_EQ(shared_trial->oom, fresh->oom) << where;
@@ -178,9 +181,10 @@ TEST(ReconvergenceTest, AVerdictOnlyTrialEndsAsAFreshOne) {
       }
     }
     // Worth something only if trials met, and not only at the first event.
-    EXPECT_EQ(shared->met(), met) << seed;
-    EXPECT_GT(met, limits.size() / 4) << seed;
-    EXPECT_GT(met_past_start, 0u) << seed;
+    const std::string where = fmt::format("{} seed {}: {} of {} met", RowLabel(config), seed, met, limits.size());
+    EXPECT_EQ(shared->met(), met) << where;
+    EXPECT_GT(met, limits.size() / 4) << where;
+    EXPECT_GT(met_past_start, 0u) << where;
   }
 }
 
