@@ -33,7 +33,10 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
 
 bool BfcAllocator::TrackLimitWindow() {
   HBMSIM_DCHECK(regions_.empty(), "TrackLimitWindow after the first event");
-  if (options_.garbage_collection || options_.device_capacity || options_.fragmentation_fraction > 0) {
+  // Garbage collection without growth never releases anything (GarbageCollect):
+  // its runs are windowed as plain ones.
+  if ((options_.garbage_collection && options_.allow_growth) || options_.device_capacity ||
+      options_.fragmentation_fraction > 0) {
     return false;
   }
   windows_ = true;

@@ -97,8 +97,9 @@ struct BfcOptions {
 };
 
 // Limit windows (allocator/core/limit_window.h), when asked for, are kept for the options
-// `size` meets most: with or without growth, but no garbage collection, no
-// device capacity and no fragmentation_fraction. The limit then sizes one
+// `size` meets most: with or without growth, but no device capacity, no
+// fragmentation_fraction, and garbage collection only without growth (where
+// it never collects: GarbageCollect). The limit then sizes one
 // stretch of memory only: the region whose Extend the limit cut short (without
 // growth the first and only one, floor256(limit); with growth the first whose
 // curr_region_allocation_bytes did not fit below the limit, limit - pool,

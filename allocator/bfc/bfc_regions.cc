@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "allocator/bfc/bfc_allocator.h"
+#include "allocator/core/dcheck.h"
 
 namespace hbmsim {
 
@@ -169,8 +170,14 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
   if (!options_.garbage_collection) return false;
   const Bytes free_region_bytes = FreeRegionBytes();
   if (free_region_bytes.is_zero()) return false;
-  // Not rounded down to 256, unlike Extend's check.
+  // Not rounded down to 256, unlike Extend's check. Without growth (and no
+  // device capacity to cut the first region short) this always returns: the
+  // one region is free only as one chunk of floor256(limit), and a request it
+  // could not hold is a multiple of 256 above that, so above the limit. That
+  // is why limit windows need not narrow here.
   if (rounded > options_.memory_limit.SaturatingSub(pool_bytes_) + free_region_bytes) return false;
+  HBMSIM_DCHECK(options_.allow_growth || options_.device_capacity,
+                "garbage collection released the one region of a pool that does not grow");
 
   ++garbage_collections_;
   const auto released = static_cast<uint64_t>(
