@@ -40,16 +40,19 @@ AllocResult CudaAsyncAllocator::Allocate(const AllocRequest& req) {
   const Bytes rounded_bytes = req.bytes.RoundUp(options_.alignment);
   Want want{rounded_bytes.value(), req.stream.value(), false};
   const uint64_t capacity = physical_granules_ * options_.granule;
-  if (rounded_bytes == Bytes::Max() || want.rounded > capacity) {
+  const bool too_large = rounded_bytes == Bytes::Max() || want.rounded > capacity;
+  PSays(!too_large, want.rounded / options_.granule + (want.rounded % options_.granule != 0 ? 1 : 0));
+  if (too_large) {
     want.any_queued = options_.internal_dependencies;
     return Fail(want);
   }
   // 1. Freed memory this stream may use, mapping at most what the limit allows.
   if (std::optional<Placement> p = FindReuse(want)) return Place(*p, req, want.rounded);
   // 2. A new VA range with fresh physical memory.
-  if (mapped_.GranulesTouching(0, want.rounded) <= physical_granules_ - mapped_.count()) {
-    return Place(Placement{}, req, want.rounded);
-  }
+  const uint64_t fresh = mapped_.GranulesTouching(0, want.rounded);
+  const bool fits_fresh = fresh <= physical_granules_ - mapped_.count();
+  PSays(fits_fresh, mapped_.count() + fresh);
+  if (fits_fresh) return Place(Placement{}, req, want.rounded);
   // 3. Remap: give back cached granules so the buffer can be mapped elsewhere.
   uint64_t unmap = 0;
   if (std::optional<Placement> p = FindWithRemap(want, &unmap)) {
@@ -58,6 +61,7 @@ AllocResult CudaAsyncAllocator::Allocate(const AllocRequest& req) {
       keep_begin = mapped_.Floor(blocks_[p->block].address);
       keep_end = mapped_.Ceil(blocks_[p->block].address + want.rounded);
     }
+    OnlyThisP();  // how many granules go depends on P
     UnmapCached(unmap, keep_begin, keep_end);
     granules_remapped_ += static_cast<int64_t>(unmap);
     return Place(*p, req, want.rounded);
@@ -87,7 +91,10 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const
   const uint64_t room = physical_granules_ - mapped_.count();
   const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
     const Range& r = *blocks_[e.handle].range;
-    return SurelyMapped(r, e.ptr, e.ptr + w.rounded) || NeedToMap(r, e.ptr, w.rounded) <= room;
+    if (SurelyMapped(r, e.ptr, e.ptr + w.rounded)) return true;
+    const uint64_t need = NeedToMap(r, e.ptr, w.rounded);
+    PSays(need <= room, mapped_.count() + need);
+    return need <= room;
   });
   // (Only stream-ordered frees queue blocks; most traces have none.)
   if (std::optional<Placement> q = queued_index_.empty() ? std::nullopt : FindQueued(w, /*other_streams=*/false)) {
@@ -104,14 +111,18 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindWithRemap(const Want& w,
                                                                                uint64_t* unmap) {
   const uint64_t budget = physical_granules_ - HeldGranules();
-  const std::optional<bfc::FreeEntry> free = TakeFree(
-      w.rounded, [&](const bfc::FreeEntry& e) { return RemapCost(blocks_[e.handle], w.rounded) <= budget; });
+  const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
+    const uint64_t cost = RemapCost(blocks_[e.handle], w.rounded);
+    PSays(cost <= budget, HeldGranules() + cost);
+    return cost <= budget;
+  });
   if (free) {
     const Block& b = blocks_[free->handle];
     *unmap = mapped_.count() + NeedToMap(*b.range, b.address, w.rounded) - physical_granules_;
     return Placement{static_cast<uint32_t>(free->handle), /*taken=*/true};
   }
   const uint64_t fresh = mapped_.GranulesTouching(0, w.rounded);
+  PSays(fresh <= budget, HeldGranules() + fresh);
   if (fresh > budget) return std::nullopt;
   *unmap = mapped_.count() + fresh - physical_granules_;
   return Placement{};

@@ -89,6 +89,16 @@
 // requested bytes); pool_bytes = mapped·granule (cudaMemPoolAttrReservedMem-
 // Current; its peak ReservedMemHigh); bytes_limit = limit.
 //
+// Limit windows (allocator/core/limit_window.h, for `size`): the limit shows
+// only as P. Every rule above that reads it compares P with a count of
+// granules (the request, mapped + what a placement maps, |H| + what a remap
+// costs), so the window narrows to the limits on the same side of k·granule
+// (P >= k iff limit >= k·granule, below the 64 PiB cap). A remap unmaps a
+// number of granules that depends on P itself: from there the window is the
+// limits with this P. Until then a run at another limit of the window holds
+// the same state but for P (CloneAt). Not with preallocate (the pool is P
+// granules from the start).
+//
 // Not modelled: event dependencies between streams (a trace records no CUDA
 // events; cudaMemPoolReuseFollowEventDependencies has nothing to follow), IPC
 // pools, more than one pool, the driver's real VA layout (placements are ours).
@@ -108,6 +118,7 @@
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
 #include "allocator/core/handle_table.h"
+#include "allocator/core/limit_window.h"
 #include "allocator/cuda_async/mapped_granules.h"
 
 namespace hbmsim {
@@ -123,7 +134,7 @@ struct CudaAsyncOptions {
   bool preallocate = false;                   // map the whole limit at construction
 };
 
-class CudaAsyncAllocator final : public Allocator {
+class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   static constexpr uint64_t kMaxPhysicalBytes = uint64_t{1} << 56;
 
@@ -147,7 +158,13 @@ class CudaAsyncAllocator final : public Allocator {
   uint64_t physical_granules() const { return physical_granules_; }
   const cuda_async::MappedGranules& mapped() const { return mapped_; }
 
+  // Limit windows (cuda_async_windows.cc); no fingerprint: runs never reconverge.
+  bool TrackLimitWindow() override;
+  LimitWindow limit_window() const override { return window_.all; }
+  std::unique_ptr<Allocator> CloneAt(Bytes limit) const override;
+
  private:
+  CudaAsyncAllocator(const CudaAsyncAllocator& from, Bytes limit);  // CloneAt
   enum class Kind : uint8_t { kFree, kInUse, kQueued };
   static constexpr uint32_t kNone = ~uint32_t{0};  // no block
   // A reserved VA range. Map nodes stay put, so blocks point at theirs.
@@ -268,6 +285,15 @@ class CudaAsyncAllocator final : public Allocator {
 
   absl::Status CheckBlocks() const;
 
+  // The window's bookkeeping (only while windows_): a rule found P >= k
+  // granules (at_least) or P < k; a remap made the state P's own.
+  void PSays(bool at_least, uint64_t k) {
+    if (windows_) [[unlikely]]
+      NarrowTo(at_least, k);
+  }
+  void NarrowTo(bool at_least, uint64_t k);
+  void OnlyThisP();
+
   CudaAsyncOptions options_;
   uint64_t physical_granules_;  // P
   uint64_t release_keep_;       // release_threshold in whole granules
@@ -298,6 +324,8 @@ class CudaAsyncAllocator final : public Allocator {
   int64_t same_stream_reuses_ = 0;
   int64_t internal_dependency_reuses_ = 0;
   int64_t ranges_reserved_ = 0;
+  bool windows_ = false;  // TrackLimitWindow() was asked and accepted
+  LimitWindows window_;
 };
 
 }  // namespace hbmsim

@@ -50,11 +50,12 @@ void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& w
 
 // The policies and options that keep limit windows: bfc with and without
 // growth (a growing pool's windows start at the Extend the limit cuts short),
-// torch, and bfc with garbage collection but no growth (which never collects).
+// torch, bfc with garbage collection but no growth (which never collects),
+// cuda_async.
 std::vector<AllocatorConfig> WindowedConfigs() {
   return {testing::Config("bfc"), testing::Config("bfc", {"allow_growth=true"}),
           testing::Config("bfc", {"allow_growth=true", "region_coalescing=true"}), testing::Config("torch"),
-          testing::Config("bfc", {"garbage_collection=true"})};
+          testing::Config("bfc", {"garbage_collection=true"}), testing::Config("cuda_async")};
 }
 
 TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
@@ -62,7 +63,7 @@ TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
   // Three seeds for each policy; growth's two option sets share them.
   for (const auto& [config, seed] : std::vector<std::pair<AllocatorConfig, uint64_t>>{
            {configs[0], 1}, {configs[0], 2}, {configs[0], 3}, {configs[1], 1}, {configs[1], 2},
-           {configs[2], 3}, {configs[3], 1}, {configs[3], 2}, {configs[3], 3}, {configs[4], 2}}) {
+           {configs[2], 3}, {configs[3], 1}, {configs[3], 2}, {configs[3], 3}, {configs[4], 2}, {configs[5], 1}, {configs[5], 3}}) {
     const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
     const TrialTarget target = testing::Target(t, config);
@@ -333,7 +334,7 @@ TEST(SharedTrialsTest, WithoutWindowsOnlyTheLogIsShared) {
   const std::vector<AllocatorConfig> log_only = {
       testing::Config("best_fit"), testing::Config("bfc", {"allow_growth=true", "garbage_collection=true"}),
       testing::Config("torch", {"expandable_segments=true"}),
-      testing::Config("cuda_async"), testing::Config("first_fit"), testing::Config("paged")};
+      testing::Config("cuda_async", {"preallocate=true"}), testing::Config("first_fit"), testing::Config("paged")};
   for (const AllocatorConfig& config : log_only) {
     const std::string where = RowLabel(config);
     const TrialTarget target = testing::Target(t, config);
