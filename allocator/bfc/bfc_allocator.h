@@ -130,6 +130,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   void Free(Handle h) override;
 
   AllocatorStats GetStats() const override;
+  int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   // regions, extends, region_extensions, garbage_collections, regions_released,
   // device_alloc_failures (refused sub-allocator calls, backpedal steps included).
   void AppendCounters(Counters& out) const override;

@@ -152,6 +152,9 @@ class Allocator {
 
   // Stats as of now (largest_free_block_bytes computed exactly).
   virtual AllocatorStats GetStats() const = 0;
+  // GetStats().bytes_in_use, without the rest: asked after every alloc of a
+  // run that looks for its peak (sim/whatif/trial.h).
+  virtual int64_t BytesInUse() const { return GetStats().bytes_in_use; }
   // Policy-specific counters, appended in a fixed order.
   virtual void AppendCounters(Counters& out) const {}
 

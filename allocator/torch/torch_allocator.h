@@ -134,6 +134,7 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   void RequestFree(Handle h) override;
   void CompleteFree(Handle h) override;
   AllocatorStats GetStats() const override;
+  int64_t BytesInUse() const override { return stats_.active_bytes.all().current; }
   void AppendCounters(Counters& out) const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   absl::Status CheckInvariants() const override;

@@ -107,6 +107,7 @@ class TpuAllocator final : public Allocator {
   void UnloadProgram(ProgramId pid) override;
 
   AllocatorStats GetStats() const override;
+  int64_t BytesInUse() const override { return static_cast<int64_t>(in_use_.value()); }
   void AppendCounters(Counters& out) const override;
   const TpuCounters& counters() const { return counters_; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;

@@ -202,7 +202,7 @@ absl::StatusOr<TrialResult> SharedTrials::Run(Bytes limit, const TrialOptions& o
 }
 
 absl::StatusOr<TrialResult> SharedTrials::SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where) {
-  if (!options.probe_event && !options.in_use_target) {
+  if (!options.probe_event && !options.peak_in_use_stats) {
     absl::StatusOr<TrialResult> r = RunShared(limit, options, from_where);
     if (r.ok() || absl::IsCancelled(r.status())) return r;
   }

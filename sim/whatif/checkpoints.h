@@ -64,7 +64,7 @@ class SharedTrials {
   ~SharedTrials();
 
   // RunTrial(target, limit, options)'s result, for options with no probe
-  // (probe_event, in_use_target unset). Thread-safe.
+  // (probe_event, peak_in_use_stats unset). Thread-safe.
   absl::StatusOr<TrialResult> Run(Bytes limit, const TrialOptions& options);
 
   // From now on only limits in [lo, hi] will be asked for.

@@ -63,10 +63,16 @@ nlohmann::ordered_json RowJson(const CompareRow& r) {
 
 }  // namespace
 
-// The full replay at L (what `hbmsim replay` reports), then a second one that
-// takes the state at the peak live bytes and at the peak bytes in use.
+// The full replay at L (what `hbmsim replay` reports), taking the state at
+// the peak live bytes (the survey's event: the engine counts live bytes the
+// same under every policy) and at the first reach of the peak bytes in use.
+// Where the replay's peak live event is not the survey's, a second replay
+// takes the state at its own.
 absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit) {
-  absl::StatusOr<TrialResult> full = RunTrial(target, limit, TrialOptions{false, {}, {}});
+  TrialOptions measure{false, {}, false};
+  measure.probe_event = target.survey.peak_live_event;
+  measure.peak_in_use_stats = true;
+  absl::StatusOr<TrialResult> full = RunTrial(target, limit, measure);
   if (!full.ok()) return full.status();
   AtLimit m;
   m.failures = full->failures;
@@ -82,9 +88,12 @@ absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit) {
     m.utilization = static_cast<double>(m.peak_bytes_in_use) / static_cast<double>(*m.peak_pool_bytes);
   }
   if (full->summary.start_state_refused) return m;  // nothing was replayed: no states to probe
-  absl::StatusOr<TrialResult> probes =
-      RunTrial(target, limit, TrialOptions{false, full->summary.peak_live_event, m.peak_bytes_in_use});
-  if (!probes.ok()) return probes.status();
+  absl::StatusOr<TrialResult> probes = full;
+  if (full->summary.peak_live_event != target.survey.peak_live_event) {
+    TrialOptions again{false, full->summary.peak_live_event, true};
+    probes = RunTrial(target, limit, again);
+    if (!probes.ok()) return probes.status();
+  }
   m.frag_at_peak = FragmentationOf(probes->in_use_target_stats.value_or(probes->final_stats), limit);
   const Bytes peak_live = full->summary.peak_live_bytes;
   if (probes->probe_stats && !peak_live.is_zero()) {

@@ -14,17 +14,30 @@ class TrialObserver : public ReplayObserver {
 
   void OnAlloc(EventIndex index, const Event&, const AllocResult& r) override {
     if (options_.probe_event == index) out_.probe_stats = policy_.GetStats();
-    if (options_.in_use_target && !out_.in_use_target_stats && r.ok()) {
-      const AllocatorStats s = policy_.GetStats();
-      if (s.bytes_in_use >= *options_.in_use_target) out_.in_use_target_stats = s;
+    if (options_.peak_in_use_stats && r.ok()) {
+      // The stats at each new maximum: the last is the first alloc to reach
+      // the highest bytes in use seen after an alloc.
+      const int64_t in_use = policy_.BytesInUse();
+      if (!out_.in_use_target_stats || in_use > most_in_use_) {
+        most_in_use_ = in_use;
+        out_.in_use_target_stats = policy_.GetStats();
+      }
     }
   }
   void OnFailure(const FailureRecord& f) override { out_.Count(f); }
+
+  // Those stats are the peak's only if that maximum is the policy's own peak.
+  void Finish() {
+    if (out_.in_use_target_stats && most_in_use_ < out_.final_stats.peak_bytes_in_use) {
+      out_.in_use_target_stats.reset();
+    }
+  }
 
  private:
   const Allocator& policy_;
   const TrialOptions& options_;
   TrialResult& out_;
+  int64_t most_in_use_ = 0;
 };
 
 }  // namespace
@@ -83,6 +96,7 @@ absl::StatusOr<TrialResult> RunTrial(const TrialTarget& target, Bytes limit, con
   if (!summary.ok()) return summary.status();
   out.summary = *summary;
   out.final_stats = (*run)->policy().GetStats();
+  observer.Finish();
   return out;
 }
 

@@ -57,9 +57,10 @@ struct TrialOptions {
   bool stop_at_first_failure = true;  // `--on-oom stop`: enough to know pass/fail
   // GetStats() right after this event (compare: at the peak live bytes).
   std::optional<EventIndex> probe_event;
-  // GetStats() right after the first alloc that brings bytes in use to this
-  // (compare: the state at the peak bytes in use).
-  std::optional<int64_t> in_use_target;
+  // GetStats() right after the first alloc that brings bytes in use to the
+  // run's peak (final_stats.peak_bytes_in_use; compare: the state at the peak
+  // bytes in use): TrialResult::in_use_target_stats.
+  bool peak_in_use_stats = false;
   // When set and it turns true, the trial may give up with CancelledError
   // (the size search's speculative probes). Only shared trials look at it,
   // once per checkpoint stride (sim/whatif/checkpoints.h).

@@ -2,6 +2,8 @@
 // 2K | 1K | 1K | 1K, free the 2K and the third, then 1K and 2K.
 #include "sim/whatif/comparison.h"
 
+#include "sim/scenario/scenario_run.h"
+
 #include "tests/whatif/whatif_test_util.h"
 
 namespace hbmsim {
@@ -55,6 +57,65 @@ TEST(ComparisonTest, FirstFitAt6KFailsOnFragmentationWithEveryMeasureExact) {
   const nlohmann::ordered_json j = CompareJson(*t.scenario, t.survey, Bytes(6144), *rows);
   EXPECT_EQ(j["rows"][0]["heap_minus_lower_bound"], 2048);
   EXPECT_EQ(j["rows"][1]["at_limit"]["fragmentation_at_first_failure"], nullptr);
+}
+
+// One replay takes both states compare measures: the stats right after the
+// peak live event (the survey's) and right after the first alloc that brings
+// bytes in use to the run's peak. Oracle: a replay that keeps the stats after
+// every alloc, searched afterwards.
+class EveryAlloc : public ReplayObserver {
+ public:
+  explicit EveryAlloc(const Allocator& a) : a_(a) {}
+  void OnAlloc(EventIndex index, const Event&, const AllocResult& r) override {
+    after_.push_back({index, r.ok(), a_.GetStats()});
+  }
+  struct After {
+    EventIndex event;
+    bool ok;
+    AllocatorStats stats;
+  };
+  std::vector<After> after_;
+
+ private:
+  const Allocator& a_;
+};
+
+TEST(ComparisonTest, OneReplayTakesThePeakStatesAsEveryAllocSeesThem) {
+  const testing::TestTrace t = testing::TraceFromText(testing::ChurnWithCap(5, 4000, 0.5, [](int i) {
+    return static_cast<size_t>(30 + (i / 500) % 4 * 10);
+  }));
+  const uint64_t peak = t.peak_live_bytes().value();
+  int checked = 0;
+  for (const std::string policy : {"bfc", "torch", "cuda_async", "tpu", "first_fit", "best_fit", "paged", "ideal"}) {
+    const TrialTarget target = testing::Target(t, testing::Config(policy));
+    for (const uint64_t limit : {peak, peak * 11 / 10, peak * 2}) {
+      const std::string where = fmt::format("{} at {}", policy, limit);
+      TrialOptions options{false, t.survey.peak_live_event, true};
+      absl::StatusOr<TrialResult> r = RunTrial(target, Bytes(limit), options);
+      ASSERT_TRUE(r.ok()) << where;
+      absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
+          ScenarioRun::Prepare(*t.scenario, target.config, target.maker, Bytes(limit), ReplayOptions{});
+      ASSERT_TRUE(run.ok()) << where;
+      EveryAlloc oracle((*run)->policy());
+      (*run)->engine().AddObserver(&oracle);
+      ASSERT_TRUE((*run)->Run().ok()) << where;
+      const int64_t top = (*run)->policy().GetStats().peak_bytes_in_use;
+      EXPECT_EQ(r->final_stats.peak_bytes_in_use, top) << where;
+      std::optional<AllocatorStats> at_top, at_live;
+      for (const EveryAlloc::After& a : oracle.after_) {
+        if (!at_top && a.ok && a.stats.bytes_in_use >= top) at_top = a.stats;
+        if (a.event == t.survey.peak_live_event) at_live = a.stats;
+      }
+      ASSERT_EQ(r->in_use_target_stats.has_value(), at_top.has_value()) << where;
+      if (at_top) {
+        EXPECT_EQ(*r->in_use_target_stats, *at_top) << where;
+      }
+      ASSERT_TRUE(at_live.has_value()) << where;
+      EXPECT_EQ(r->probe_stats, at_live) << where;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 24);
 }
 
 }  // namespace
