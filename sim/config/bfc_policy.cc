@@ -53,6 +53,12 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
         return std::make_unique<BfcAllocator>(o);
       });
   spec.texts.at_failure = ForPolicy(BfcFailureText, GenericFailureText);
+  // Garbage collection without growth never collects (BfcAllocator::GarbageCollect):
+  // the one region is free only as a chunk no failed request fits in.
+  spec.decides_as = [](OptionValues v) {
+    if (!v.Get<bool>("allow_growth").value_or(true)) v.Set("garbage_collection", false);
+    return v;
+  };
   spec.recording.recorded_options = RecordedOptions;
   spec.advice = {
       {"", {"allow_growth=true"}, "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},

@@ -114,6 +114,11 @@ struct PolicySpec {
   // member read back from the typed options the factory would build (so an
   // alloc_conf key shows as the option it sets). Empty: the values as given.
   std::function<absl::StatusOr<OptionValues>(const OptionValues&)> effective_options;
+  // The effective options a run with these decides exactly as: an option
+  // that has no effect under the others set to its default. Runs of two
+  // configurations with equal ones give the same results, so `compare` and
+  // `advise` work one out once. Empty: as given.
+  std::function<OptionValues(OptionValues)> decides_as;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
   // How a user sets the limit as a fraction of the device's memory, with `{}`

@@ -105,6 +105,25 @@ absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit) {
   return m;
 }
 
+namespace {
+
+// What a configuration's runs decide as (PolicySpec::decides_as).
+OptionValues DecidesAs(const AllocatorConfig& config) {
+  const OptionValues ran = EffectiveOptions(config);
+  return config.policy != nullptr && config.policy->decides_as ? config.policy->decides_as(ran) : ran;
+}
+
+// An earlier row whose runs are this configuration's, or nullptr.
+const CompareRow* DecidingAlike(const std::vector<CompareRow>& rows, const AllocatorConfig& config) {
+  if (config.policy == nullptr || config.policy->plan) return nullptr;
+  for (const CompareRow& r : rows) {
+    if (r.config.policy == config.policy && DecidesAs(r.config).entries() == DecidesAs(config).entries()) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenario, const ScenarioSurvey& survey,
                                                           const std::vector<AllocatorConfig>& configs,
                                                           std::optional<Bytes> limit,
@@ -119,8 +138,6 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
   }
   for (const AllocatorConfig& config : configs) {
     CompareRow row{config, {}, std::nullopt};
-    absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, with_events);
-    if (!target.ok()) return target.status();
     SizeOptions row_options = options;
     if (options.on_progress) {
       SizeProgress starting;
@@ -136,6 +153,15 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
         options.on_progress(q);
       };
     }
+    if (const CompareRow* same = DecidingAlike(rows, config)) {
+      // The same runs: what they found, without running them again.
+      row.size = same->size;
+      row.at_limit = same->at_limit;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    absl::StatusOr<TrialTarget> target = MakeTrialTarget(scenario, config, with_events);
+    if (!target.ok()) return target.status();
     absl::StatusOr<SizeResult> size = FindMinLimit(*target, row_options);
     if (!size.ok()) return size.status();
     row.size = *std::move(size);

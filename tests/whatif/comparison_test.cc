@@ -118,5 +118,36 @@ TEST(ComparisonTest, OneReplayTakesThePeakStatesAsEveryAllocSeesThem) {
   EXPECT_EQ(checked, 24);
 }
 
+// bfc's garbage collection never collects without growth: compare works the
+// row out once, as the plain bfc row, and it is what the row gives alone.
+// With growth it is a setting of its own.
+TEST(ComparisonTest, ARowThatDecidesAsAnEarlierOneIsItsResult) {
+  const AllocatorConfig plain = testing::Config("bfc");
+  const AllocatorConfig gc = testing::Config("bfc", {"garbage_collection=true"});
+  const AllocatorConfig growth_gc = testing::Config("bfc", {"allow_growth=true", "garbage_collection=true"});
+  const OptionValues as_plain = plain.policy->decides_as(plain.options);
+  EXPECT_EQ(gc.policy->decides_as(gc.options).entries(), as_plain.entries());
+  EXPECT_EQ(*growth_gc.policy->decides_as(growth_gc.options).Get<bool>("garbage_collection"), true);
+
+  const testing::TestTrace t = testing::TraceFromText(testing::ChurnWithCap(8, 6000, 0.5, [](int i) {
+    return static_cast<size_t>(40 + (i / 700) % 3 * 15);
+  }));
+  const Bytes limit(t.peak_live_bytes().value() * 21 / 20);
+  absl::StatusOr<std::vector<CompareRow>> rows =
+      CompareAllocators(*t.scenario, t.survey, {plain, gc, growth_gc}, limit, SizeOptions{});
+  absl::StatusOr<std::vector<CompareRow>> alone = CompareAllocators(*t.scenario, t.survey, {gc}, limit, SizeOptions{});
+  ASSERT_TRUE(rows.ok() && alone.ok());
+  for (const CompareRow* r : {&(*rows)[1], &(*alone)[0]}) {
+    EXPECT_EQ(r->size.min_bytes_limit, (*rows)[0].size.min_bytes_limit);
+    EXPECT_EQ(r->size.probes.size(), (*rows)[0].size.probes.size());
+    EXPECT_EQ(r->size.at_answer.final_stats, (*rows)[0].size.at_answer.final_stats);
+    ASSERT_TRUE(r->at_limit.has_value());
+    EXPECT_EQ(r->at_limit->failures, (*rows)[0].at_limit->failures);
+    EXPECT_EQ(r->at_limit->peak_bytes_in_use, (*rows)[0].at_limit->peak_bytes_in_use);
+    EXPECT_EQ(r->at_limit->frag_at_peak, (*rows)[0].at_limit->frag_at_peak);
+  }
+  EXPECT_EQ((*rows)[1].config.options.entries(), gc.options.entries());  // the row is still its own
+}
+
 }  // namespace
 }  // namespace hbmsim
