@@ -7,8 +7,8 @@
 namespace hbmsim {
 
 bool CudaAsyncAllocator::TrackLimitWindow() {
-  HBMSIM_DCHECK(ranges_.empty() && stats_.num_allocs == 0, "TrackLimitWindow after the first event");
   if (options_.preallocate) return false;  // P granules mapped from the start: the state is the limit's
+  HBMSIM_DCHECK(ranges_.empty() && stats_.num_allocs == 0, "TrackLimitWindow after the first event");
   windows_ = true;
   window_ = LimitWindows{};
   return true;
