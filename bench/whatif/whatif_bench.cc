@@ -12,10 +12,13 @@
 // and reports size_over_replay = size / replay. .../unshared: the same with
 // SizeOptions::share_trials off (every probe a trial that reads the trace
 // again: the method before issue 20), so one run shows before and after.
-// POLICY: bfc and torch, default options.
+// POLICY: bfc and torch, default options (issue 20's targets); bfc with
+// allow_growth and cuda_async, whose probes resume from checkpoints since
+// issue 20 round 8 (bench/README.md).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -69,7 +72,18 @@ const std::string& TracePath() {
   return path;
 }
 
-AllocatorConfig Policy(const char* name) { return *ResolveAllocator(BuiltinPolicies(), name); }
+// "NAME", or "NAME:KEY=VALUE" for one setting, as the rows below name them.
+AllocatorConfig Policy(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  AllocatorConfig c = *ResolveAllocator(BuiltinPolicies(), spec.substr(0, colon));
+  if (colon != std::string::npos) {
+    if (absl::Status s = ApplySetOption(c, spec.substr(colon + 1)); !s.ok()) {
+      std::fprintf(stderr, "whatif_bench: %s\n", std::string(s.message()).c_str());
+      std::abort();
+    }
+  }
+  return c;
+}
 
 double FullReplaySeconds(const char* policy, Bytes limit) {
   const std::string& path = TracePath();
@@ -117,6 +131,22 @@ BENCHMARK_CAPTURE(BM_SizeOverReplay, torch/shared, "torch", true)
     ->Iterations(1)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_SizeOverReplay, torch/unshared, "torch", false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc_allow_growth/shared, "bfc:allow_growth=true", true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc_allow_growth/unshared, "bfc:allow_growth=true", false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, cuda_async/shared, "cuda_async", true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, cuda_async/unshared, "cuda_async", false)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->UseRealTime();
