@@ -90,6 +90,27 @@ inline std::vector<Op> GenerateProgram(uint64_t seed, const ProgramShape& shape)
   return ops;
 }
 
+// The request of alloc op `i`.
+inline AllocRequest RequestOf(const Op& op, size_t i) {
+  AllocRequest req;
+  req.id = BufferId(op.id);
+  req.bytes = Bytes(op.bytes);
+  req.stream = StreamId(op.stream);
+  req.event = EventIndex(i);
+  return req;
+}
+
+// Applies a free, free_requested or free_completed of a buffer whose handle
+// `handles` holds (one whose alloc failed is skipped, as the engine does).
+inline void ApplyRelease(Allocator& a, const Op& op, std::map<uint64_t, Handle>& handles) {
+  auto it = handles.find(op.id);
+  if (it == handles.end()) return;
+  if (op.kind == OpKind::kFree) a.Free(it->second);
+  if (op.kind == OpKind::kRequestFree) a.RequestFree(it->second);
+  if (op.kind == OpKind::kCompleteFree) a.CompleteFree(it->second);
+  if (op.kind != OpKind::kRequestFree) handles.erase(it);
+}
+
 struct RunOutcome {
   absl::Status invariants;  // the first broken invariant, with the op that broke it
   std::string digest;       // every result and the final stats, one line each
@@ -103,12 +124,7 @@ inline RunOutcome RunProgram(Allocator& a, const std::vector<Op>& ops, bool para
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.kind == OpKind::kAlloc) {
-      AllocRequest req;
-      req.id = BufferId(op.id);
-      req.bytes = Bytes(op.bytes);
-      req.stream = StreamId(op.stream);
-      req.event = EventIndex(i);
-      const AllocResult r = a.Allocate(req);
+      const AllocResult r = a.Allocate(RequestOf(op, i));
       out.digest += fmt::format("{} {} {} {} {}\n", i, AllocStatusName(r.status),
                                 r.has_offset ? r.offset.value() : ~uint64_t{0}, r.size.value(),
                                 r.rounded.value());
@@ -118,12 +134,7 @@ inline RunOutcome RunProgram(Allocator& a, const std::vector<Op>& ops, bool para
         ++out.failures;
       }
     } else {
-      auto it = handles.find(op.id);
-      if (it == handles.end()) continue;  // the alloc failed
-      if (op.kind == OpKind::kFree) a.Free(it->second);
-      if (op.kind == OpKind::kRequestFree) a.RequestFree(it->second);
-      if (op.kind == OpKind::kCompleteFree) a.CompleteFree(it->second);
-      if (op.kind != OpKind::kRequestFree) handles.erase(it);
+      ApplyRelease(a, op, handles);
     }
     if (paranoid) {
       absl::Status s = a.CheckInvariants();

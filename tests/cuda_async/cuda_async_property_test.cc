@@ -11,16 +11,6 @@
 namespace hbmsim::testing {
 namespace {
 
-CudaAsyncOptions Pool(uint64_t limit, uint64_t seed) {
-  CudaAsyncOptions o;
-  o.memory_limit = Bytes(limit);
-  o.va_range = uint64_t{64} << 20;
-  o.release_threshold = seed % 3 == 0 ? 0 : seed % 3 == 1 ? uint64_t{96} << 20 : ~uint64_t{0};
-  o.opportunistic = seed % 2 == 0;
-  o.internal_dependencies = seed % 4 != 1;
-  return o;
-}
-
 ProgramShape Shape(uint64_t seed) {
   ProgramShape shape;
   shape.num_ops = 1500;
@@ -33,8 +23,8 @@ ProgramShape Shape(uint64_t seed) {
 TEST(CudaAsyncPropertyTest, InvariantsHoldAndRunsRepeat) {
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     const std::vector<Op> ops = GenerateProgram(seed, Shape(seed));
-    CudaAsyncAllocator first(Pool(uint64_t{256} << 20, seed));
-    CudaAsyncAllocator second(Pool(uint64_t{256} << 20, seed));
+    CudaAsyncAllocator first(SeededPool(uint64_t{256} << 20, seed));
+    CudaAsyncAllocator second(SeededPool(uint64_t{256} << 20, seed));
     const RunOutcome a = RunProgram(first, ops, /*paranoid=*/true);
     const RunOutcome b = RunProgram(second, ops, /*paranoid=*/false);
     EXPECT_TRUE(a.invariants.ok()) << "seed " << seed << ": " << a.invariants.message();
@@ -48,7 +38,7 @@ TEST(CudaAsyncPropertyTest, TheReportedLargestFreeBlockFitsAndTheRequestDidNot) 
   int failures = 0;
   for (uint64_t seed = 11; seed <= 14; ++seed) {
     const std::vector<Op> ops = GenerateProgram(seed, Shape(seed));
-    CudaAsyncAllocator a(Pool(uint64_t{128} << 20, seed));
+    CudaAsyncAllocator a(SeededPool(uint64_t{128} << 20, seed));
     std::map<uint64_t, Handle> handles;
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];

@@ -23,6 +23,19 @@ inline CudaAsyncOptions SmallPool(uint64_t limit) {
   return o;
 }
 
+// The random programs' pools (property and window tests): 2 MiB granules,
+// 64 MiB VA ranges, and the seed picks the release threshold, opportunistic
+// reuse and internal dependencies.
+inline CudaAsyncOptions SeededPool(uint64_t limit, uint64_t seed) {
+  CudaAsyncOptions o;
+  o.memory_limit = Bytes(limit);
+  o.va_range = uint64_t{64} << 20;
+  o.release_threshold = seed % 3 == 0 ? 0 : seed % 3 == 1 ? uint64_t{96} << 20 : ~uint64_t{0};
+  o.opportunistic = seed % 2 == 0;
+  o.internal_dependencies = seed % 4 != 1;
+  return o;
+}
+
 // Allocates and checks the invariants; returns the result.
 inline AllocResult Alloc(CudaAsyncAllocator& a, uint64_t id, uint64_t bytes, uint64_t stream = 0) {
   AllocRequest req;

@@ -16,19 +16,10 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tests/common/random_ops.h"
+#include "tests/cuda_async/cuda_async_test_util.h"
 
 namespace hbmsim::testing {
 namespace {
-
-CudaAsyncOptions Pool(uint64_t limit, uint64_t seed) {
-  CudaAsyncOptions o;
-  o.memory_limit = Bytes(limit);
-  o.va_range = uint64_t{64} << 20;
-  o.release_threshold = seed % 3 == 0 ? 0 : seed % 3 == 1 ? uint64_t{96} << 20 : ~uint64_t{0};
-  o.opportunistic = seed % 2 == 0;
-  o.internal_dependencies = seed % 4 != 1;
-  return o;
-}
 
 // Applies ops one at a time, keeping the buffers' handles; one line per
 // alloc: where it went, or that it failed, and how (oom or fragmentation) from
@@ -43,22 +34,13 @@ struct Driver {
   void Apply(const std::vector<Op>& ops, size_t i) {
     const Op& op = ops[i];
     if (op.kind == OpKind::kAlloc) {
-      AllocRequest req;
-      req.id = BufferId(op.id);
-      req.bytes = Bytes(op.bytes);
-      req.stream = StreamId(op.stream);
-      const AllocResult r = a->Allocate(req);
+      const AllocResult r = a->Allocate(RequestOf(op, i));
       const std::string_view status = r.ok() || i >= kinds_from ? AllocStatusName(r.status) : "failed";
       digest += fmt::format("{} {} {}\n", i, status, r.has_offset ? r.offset.value() : ~uint64_t{0});
       if (r.ok()) handles[op.id] = r.handle;
       return;
     }
-    auto it = handles.find(op.id);
-    if (it == handles.end()) return;  // the alloc failed
-    if (op.kind == OpKind::kFree) a->Free(it->second);
-    if (op.kind == OpKind::kRequestFree) a->RequestFree(it->second);
-    if (op.kind == OpKind::kCompleteFree) a->CompleteFree(it->second);
-    if (op.kind != OpKind::kRequestFree) handles.erase(it);
+    ApplyRelease(*a, op, handles);
   }
   std::string Finish() const {
     const AllocatorStats s = a->GetStats();
@@ -87,7 +69,7 @@ TEST(CudaAsyncWindowsTest, ACloneAnywhereInTheWindowIsTheRunAtItsLimit) {
     const std::vector<Op> ops = GenerateProgram(seed, shape);
     // A limit the program presses against (remaps, failures), and one past the cap.
     for (const uint64_t limit : {160 * kMiB + 12345, uint64_t{1} << 62}) {
-      CudaAsyncAllocator run(Pool(limit, seed));
+      CudaAsyncAllocator run(SeededPool(limit, seed));
       ASSERT_TRUE(run.TrackLimitWindow());
       Driver d{&run, {}, {}};
       for (size_t i = 0; i < ops.size(); ++i) {
@@ -104,7 +86,7 @@ TEST(CudaAsyncWindowsTest, ACloneAnywhereInTheWindowIsTheRunAtItsLimit) {
           Driver c{clone.get(), d.handles, d.digest, i + 1};
           for (size_t j = i + 1; j < ops.size(); ++j) c.Apply(ops, j);
           const std::string where = fmt::format("seed {} limit {} op {} clone at {}", seed, limit, i, other);
-          ASSERT_EQ(c.Finish(), FreshRun(ops, Pool(other, seed), i + 1)) << where;
+          ASSERT_EQ(c.Finish(), FreshRun(ops, SeededPool(other, seed), i + 1)) << where;
           ++clones;
           if (w.hi != Bytes::Max()) ++clones_under_a_cap;  // the limit had refused something
         }
