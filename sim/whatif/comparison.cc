@@ -69,10 +69,8 @@ nlohmann::ordered_json RowJson(const CompareRow& r) {
 // Where the replay's peak live event is not the survey's, a second replay
 // takes the state at its own.
 absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit) {
-  TrialOptions measure{false, {}, false};
-  measure.probe_event = target.survey.peak_live_event;
-  measure.peak_in_use_stats = true;
-  absl::StatusOr<TrialResult> full = RunTrial(target, limit, measure);
+  absl::StatusOr<TrialResult> full =
+      RunTrial(target, limit, TrialOptions{false, target.survey.peak_live_event, true});
   if (!full.ok()) return full.status();
   AtLimit m;
   m.failures = full->failures;
@@ -88,11 +86,12 @@ absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit) {
     m.utilization = static_cast<double>(m.peak_bytes_in_use) / static_cast<double>(*m.peak_pool_bytes);
   }
   if (full->summary.start_state_refused) return m;  // nothing was replayed: no states to probe
-  absl::StatusOr<TrialResult> probes = full;
+  const TrialResult* probes = &*full;
+  absl::StatusOr<TrialResult> again;
   if (full->summary.peak_live_event != target.survey.peak_live_event) {
-    TrialOptions again{false, full->summary.peak_live_event, true};
-    probes = RunTrial(target, limit, again);
-    if (!probes.ok()) return probes.status();
+    again = RunTrial(target, limit, TrialOptions{false, full->summary.peak_live_event, true});
+    if (!again.ok()) return again.status();
+    probes = &*again;
   }
   m.frag_at_peak = FragmentationOf(probes->in_use_target_stats.value_or(probes->final_stats), limit);
   const Bytes peak_live = full->summary.peak_live_bytes;
@@ -115,7 +114,7 @@ OptionValues DecidesAs(const AllocatorConfig& config) {
 
 // An earlier row whose runs are this configuration's, or nullptr.
 const CompareRow* DecidingAlike(const std::vector<CompareRow>& rows, const AllocatorConfig& config) {
-  if (config.policy == nullptr || config.policy->plan) return nullptr;
+  if (config.policy == nullptr) return nullptr;
   for (const CompareRow& r : rows) {
     if (r.config.policy == config.policy && DecidesAs(r.config).entries() == DecidesAs(config).entries()) return &r;
   }
