@@ -20,6 +20,10 @@ class SimulatedDevice {
   // Where the next Reserve() will start (lets a policy know whether a new range
   // will be adjacent to one it holds, for in-place region growth).
   Offset next_address() const { return next_; }
+  // Where the next Reserve() starts, set by a policy cloned at another limit
+  // whose ranges that limit sizes (torch's expandable segments): its device
+  // has handed out the same ranges, each of the other size.
+  void set_next_address(Offset next) { next_ = next; }
 
  private:
   Offset next_;

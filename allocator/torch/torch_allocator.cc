@@ -14,22 +14,6 @@ TorchAllocator::TorchAllocator(TorchOptions options) : options_(std::move(option
   window_.Only(options_.capacity);
 }
 
-bool TorchAllocator::TrackLimitWindow() {
-  if (options_.per_process_memory_fraction || options_.expandable_segments) return false;
-  windows_ = true;
-  window_ = LimitWindow{};
-  return true;
-}
-
-// Nothing but the capacity itself depends on it (see the class comment).
-std::unique_ptr<Allocator> TorchAllocator::CloneAt(Bytes limit) const {
-  HBMSIM_DCHECK(window_.Contains(limit), "CloneAt a limit outside the window");
-  auto copy = std::make_unique<TorchAllocator>(*this);
-  copy->set_observer(nullptr);
-  copy->options_.capacity = limit;
-  return copy;
-}
-
 AllocResult TorchAllocator::Allocate(const AllocRequest& req) {
   if (req.bytes.is_zero()) {
     // PyTorch hands out a null pointer and records nothing for 0 bytes.
@@ -85,20 +69,15 @@ bool TorchAllocator::OversizeAllows(const Params& p, Bytes size) const {
 // get_free_block's candidate when the pool holds expandable blocks: with
 // expandable segments on, walk on while the next block could grow to less
 // (its unmapped successor included); with them off, walk past expandable ones.
-std::optional<PoolEntry> TorchAllocator::ExpandableAwareCandidate(const Params& p) const {
+std::optional<PoolEntry> TorchAllocator::ExpandableAwareCandidate(const Params& p) {
   const FreePool& pool = PoolOf(p.small).blocks;
   const uint64_t stream = p.stream.value();
   const auto next = [&](const PoolEntry& e) { return pool.LowerBound(stream, e.size, e.ptr + 1); };
   std::optional<PoolEntry> it = pool.LowerBound(stream, p.rounded.value(), 0);
   if (!it || !blocks_[it->handle].expandable) return it;
   if (options_.expandable_segments) {
-    const auto expandable_size = [&](uint64_t b) {
-      const Block& blk = blocks_[b];
-      const bool unmapped_next = blk.next != kNil && blocks_[blk.next].kind == Kind::kUnmapped;
-      return blk.size + (unmapped_next ? blocks_[blk.next].size : Bytes());
-    };
     for (auto n = next(*it); blocks_[it->handle].expandable && n &&
-                             expandable_size(n->handle) < expandable_size(it->handle);
+                             GrowsLess(static_cast<BlockIndex>(n->handle), static_cast<BlockIndex>(it->handle));
          n = next(*n)) {
       it = n;
     }
@@ -141,16 +120,8 @@ std::optional<TorchAllocator::BlockIndex> TorchAllocator::AllocBlock(const Param
     return std::nullopt;
   }
   if (options_.expandable_segments) return TryAllocateExpandable(p);
-  if (windows_) {
-    if (p.recorded) {
-      window_.Only(options_.capacity);
-    } else if (p.alloc_size > options_.capacity.SaturatingSub(reserved)) {
-      window_.AtMost((reserved + p.alloc_size).SaturatingSub(Bytes(1)));
-    } else {
-      window_.AtLeast(reserved + p.alloc_size);
-    }
-  }
-  if (p.alloc_size > options_.capacity.SaturatingSub(reserved)) return std::nullopt;  // cudaMalloc fails
+  if (windows_ && p.recorded) window_.Only(options_.capacity);
+  if (!CapacityHolds(reserved, p.alloc_size)) return std::nullopt;  // cudaMalloc fails
   // A recorded segment inside the assumed unmapped tail of an expandable range
   // (expandable segments were switched off later) proves that range ends there.
   if (p.recorded && !RangeIsFree(*p.recorded, p.alloc_size)) TrimUnmappedTailAt(*p.recorded);

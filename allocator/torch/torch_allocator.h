@@ -27,7 +27,8 @@
 //                      size,addr)  without free_completed)
 //
 // Expandable segments: a (stream, pool) reserves a VA range of ceil(1.125 ×
-// capacity / page) pages when no range it holds has room, and maps pages (2 MiB
+// capacity / page) pages (at most 2^48 bytes: torch_windows.cc) when no range
+// it holds has room, and maps pages (2 MiB
 // small, large_segment_size large) on demand; blocks split at 512 B; unmapped
 // space is a block in the pool's `unmapped` set (kUnmapped in WalkMemoryMap);
 // release_cached_blocks unmaps whole free pages and drops an empty range.
@@ -70,6 +71,7 @@
 #ifndef HBMSIM_ALLOCATOR_TORCH_TORCH_ALLOCATOR_H_
 #define HBMSIM_ALLOCATOR_TORCH_TORCH_ALLOCATOR_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -115,11 +117,11 @@ struct SegmentSeed {
 };
 
 // Limit windows (allocator/core/limit_window.h), when asked for, are kept without
-// per_process_memory_fraction (and so without garbage collection) and without
-// expandable segments: the capacity is then consulted only by cudaMalloc's
-// `reserved + size <= capacity`, and nothing the allocator holds is sized by
-// it. Otherwise, and once a recorded address chose a base, the window is the
-// capacity alone.
+// per_process_memory_fraction (and so without garbage collection): the
+// capacity is consulted by cudaMalloc's and cuMemCreate's `reserved + size <=
+// capacity`, and with expandable segments it sizes the VA ranges, so their
+// tails and bases (torch_windows.cc). Once a recorded address chose a base, the
+// window is the capacity alone.
 class TorchAllocator final : public Allocator, public LimitWindowPolicy {
  public:
   explicit TorchAllocator(TorchOptions options);
@@ -182,6 +184,9 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
     bool small = false;
     bool expandable = false;
     BlockIndex head = kNil;
+    // Expandable ranges the device reserved before this one, large and small
+    // (torch_windows.cc: its base at another capacity).
+    std::array<uint64_t, 2> ranges_before = {0, 0};
   };
   // BlockComparatorAddress: (stream, address).
   struct AddrKey {
@@ -206,7 +211,7 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   // torch_allocator.cc: the malloc flow and free.
   std::optional<BlockIndex> GetFreeBlock(const Params& p);
   bool OversizeAllows(const Params& p, Bytes size) const;
-  std::optional<PoolEntry> ExpandableAwareCandidate(const Params& p) const;
+  std::optional<PoolEntry> ExpandableAwareCandidate(const Params& p);
   std::optional<BlockIndex> MissLadder(const Params& p);
   std::optional<BlockIndex> AllocBlock(const Params& p, bool is_retry);
   AllocResult AllocFoundBlock(const Params& p, BlockIndex b, const AllocRequest& req);
@@ -234,6 +239,15 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   void TrimUnmappedTailAt(Offset at);
   Bytes PageSize(bool small) const;
   Bytes ExpandableRangeSize(bool small) const;  // ceil(1.125 × device memory / page) pages
+  static Bytes RangeSizeFor(Bytes memory, Bytes page);
+  // torch_windows.cc: what narrows the limit window, and CloneAt's layout.
+  bool CapacityHolds(Bytes reserved, Bytes size);  // size <= capacity - reserved
+  bool IsTail(BlockIndex b) const;                 // an expandable range's unmapped last block
+  bool TailHolds(BlockIndex b, Bytes n);           // the tail is at least n long
+  Bytes TailOrLess(BlockIndex b, Bytes n);         // min(length of b, n)
+  bool GrowsLess(BlockIndex a, BlockIndex b);      // a with its unmapped successor < b with its
+  Bytes LeastCapacityForRange(Bytes bytes, Bytes page) const;
+  void LayOutRangesAgain(const std::array<Bytes, 2>& before);
   // torch_state.cc: storage, stats views, walk, invariants, seeding.
   BlockIndex NewBlock(const Block& b);
   void DeleteBlock(BlockIndex b);
@@ -274,6 +288,7 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   int64_t num_allocs_ = 0;
   int64_t largest_alloc_size_ = 0;
   std::optional<OomNumbers> last_oom_;
+  std::array<uint64_t, 2> ranges_reserved_ = {0, 0};  // expandable ranges so far: large, small
   bool windows_ = false;
   LimitWindow window_;
 };

@@ -12,24 +12,20 @@ Bytes TorchAllocator::PageSize(bool small) const {
 }
 
 // ExpandableSegment's constructor: numSegments(device_total + device_total / 8)
-// pages of address space, i.e. ceil(1.125 × device memory / page) pages.
+// pages of address space, i.e. ceil(1.125 × device memory / page) pages
+// (RangeSizeFor, torch_windows.cc).
 Bytes TorchAllocator::ExpandableRangeSize(bool small) const {
-  const Bytes page = PageSize(small);
   const Bytes memory =
       options_.capacity == Bytes::Max() ? options_.expandable_va_capacity : options_.capacity;
-  // In 128 bits: 9/8 of a capacity near 2^64 does not fit in 64.
-  const unsigned __int128 wanted = static_cast<unsigned __int128>(memory.value() / 8) * 9 + page.value() - 1;
-  const unsigned __int128 pages = wanted / page.value();
-  return Bytes(static_cast<uint64_t>(
-      std::min<unsigned __int128>(pages * page.value(), Bytes::Max().RoundDown(page.value()).value())));
+  return RangeSizeFor(memory, PageSize(small));
 }
 
 // try_allocate_expandable_block: find room (free + unmapped run), map just
 // enough pages, return the mapped block (taken out of the pool).
 std::optional<TorchAllocator::BlockIndex> TorchAllocator::TryAllocateExpandable(const Params& p) {
+  if (windows_ && p.recorded) window_.Only(options_.capacity);
   BlockIndex candidate = FindExpandableBlock(p);
-  if (blocks_[candidate].kind == Kind::kUnmapped &&
-      !MapBlock(candidate, std::min(blocks_[candidate].size, p.rounded))) {
+  if (blocks_[candidate].kind == Kind::kUnmapped && !MapBlock(candidate, TailOrLess(candidate, p.rounded))) {
     return std::nullopt;
   }
   while (blocks_[candidate].size < p.rounded) {
@@ -39,7 +35,7 @@ std::optional<TorchAllocator::BlockIndex> TorchAllocator::TryAllocateExpandable(
     // The range ends first: the request is larger than a whole new VA range
     // (possible only with a capacity the range size cannot express).
     if (next == kNil) return std::nullopt;
-    if (!MapBlock(next, std::min(remaining, blocks_[next].size))) return std::nullopt;
+    if (!MapBlock(next, TailOrLess(next, remaining))) return std::nullopt;
     candidate = next;
   }
   EraseFromPool(candidate);
@@ -57,6 +53,8 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
   const auto has_room = [&](BlockIndex b) {
     Bytes bytes;
     while (bytes < p.rounded && allocatable(b)) {
+      // The range's last block: whether it holds the rest depends on the capacity.
+      if (IsTail(b)) return TailHolds(b, p.rounded - bytes);
       bytes += blocks_[b].size;
       b = blocks_[b].next;
     }
@@ -73,6 +71,7 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
   Offset base;
   const Bytes needed = p.rounded.RoundUp(page.value());
   if (p.recorded && !RangeIsFree(*p.recorded, needed)) TrimUnmappedTailAt(*p.recorded);
+  const std::array<uint64_t, 2> before = ranges_reserved_;
   if (p.recorded && RangeIsFree(*p.recorded, needed)) {
     // The recorded range starts here; it cannot run into memory we already hold
     // (seeded ranges have unknown VA extents), so it is clipped at the next one.
@@ -80,6 +79,7 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
     va = std::min(va, SpaceAfter(base)).RoundDown(page.value());
   } else {
     base = NewSegmentBase(va, std::nullopt);
+    ++ranges_reserved_[p.small ? 1 : 0];  // the device's next range (torch_windows.cc)
   }
   Block blk;
   blk.addr = base;
@@ -90,7 +90,7 @@ TorchAllocator::BlockIndex TorchAllocator::FindExpandableBlock(const Params& p) 
   blk.expandable = true;
   blk.kind = Kind::kUnmapped;
   const BlockIndex b = NewBlock(blk);
-  segments_[base.value()] = Segment{base, va, p.stream, p.small, true, b};
+  segments_[base.value()] = Segment{base, va, p.stream, p.small, true, b, before};
   InsertUnmapped(b);
   return b;
 }
@@ -122,9 +122,11 @@ void TorchAllocator::TrimUnmappedTailAt(Offset at) {
 // unmapped behind it. Fails (all or nothing) when capacity would be exceeded.
 bool TorchAllocator::MapBlock(BlockIndex b, Bytes size) {
   const Bytes page = PageSize(blocks_[b].small);
-  const Bytes mapped = std::min(size.RoundUp(page.value()), blocks_[b].size);
+  const Bytes want = size.RoundUp(page.value());
+  // The tail: a rest stays unmapped behind the pages iff it is longer than them.
+  const Bytes mapped = IsTail(b) && TailHolds(b, want + Bytes(1)) ? want : TailOrLess(b, want);
   const Bytes reserved(static_cast<uint64_t>(stats_.reserved_bytes.all().current));
-  if (mapped > options_.capacity.SaturatingSub(reserved)) return false;  // cuMemCreate fails
+  if (!CapacityHolds(reserved, mapped)) return false;  // cuMemCreate fails
   EraseUnmapped(b);
   const Offset start = blocks_[b].addr;
   blocks_[b].kind = Kind::kFree;

@@ -14,7 +14,8 @@
 // again: the method before issue 20), so one run shows before and after.
 // POLICY: bfc and torch, default options (issue 20's targets); bfc with
 // allow_growth and cuda_async, whose probes resume from checkpoints since
-// issue 20 round 8 (bench/README.md).
+// issue 20 round 8, and torch with expandable segments since round 9
+// (bench/README.md).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -147,6 +148,14 @@ BENCHMARK_CAPTURE(BM_SizeOverReplay, cuda_async/shared, "cuda_async", true)
     ->Iterations(1)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_SizeOverReplay, cuda_async/unshared, "cuda_async", false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, torch_expandable/shared, "torch:expandable_segments=true", true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, torch_expandable/unshared, "torch:expandable_segments=true", false)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->UseRealTime();

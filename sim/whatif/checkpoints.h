@@ -28,8 +28,8 @@
 // events: no start state seeded into the policy, a recording without side
 // entries (RecordingChecker), events an EventLog holds (sim/whatif/event_log.h).
 // Anything else (and any error) runs RunTrial instead. A policy without limit
-// windows (bfc with growth and garbage collection, cuda_async with preallocate, torch on
-// some options, the baselines) shares only the log: every trial replays it
+// windows (bfc with growth and garbage collection, cuda_async with preallocate, torch
+// with per_process_memory_fraction, the baselines) shares only the log: every trial replays it
 // from the first event, with no leader, checkpoint or mark; that still spares
 // each trial decoding the recording (a fifth of a cuda_async `size` of a
 // binary trace, more of a text one).

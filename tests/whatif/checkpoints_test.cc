@@ -51,11 +51,12 @@ void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& w
 // The policies and options that keep limit windows: bfc with and without
 // growth (a growing pool's windows start at the Extend the limit cuts short),
 // torch, bfc with garbage collection but no growth (which never collects),
-// cuda_async.
+// cuda_async, torch with expandable segments (its ranges sized by the limit).
 std::vector<AllocatorConfig> WindowedConfigs() {
   return {testing::Config("bfc"), testing::Config("bfc", {"allow_growth=true"}),
           testing::Config("bfc", {"allow_growth=true", "region_coalescing=true"}), testing::Config("torch"),
-          testing::Config("bfc", {"garbage_collection=true"}), testing::Config("cuda_async")};
+          testing::Config("bfc", {"garbage_collection=true"}), testing::Config("cuda_async"),
+          testing::Config("torch", {"expandable_segments=true"})};
 }
 
 TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
@@ -63,7 +64,8 @@ TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
   // Three seeds for each policy; growth's two option sets share them.
   for (const auto& [config, seed] : std::vector<std::pair<AllocatorConfig, uint64_t>>{
            {configs[0], 1}, {configs[0], 2}, {configs[0], 3}, {configs[1], 1}, {configs[1], 2},
-           {configs[2], 3}, {configs[3], 1}, {configs[3], 2}, {configs[3], 3}, {configs[4], 2}, {configs[5], 1}, {configs[5], 3}}) {
+           {configs[2], 3}, {configs[3], 1}, {configs[3], 2}, {configs[3], 3}, {configs[4], 2}, {configs[5], 1}, {configs[5], 3},
+           {configs[6], 1}, {configs[6], 2}}) {
     const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
     const TrialTarget target = testing::Target(t, config);
@@ -333,7 +335,7 @@ TEST(SharedTrialsTest, WithoutWindowsOnlyTheLogIsShared) {
   EXPECT_FALSE(BfcAllocator(gc).TrackLimitWindow());
   const std::vector<AllocatorConfig> log_only = {
       testing::Config("best_fit"), testing::Config("bfc", {"allow_growth=true", "garbage_collection=true"}),
-      testing::Config("torch", {"expandable_segments=true"}),
+      testing::Config("torch", {"per_process_memory_fraction=0.9"}),
       testing::Config("cuda_async", {"preallocate=true"}), testing::Config("first_fit"), testing::Config("paged")};
   for (const AllocatorConfig& config : log_only) {
     const std::string where = RowLabel(config);
