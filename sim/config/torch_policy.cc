@@ -80,6 +80,12 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
   spec.texts.stats = ForPolicy(TorchStatsText, TensorFlowStatsText);
   spec.recording = TorchRecordingHooks();
   spec.runs_unlimited = true;
+  // The garbage collection threshold acts only under a per-process memory
+  // fraction: PyTorch collects only when one is set (TorchAllocator::GcEnabled).
+  spec.decides_as = [](OptionValues v) {
+    if (v.Get<double>("per_process_memory_fraction").value_or(1.0) == 0.0) v.Set("garbage_collection_threshold", 0.0);
+    return v;
+  };
   spec.advice = {
       {"", {"expandable_segments=true"}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
       {"", {"expandable_segments=false"}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"},

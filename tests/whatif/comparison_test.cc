@@ -149,5 +149,33 @@ TEST(ComparisonTest, ARowThatDecidesAsAnEarlierOneIsItsResult) {
   EXPECT_EQ((*rows)[1].config.options.entries(), gc.options.entries());  // the row is still its own
 }
 
+// torch's garbage_collection_threshold acts only under a per-process memory
+// fraction: without one its row (PYTORCH_CUDA_ALLOC_CONF=
+// garbage_collection_threshold:0.6 in torch's advice) is today's job's.
+TEST(ComparisonTest, TorchsGarbageCollectionWithoutAFractionDecidesAsNone) {
+  const AllocatorConfig plain = testing::Config("torch");
+  const AllocatorConfig gc = testing::Config("torch", {"garbage_collection_threshold=0.6"});
+  const AllocatorConfig fraction_gc =
+      testing::Config("torch", {"per_process_memory_fraction=0.9", "garbage_collection_threshold=0.6"});
+  EXPECT_EQ(gc.policy->decides_as(gc.options).entries(), plain.policy->decides_as(plain.options).entries());
+  EXPECT_EQ(*fraction_gc.policy->decides_as(fraction_gc.options).Get<double>("garbage_collection_threshold"), 0.6);
+
+  const testing::TestTrace t = testing::TraceFromText(testing::ChurnWithCap(9, 6000, 0.5, [](int i) {
+    return static_cast<size_t>(40 + (i / 700) % 3 * 15);
+  }));
+  const Bytes limit(t.peak_live_bytes().value() * 21 / 20);
+  // Alone (nothing to take it from), it runs as plain torch does.
+  absl::StatusOr<std::vector<CompareRow>> rows =
+      CompareAllocators(*t.scenario, t.survey, {plain}, limit, SizeOptions{});
+  absl::StatusOr<std::vector<CompareRow>> alone = CompareAllocators(*t.scenario, t.survey, {gc}, limit, SizeOptions{});
+  ASSERT_TRUE(rows.ok() && alone.ok());
+  EXPECT_EQ((*alone)[0].size.min_bytes_limit, (*rows)[0].size.min_bytes_limit);
+  EXPECT_EQ((*alone)[0].size.probes.size(), (*rows)[0].size.probes.size());
+  EXPECT_EQ((*alone)[0].size.at_answer.final_stats, (*rows)[0].size.at_answer.final_stats);
+  ASSERT_TRUE((*alone)[0].at_limit.has_value());
+  EXPECT_EQ((*alone)[0].at_limit->failures, (*rows)[0].at_limit->failures);
+  EXPECT_EQ((*alone)[0].at_limit->peak_bytes_in_use, (*rows)[0].at_limit->peak_bytes_in_use);
+}
+
 }  // namespace
 }  // namespace hbmsim
