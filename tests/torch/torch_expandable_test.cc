@@ -114,5 +114,20 @@ TEST(TorchExpandable, ARecordedRangeInsideAnUnmappedTailTrimsThatTail) {
   EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
 }
 
+// No range is larger than 2^48 bytes: under a limit of 2^62 a range of
+// 1.125 x 2^62 bytes each put the fourth past 2^64. Small pages (2 MiB)
+// divide 2^48; large ones (20 MiB) take the most whole pages below it.
+TEST(TorchExpandable, RangesStopAt2To48Bytes) {
+  TorchAllocator a(Expandable(uint64_t{1} << 62));
+  const uint64_t range = uint64_t{1} << 48;
+  for (uint64_t stream = 0; stream < 4; ++stream) {
+    EXPECT_EQ(Alloc(a, 4096, stream).offset, Offset(stream * range)) << stream;  // one small range per stream
+  }
+  const uint64_t large_range = range / (20 * kMiB) * (20 * kMiB);
+  EXPECT_EQ(Alloc(a, 30 * kMiB, 0).offset, Offset(4 * range));
+  EXPECT_EQ(Alloc(a, 30 * kMiB, 1).offset, Offset(4 * range + large_range));
+  EXPECT_TRUE(a.CheckInvariants().ok()) << a.CheckInvariants();
+}
+
 }  // namespace
 }  // namespace hbmsim::torch
