@@ -18,8 +18,10 @@
 // A decision that compares a tail's length with a length n (TailHolds) holds
 // for the capacities whose range is at least (tail.addr - base_i) + n, an
 // interval (range() only grows with the capacity); cuMemCreate's capacity
-// test (MapBlock) narrows as cudaMalloc's does. A mapping that would take a
-// tail whole (its length on both sides of a test) keeps the capacity alone.
+// test (MapBlock) narrows as cudaMalloc's does. A mapping that takes a tail
+// whole keeps the capacities of that one range length when the tail is as
+// long as the pages it maps, and the capacity alone when it is shorter (the
+// length mapped, on both sides of the capacity test, is then the capacity's).
 // The bases move with the capacity but keep their order, and every block keeps
 // its offset in its range, so a decision that compares addresses comes out the
 // same: CloneAt lays the ranges out again at the other capacity's sizes.
