@@ -43,12 +43,7 @@ TEST(CudaAsyncPropertyTest, TheReportedLargestFreeBlockFitsAndTheRequestDidNot) 
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
       if (op.kind != OpKind::kAlloc) {
-        auto it = handles.find(op.id);
-        if (it == handles.end()) continue;
-        if (op.kind == OpKind::kFree) a.Free(it->second);
-        if (op.kind == OpKind::kRequestFree) a.RequestFree(it->second);
-        if (op.kind == OpKind::kCompleteFree) a.CompleteFree(it->second);
-        if (op.kind != OpKind::kRequestFree) handles.erase(it);
+        ApplyRelease(a, op, handles);
         continue;
       }
       const AllocResult r = Alloc(a, op.id, op.bytes, op.stream);
