@@ -32,7 +32,7 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
     const EventIndex index(summary_.events_read++);
     if (!e.attrs.empty()) [[unlikely]]
       NoteOtherAttributes(e.attrs);
-    if (!SelectDevice(e)) continue;
+    if (!SelectDevice(e.device)) continue;
     ++summary_.events_replayed;
     current_ = index;
     const uint64_t failures_before = summary_.failures;
@@ -73,13 +73,15 @@ void ReplayEngine::NoteOtherAttributes(std::string_view attrs) {
   }
 }
 
-bool ReplayEngine::SelectDevice(const Event& e) {
-  if (!summary_.device) summary_.device = options_.device.value_or(e.device);
-  if (e.device == *summary_.device) return true;
+bool ReplayEngine::SelectDevice(DeviceId device) {
+  if (!summary_.device) [[unlikely]]
+    summary_.device = options_.device.value_or(device);
+  if (device == *summary_.device) [[likely]]
+    return true;
   ++summary_.events_other_device;
   std::vector<DeviceId>& seen = summary_.other_devices;
-  const auto at = std::lower_bound(seen.begin(), seen.end(), e.device);
-  if ((at == seen.end() || *at != e.device) && seen.size() < ReplaySummary::kMaxListedDevices) seen.insert(at, e.device);
+  const auto at = std::lower_bound(seen.begin(), seen.end(), device);
+  if ((at == seen.end() || *at != device) && seen.size() < ReplaySummary::kMaxListedDevices) seen.insert(at, device);
   return false;
 }
 
@@ -115,8 +117,6 @@ absl::Status ReplayEngine::ApplyOther(const Event& e, EventIndex index, const Ev
 }
 
 absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const EventReader& reader) {
-  const auto [live, inserted] = buffers_.TryInsert(e.id, Live{});
-  if (!inserted) return BadEvent(reader, e, "that is still live");
   AllocRequest req;
   req.id = e.buffer();
   req.bytes = e.bytes;
@@ -124,18 +124,12 @@ absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const Ev
   req.shape = e.shape ? &*e.shape : nullptr;
   req.event = index;
   if (options_.check_recorded && e.addr) req.recorded_address = Offset(*e.addr);
-  const AllocResult r = allocator_.Allocate(req);
-  ++summary_.allocs;
+  AllocResult r;
+  if (!AllocAs(allocator_, req, r)) return BadEvent(reader, e, "that is still live");
   if (options_.check_recorded && e.addr) {
     ++summary_.recorded.allocs_total;
     if (r.ok() && r.has_offset && r.offset.value() == *e.addr) ++summary_.recorded.allocs_matched;
   }
-  // Field by field: a whole Live built on the stack and copied in was read
-  // back wider than it was written, a store-forwarding stall on every alloc.
-  live->handle = r.ok() ? r.handle : kNullHandle;
-  live->requested = e.bytes;
-  live->placed = r.ok();
-  AddLive(e.bytes, index);
   for (ReplayObserver* o : observers_) o->OnAlloc(index, e, r);
   if (!r.ok()) {
     ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
@@ -144,31 +138,28 @@ absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const Ev
 }
 
 absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) {
-  Live* found = buffers_.Find(e.id);
-  if (found == nullptr) return BadEvent(reader, e, "that is not live");
-  Live& live = *found;
-  const bool completes = e.kind == EventKind::kFreeCompleted;
-  if (completes != live.free_requested) {
-    return BadEvent(reader, e,
-                    completes ? "without a free_requested before it" : "whose free was already requested");
+  const FreeVerdict v = FreeAs(allocator_, e.kind, e.id);
+  if (v.error != nullptr) return BadEvent(reader, e, v.error);
+  if (e.kind != EventKind::kFreeRequested) {
+    for (ReplayObserver* o : observers_) o->OnRelease(current_, e);
   }
-  if (!live.placed) {
-    ++summary_.ignored_frees;
-  } else if (e.kind == EventKind::kFree) {
-    allocator_.Free(live.handle);
-  } else if (e.kind == EventKind::kFreeRequested) {
-    allocator_.RequestFree(live.handle);
-  } else {
-    allocator_.CompleteFree(live.handle);
-  }
-  if (e.kind == EventKind::kFreeRequested) {
-    live.free_requested = true;  // still live until free_completed
-    return absl::OkStatus();
-  }
-  RemoveLive(live.requested);
-  buffers_.Erase(found);
-  for (ReplayObserver* o : observers_) o->OnRelease(current_, e);
   return absl::OkStatus();
+}
+
+bool ReplayEngine::PlainAllowed() const {
+  if (options_.paranoid || options_.check_recorded) return false;
+  return std::none_of(observers_.begin(), observers_.end(),
+                      [](const ReplayObserver* o) { return o->needs_allocs_and_releases(); });
+}
+
+Event ReplayEngine::ToEvent(const PlainEvent& p) {
+  Event e;
+  e.kind = p.kind;
+  e.id = p.id;
+  e.bytes = p.bytes;
+  e.device = p.device;
+  e.stream = p.stream;
+  return e;
 }
 
 void ReplayEngine::AddLive(Bytes b, EventIndex index) {

@@ -86,6 +86,16 @@ struct ReplaySummary {
   static constexpr size_t kMaxListedDevices = 16;
 };
 
+// One event as sim/whatif's event log holds it: no attributes, recorded
+// address, shape, tag or label (ReplayEngine::RunPlain).
+struct PlainEvent {
+  EventKind kind = EventKind::kAlloc;
+  uint64_t id = 0;
+  Bytes bytes;
+  DeviceId device;
+  StreamId stream;
+};
+
 class ReplayEngine : private PolicyObserver {
  public:
   ReplayEngine(Allocator& allocator, const ReplayOptions& options);
@@ -108,6 +118,22 @@ class ReplayEngine : private PolicyObserver {
   ReplaySummary RefuseStart(const FailureRecord& f);
 
   const ReplaySummary& summary() const { return summary_; }
+
+  // Run for a reader of plain events (PlainEvent: what sim/whatif's event
+  // log holds) over a policy of a known final type: the same summary, state,
+  // failures and errors as Run(reader), event for event, with the policy's
+  // calls direct and no Event filled per event. `policy` is the engine's
+  // allocator. Alloc and free take this path when no observer needs them
+  // (ReplayObserver::needs_allocs_and_releases) and neither paranoid mode
+  // nor check_recorded is on; every other event, and every event otherwise,
+  // goes through Apply as in Run. Why: the engine's bookkeeping around the
+  // policy was a quarter of a `size` probe's time (bench/README.md, issue 20).
+  //
+  // PlainReader: an EventReader (for Location() in messages) with
+  //   bool NextPlain(PlainEvent& p, absl::Status& stop)
+  // true: p is the next event; false: no more, stop ok (the end) or the error.
+  template <typename Policy, typename PlainReader>
+  absl::StatusOr<ReplaySummary> RunPlain(PlainReader& reader, Policy& policy);
 
  private:
   // What the engine remembers about a live buffer or resident program.
@@ -162,8 +188,21 @@ class ReplayEngine : private PolicyObserver {
   [[gnu::always_inline]] inline absl::Status ApplyFree(const Event& e, const EventReader& reader);
   absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
-  bool SelectDevice(const Event& e);
+  bool SelectDevice(DeviceId device);
   [[gnu::noinline]] void NoteOtherAttributes(std::string_view attrs);
+  // The alloc and free of Apply, over the policy as type P (Allocator, or a
+  // final policy for direct calls); each returns whether the event was valid
+  // (else Apply reports it with the reader's location).
+  template <typename P>
+  [[gnu::always_inline]] inline bool AllocAs(P& policy, const AllocRequest& req, AllocResult& r);
+  struct FreeVerdict {
+    Live* live = nullptr;        // nullptr: the id is not live
+    const char* error = nullptr;  // why the event cannot apply
+  };
+  template <typename P>
+  [[gnu::always_inline]] inline FreeVerdict FreeAs(P& policy, EventKind kind, uint64_t id);
+  bool PlainAllowed() const;
+  static Event ToEvent(const PlainEvent& p);
   void AddLive(Bytes b, EventIndex index);
   void RemoveLive(Bytes b) { live_bytes_ = live_bytes_.SaturatingSub(b); }
   void ReportFailure(const FailureRecord& f);
@@ -178,6 +217,88 @@ class ReplayEngine : private PolicyObserver {
   EventIndex current_;
   ReplaySummary summary_;
 };
+
+template <typename P>
+bool ReplayEngine::AllocAs(P& policy, const AllocRequest& req, AllocResult& r) {
+  const auto [live, inserted] = buffers_.TryInsert(req.id.value(), Live{});
+  if (!inserted) return false;
+  r = policy.Allocate(req);
+  ++summary_.allocs;
+  // Field by field: a whole Live built on the stack and copied in was read
+  // back wider than it was written, a store-forwarding stall on every alloc.
+  live->handle = r.ok() ? r.handle : kNullHandle;
+  live->requested = req.bytes;
+  live->placed = r.ok();
+  AddLive(req.bytes, req.event);
+  return true;
+}
+
+template <typename P>
+ReplayEngine::FreeVerdict ReplayEngine::FreeAs(P& policy, EventKind kind, uint64_t id) {
+  Live* found = buffers_.Find(id);
+  if (found == nullptr) return {nullptr, "that is not live"};
+  Live& live = *found;
+  const bool completes = kind == EventKind::kFreeCompleted;
+  if (completes != live.free_requested) {
+    return {found, completes ? "without a free_requested before it" : "whose free was already requested"};
+  }
+  if (!live.placed) {
+    ++summary_.ignored_frees;
+  } else if (kind == EventKind::kFree) {
+    policy.Free(live.handle);
+  } else if (kind == EventKind::kFreeRequested) {
+    policy.RequestFree(live.handle);
+  } else {
+    policy.CompleteFree(live.handle);
+  }
+  if (kind == EventKind::kFreeRequested) {
+    live.free_requested = true;  // still live until free_completed
+    return {found, nullptr};
+  }
+  RemoveLive(live.requested);
+  buffers_.Erase(found);
+  return {found, nullptr};
+}
+
+template <typename Policy, typename PlainReader>
+absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy& policy) {
+  if (!PlainAllowed()) return Run(reader);
+  PlainEvent p;
+  absl::Status stop;
+  while (reader.NextPlain(p, stop)) {
+    const EventIndex index(summary_.events_read++);
+    if (!SelectDevice(p.device)) continue;
+    ++summary_.events_replayed;
+    current_ = index;
+    const uint64_t failures_before = summary_.failures;
+    // An event the direct path refuses changed nothing: Apply then reports
+    // it with the reader's location, as Run would have.
+    bool done = false;
+    if (p.kind == EventKind::kAlloc) [[likely]] {
+      AllocRequest req;
+      req.id = BufferId(p.id);
+      req.bytes = p.bytes;
+      req.stream = p.stream;
+      req.event = index;
+      AllocResult r;
+      done = AllocAs(policy, req, r);
+      if (done && !r.ok()) {
+        ReportFailure({index, p.kind, p.id, p.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
+      }
+    } else if (p.kind == EventKind::kFree) [[likely]] {
+      done = FreeAs(policy, p.kind, p.id).error == nullptr;
+    }
+    if (!done) [[unlikely]] {
+      if (absl::Status s = Apply(ToEvent(p), index, reader); !s.ok()) return s;
+    }
+    if (summary_.failures != failures_before && options_.on_oom == OnOom::kStop) {
+      summary_.stopped_at_failure = true;
+      break;
+    }
+  }
+  if (!stop.ok()) return stop;
+  return summary_;
+}
 
 }  // namespace hbmsim
 

@@ -30,6 +30,10 @@ struct FailureRecord {
 class ReplayObserver {
  public:
   virtual ~ReplayObserver() = default;
+  // False for an observer whose OnAlloc and OnRelease do nothing (one that
+  // counts failures): the engine's plain loop (ReplayEngine::RunPlain) then
+  // calls neither, and fills no Event for them.
+  virtual bool needs_allocs_and_releases() const { return true; }
   // Every replayed `alloc` event, in trace order, whatever its outcome.
   virtual void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {}
   // A buffer stops being live: its `free`, or its `free_completed` (a

@@ -8,8 +8,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <typeinfo>
 #include <utility>
 
+#include "allocator/bfc/bfc_allocator.h"
+#include "allocator/cuda_async/cuda_async_allocator.h"
+#include "allocator/torch/torch_allocator.h"
 #include "fmt/format.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/scenario/scenario_run.h"
@@ -65,28 +69,35 @@ class LogReader : public EventReader {
         before_(std::move(before)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
-    if (next_ >= end_) {
-      absl::StatusOr<bool> more = AwaitMore();
-      if (!more.ok() || !*more) return more;
+    PlainEvent p;
+    absl::Status stop;
+    if (!NextPlain(p, stop)) {
+      if (!stop.ok()) return stop;
+      return false;
     }
-    if (next_ == next_mark_) {
-      next_mark_ += stride_;  // a division per event was a tenth of this function
-      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
-        return absl::CancelledError("trial cancelled");
-      }
-      if (!before_(next_)) return false;
-    }
-    const LoggedEvent& l = records_[next_++];
     // A logged event has no attributes: clear them only if the caller's
     // Event holds some (the engine passes the same one every time, and a
     // whole-struct reset was a tenth of a probe's time).
     if (e.time_us || e.addr || e.shape || !e.tag.empty() || !e.label.empty() || !e.attrs.empty()) e = Event{};
+    e.kind = p.kind;
+    e.id = p.id;
+    e.bytes = p.bytes;
+    e.device = p.device;
+    e.stream = p.stream;
+    return true;
+  }
+  // ReplayEngine::RunPlain's reader: Next without the Event.
+  [[gnu::always_inline]] bool NextPlain(PlainEvent& p, absl::Status& stop) {
+    if (next_ >= end_ || next_ == next_mark_) [[unlikely]] {
+      if (!AtBoundary(stop)) return false;
+    }
+    const LoggedEvent& l = records_[next_++];
     const EventLane& lane = lanes_[l.lane()];
-    e.kind = l.kind();
-    e.id = l.id;
-    e.bytes = Bytes(l.bytes());
-    e.device = DeviceId(lane.device);
-    e.stream = StreamId(lane.stream);
+    p.kind = l.kind();
+    p.id = l.id;
+    p.bytes = Bytes(l.bytes());
+    p.device = DeviceId(lane.device);
+    p.stream = StreamId(lane.stream);
     return true;
   }
   // Only a complete log has its metadata (a trial reads it once done).
@@ -94,6 +105,26 @@ class LogReader : public EventReader {
   std::string Location() const override { return fmt::format("event {}", next_ - 1); }
 
  private:
+  // At the end of what is published, or at a mark: whether event next_ is
+  // to be read (else `stop` says why not, or nothing for the end).
+  [[gnu::noinline]] bool AtBoundary(absl::Status& stop) {
+    if (next_ >= end_) {
+      absl::StatusOr<bool> more = AwaitMore();
+      if (!more.ok()) stop = more.status();
+      if (!more.ok() || !*more) return false;
+    }
+    if (next_ != next_mark_) return true;
+    next_mark_ += stride_;  // a division per event was a tenth of this function
+    // Called off, unless at most a stride is left: less than a resumed run
+    // would replay again from the last checkpoint (of a complete log: only
+    // the early leader reads a growing one, and it is never called off).
+    if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed) && end_ - next_ > stride_) {
+      stop = absl::CancelledError("trial cancelled");
+      return false;
+    }
+    return before_(next_);
+  }
+
   // Whether event next_ is (or will be) there; waits while the log grows.
   absl::StatusOr<bool> AwaitMore() {
     for (int spins = 0;; ++spins) {
@@ -127,11 +158,37 @@ class LogReader : public EventReader {
 class FailureObserver : public ReplayObserver {
  public:
   explicit FailureObserver(TrialResult& out) : out_(out) {}
+  bool needs_allocs_and_releases() const override { return false; }
   void OnFailure(const FailureRecord& f) override { out_.Count(f); }
 
  private:
   TrialResult& out_;
 };
+
+// The policies whose trials run the engine's loop with direct calls
+// (ReplayEngine::RunPlain): the ones that keep limit windows, whose probes
+// `size` replays many times over. Any other policy runs the same loop
+// through the Allocator interface.
+template <typename P>
+absl::StatusOr<ReplaySummary> RunAs(ReplayEngine& engine, LogReader& reader, Allocator& policy) {
+  return engine.RunPlain(reader, static_cast<P&>(policy));
+}
+struct DirectLoop {
+  const std::type_info& type;
+  absl::StatusOr<ReplaySummary> (*run)(ReplayEngine&, LogReader&, Allocator&);
+};
+const DirectLoop kDirectLoops[] = {
+    {typeid(BfcAllocator), &RunAs<BfcAllocator>},
+    {typeid(torch::TorchAllocator), &RunAs<torch::TorchAllocator>},
+    {typeid(CudaAsyncAllocator), &RunAs<CudaAsyncAllocator>},
+};
+
+absl::StatusOr<ReplaySummary> RunFromLog(ReplayEngine& engine, LogReader& reader, Allocator& policy) {
+  for (const DirectLoop& row : kDirectLoops) {
+    if (typeid(policy) == row.type) return row.run(engine, reader, policy);
+  }
+  return RunAs<Allocator>(engine, reader, policy);
+}
 
 }  // namespace
 
@@ -140,12 +197,13 @@ SharedTrials::~SharedTrials() {
   if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
     std::fprintf(stderr,
                  "shared trials: %llu events, %llu trials (%llu resumed, %llu met a finished one), %llu events replayed "
-                 "(%.2f full replays)\n",
+                 "(%.2f full replays), %llu more by trials called off\n",
                  static_cast<unsigned long long>(log_->events.size()), static_cast<unsigned long long>(trials_),
                  static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(tracks_.met()),
                  static_cast<unsigned long long>(events_replayed_),
                  log_->events.empty() ? 0.0
-                                      : static_cast<double>(events_replayed_) / static_cast<double>(log_->events.size()));
+                                      : static_cast<double>(events_replayed_) / static_cast<double>(log_->events.size()),
+                 static_cast<unsigned long long>(events_called_off_));
   }
 }
 
@@ -255,8 +313,14 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
     Add(std::move(c));
     return true;
   });
-  absl::StatusOr<ReplaySummary> summary = engine.Run(reader);
-  if (!summary.ok()) return summary.status();
+  absl::StatusOr<ReplaySummary> summary = RunFromLog(engine, reader, *policy);
+  if (!summary.ok()) {
+    if (absl::IsCancelled(summary.status())) {
+      std::lock_guard<std::mutex> lock(mu_);
+      events_called_off_ += engine.summary().events_read - start;
+    }
+    return summary.status();
+  }
   out.summary = *summary;
   out.final_stats = policy->GetStats();
   if (marker && marker->met()) {

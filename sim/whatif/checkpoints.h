@@ -109,6 +109,7 @@ class SharedTrials {
   uint64_t trials_ = 0;
   uint64_t resumed_ = 0;
   uint64_t events_replayed_ = 0;
+  uint64_t events_called_off_ = 0;  // by trials called off (their checkpoints kept)
   TrialTracks tracks_;  // the finished trials' marks (reconvergence.h)
 };
 
