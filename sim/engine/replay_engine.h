@@ -267,7 +267,10 @@ absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy
   absl::Status stop;
   while (reader.NextPlain(p, stop)) {
     const EventIndex index(summary_.events_read++);
-    if (!SelectDevice(p.device)) continue;
+    // SelectDevice's common case inline: the selected device, once known.
+    if (!summary_.device || p.device != *summary_.device) [[unlikely]] {
+      if (!SelectDevice(p.device)) continue;
+    }
     ++summary_.events_replayed;
     current_ = index;
     const uint64_t failures_before = summary_.failures;

@@ -318,6 +318,11 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
     if (absl::IsCancelled(summary.status())) {
       std::lock_guard<std::mutex> lock(mu_);
       events_called_off_ += engine.summary().events_read - start;
+      if (std::getenv("HBMSIM_SHARED_TRIALS_STATS") != nullptr) {
+        std::fprintf(stderr, "  trial %llu: from %llu to %llu, called off, from +%.0f to +%.0f ms\n",
+                     static_cast<unsigned long long>(limit.value()), static_cast<unsigned long long>(start),
+                     static_cast<unsigned long long>(engine.summary().events_read), began_ms, MsSinceStart());
+      }
     }
     return summary.status();
   }

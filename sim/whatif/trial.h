@@ -63,7 +63,8 @@ struct TrialOptions {
   bool peak_in_use_stats = false;
   // When set and it turns true, the trial may give up with CancelledError
   // (the size search's speculative probes). Only shared trials look at it,
-  // once per checkpoint stride (sim/whatif/checkpoints.h).
+  // once per checkpoint stride, and not with a stride or less left to
+  // replay (sim/whatif/checkpoints.h).
   const std::atomic<bool>* cancel = nullptr;
   // The caller needs only whether the trial fits (ok(): the size search's
   // probes). A shared trial may then stop where it meets a finished one
