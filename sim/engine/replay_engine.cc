@@ -154,11 +154,7 @@ bool ReplayEngine::PlainAllowed() const {
 
 Event ReplayEngine::ToEvent(const PlainEvent& p) {
   Event e;
-  e.kind = p.kind;
-  e.id = p.id;
-  e.bytes = p.bytes;
-  e.device = p.device;
-  e.stream = p.stream;
+  CopyPlain(p, e);
   return e;
 }
 

@@ -96,6 +96,15 @@ struct PlainEvent {
   StreamId stream;
 };
 
+// `p`'s fields into `e`, whose other fields are left as they are.
+inline void CopyPlain(const PlainEvent& p, Event& e) {
+  e.kind = p.kind;
+  e.id = p.id;
+  e.bytes = p.bytes;
+  e.device = p.device;
+  e.stream = p.stream;
+}
+
 class ReplayEngine : private PolicyObserver {
  public:
   ReplayEngine(Allocator& allocator, const ReplayOptions& options);

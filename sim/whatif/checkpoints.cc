@@ -79,11 +79,7 @@ class LogReader : public EventReader {
     // Event holds some (the engine passes the same one every time, and a
     // whole-struct reset was a tenth of a probe's time).
     if (e.time_us || e.addr || e.shape || !e.tag.empty() || !e.label.empty() || !e.attrs.empty()) e = Event{};
-    e.kind = p.kind;
-    e.id = p.id;
-    e.bytes = p.bytes;
-    e.device = p.device;
-    e.stream = p.stream;
+    CopyPlain(p, e);
     return true;
   }
   // ReplayEngine::RunPlain's reader: Next without the Event.
