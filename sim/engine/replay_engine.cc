@@ -138,8 +138,7 @@ absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const Ev
 }
 
 absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) {
-  const FreeVerdict v = FreeAs(allocator_, e.kind, e.id);
-  if (v.error != nullptr) return BadEvent(reader, e, v.error);
+  if (const char* error = FreeAs(allocator_, e.kind, e.id); error != nullptr) return BadEvent(reader, e, error);
   if (e.kind != EventKind::kFreeRequested) {
     for (ReplayObserver* o : observers_) o->OnRelease(current_, e);
   }

@@ -37,6 +37,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "allocator/core/allocator.h"
+#include "allocator/core/dcheck.h"
 #include "sim/engine/replay_observer.h"
 #include "trace/core/live_id_table.h"
 #include "trace/core/reader.h"
@@ -200,16 +201,13 @@ class ReplayEngine : private PolicyObserver {
   bool SelectDevice(DeviceId device);
   [[gnu::noinline]] void NoteOtherAttributes(std::string_view attrs);
   // The alloc and free of Apply, over the policy as type P (Allocator, or a
-  // final policy for direct calls); each returns whether the event was valid
-  // (else Apply reports it with the reader's location).
+  // final policy for direct calls). AllocAs returns whether the event was
+  // valid, FreeAs nullptr or why it is not; an invalid event changes nothing
+  // (Apply reports it with the reader's location).
   template <typename P>
   [[gnu::always_inline]] inline bool AllocAs(P& policy, const AllocRequest& req, AllocResult& r);
-  struct FreeVerdict {
-    Live* live = nullptr;        // nullptr: the id is not live
-    const char* error = nullptr;  // why the event cannot apply
-  };
   template <typename P>
-  [[gnu::always_inline]] inline FreeVerdict FreeAs(P& policy, EventKind kind, uint64_t id);
+  [[gnu::always_inline]] inline const char* FreeAs(P& policy, EventKind kind, uint64_t id);
   bool PlainAllowed() const;
   static Event ToEvent(const PlainEvent& p);
   void AddLive(Bytes b, EventIndex index);
@@ -243,13 +241,13 @@ bool ReplayEngine::AllocAs(P& policy, const AllocRequest& req, AllocResult& r) {
 }
 
 template <typename P>
-ReplayEngine::FreeVerdict ReplayEngine::FreeAs(P& policy, EventKind kind, uint64_t id) {
+const char* ReplayEngine::FreeAs(P& policy, EventKind kind, uint64_t id) {
   Live* found = buffers_.Find(id);
-  if (found == nullptr) return {nullptr, "that is not live"};
+  if (found == nullptr) return "that is not live";
   Live& live = *found;
   const bool completes = kind == EventKind::kFreeCompleted;
   if (completes != live.free_requested) {
-    return {found, completes ? "without a free_requested before it" : "whose free was already requested"};
+    return completes ? "without a free_requested before it" : "whose free was already requested";
   }
   if (!live.placed) {
     ++summary_.ignored_frees;
@@ -262,15 +260,16 @@ ReplayEngine::FreeVerdict ReplayEngine::FreeAs(P& policy, EventKind kind, uint64
   }
   if (kind == EventKind::kFreeRequested) {
     live.free_requested = true;  // still live until free_completed
-    return {found, nullptr};
+    return nullptr;
   }
   RemoveLive(live.requested);
   buffers_.Erase(found);
-  return {found, nullptr};
+  return nullptr;
 }
 
 template <typename Policy, typename PlainReader>
 absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy& policy) {
+  HBMSIM_DCHECK(static_cast<const Allocator*>(&policy) == &allocator_, "RunPlain's policy is the engine's allocator");
   if (!PlainAllowed()) return Run(reader);
   PlainEvent p;
   absl::Status stop;
@@ -298,7 +297,7 @@ absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy
         ReportFailure({index, p.kind, p.id, p.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
       }
     } else if (p.kind == EventKind::kFree) [[likely]] {
-      done = FreeAs(policy, p.kind, p.id).error == nullptr;
+      done = FreeAs(policy, p.kind, p.id) == nullptr;
     }
     if (!done) [[unlikely]] {
       if (absl::Status s = Apply(ToEvent(p), index, reader); !s.ok()) return s;
