@@ -29,16 +29,23 @@ std::string PeakLine(const xplane::ProfileDevice& dev, const AllocatorSummary& s
       r.tf_op.empty() ? std::string(xplane::kNoOp) : r.tf_op);
 }
 
-// The state at the end of each of kSlices equal slices of the recording's time.
-std::vector<const xplane::SeriesPoint*> Slices(const AllocatorSummary& s) {
-  std::vector<const xplane::SeriesPoint*> out;
+// The state at the end of each of kSlices equal slices of the recording's
+// time: the slice's end and the last reading at or before it. The row shows
+// the slice's end, not the reading's time: an allocator idle through the last
+// tenths would otherwise show the same instant on several rows.
+struct Slice {
+  int64_t until_ps = 0;
+  const xplane::SeriesPoint* state = nullptr;
+};
+std::vector<Slice> Slices(const AllocatorSummary& s) {
+  std::vector<Slice> out;
   if (s.series.empty()) return out;
   const int64_t span = std::max<int64_t>(s.end_ps - s.start_ps, 1);
   size_t i = 0;
   for (int k = 1; k <= kSlices; ++k) {
     const int64_t until = s.start_ps + span * k / kSlices;
     while (i + 1 < s.series.size() && s.series[i + 1].time_ps <= until) ++i;
-    out.push_back(&s.series[i]);
+    out.push_back({until, &s.series[i]});
   }
   return out;
 }
@@ -71,9 +78,9 @@ std::string AllocatorText(const xplane::ProfileDevice& dev, const AllocatorSumma
   out +=
       "  over time (the state at the end of each tenth of the recording):\n"
       "                   t        in use  fragmentation\n";
-  for (const xplane::SeriesPoint* p : Slices(s)) {
-    out +=
-        fmt::format("    {:>16}  {:>12}  {}\n", Seconds(p->time_ps), p->bytes_in_use, Frag(p->fragmentation));
+  for (const Slice& slice : Slices(s)) {
+    out += fmt::format("    {:>16}  {:>12}  {}\n", Seconds(slice.until_ps), slice.state->bytes_in_use,
+                       Frag(slice.state->fragmentation));
   }
   return out;
 }

@@ -173,6 +173,15 @@ TEST(XplaneCli, DiagnoseAProfile) {
       std::string::npos)
       << run.out;
   EXPECT_EQ(gpu["max_fragmentation"], 0.00121104);
+  // Each tenth's row is timed at its end (the allocator is idle from 0.0047 s: the last six rows hold its
+  // state then, each at its own time).
+  EXPECT_NE(run.out.find("          0.003982 s      21986048  0.000553089\n"
+                         "          0.004977 s       1913088  5.48818e-05\n"
+                         "          0.005973 s       1913088  5.48818e-05\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("          0.009954 s       1913088  5.48818e-05\n\ngpu_host_bfc"), std::string::npos)
+      << run.out;
   ASSERT_EQ(gpu["series_time_ps_in_use_fragmentation"].size(), 154u);
   EXPECT_EQ(gpu["series_time_ps_in_use_fragmentation"][0], nlohmann::json({0, 1913344, 5.48294e-05}));
   EXPECT_EQ(j["allocators"][1]["allocator_name"], "gpu_host_bfc");
