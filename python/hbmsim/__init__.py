@@ -37,7 +37,7 @@ _OS_ERROR_MARKERS = ("cannot read ", "cannot write ", " is a directory", "cannot
                      "No such file", "Permission denied")
 
 
-def replay(recording, allocator, bytes_limit=None, settings=None, device=None, *,
+def replay(recording, allocator=None, bytes_limit=None, settings=None, device=None, *,
            on_oom=None, start_state=None, check_recorded=False, advice=True, jobs=None,
            paranoid=False, html=True):
     """`hbmsim replay`: where and why allocations fail under `bytes_limit`.
@@ -47,7 +47,7 @@ def replay(recording, allocator, bytes_limit=None, settings=None, device=None, *
     html=False skips writing the HTML report that `_repr_html_` shows.
     """
     with _Run("replay", recording) as run:
-        args = ["--allocator", allocator] + _limit(bytes_limit) + _sets(settings) + _device(device)
+        args = _allocator(allocator) + _limit(bytes_limit) + _sets(settings) + _device(device)
         if on_oom is not None:
             args += ["--on-oom", on_oom]
         if start_state is not None:
@@ -64,11 +64,11 @@ def replay(recording, allocator, bytes_limit=None, settings=None, device=None, *
         return run.go(args, placements="placements.csv", html_page="report.html" if html else None)
 
 
-def size(recording, allocator, settings=None, device=None, *, start_state=None, resolution=None,
+def size(recording, allocator=None, settings=None, device=None, *, start_state=None, resolution=None,
          jobs=None):
     """`hbmsim size`: the smallest bytes_limit at which the recording fits."""
     with _Run("size", recording) as run:
-        args = ["--allocator", allocator] + _sets(settings) + _device(device) + _jobs(jobs)
+        args = _allocator(allocator) + _sets(settings) + _device(device) + _jobs(jobs)
         if start_state is not None:
             args += ["--start-state", start_state]
         if resolution is not None:
@@ -99,11 +99,11 @@ def compare(recording=None, allocators=None, bytes_limit=None, *, baseline=None,
         return run.go(args)
 
 
-def advise(recording, allocator, bytes_limit=None, settings=None, device=None, *,
+def advise(recording, allocator=None, bytes_limit=None, settings=None, device=None, *,
            device_memory=None, jobs=None):
     """`hbmsim advise`: the settings to try, each with its minimum limit."""
     with _Run("advise", recording) as run:
-        args = ["--allocator", allocator] + _limit(bytes_limit) + _sets(settings) + _device(device)
+        args = _allocator(allocator) + _limit(bytes_limit) + _sets(settings) + _device(device)
         if device_memory is not None:
             args += ["--device-memory", str(device_memory)]
         return run.go(args + _jobs(jobs))
@@ -210,6 +210,12 @@ def _error(code, notes):
     if any(marker in message for marker in _OS_ERROR_MARKERS):
         return OSError(message)
     return ValueError(message)
+
+
+def _allocator(allocator):
+    """`--allocator NAME`; None: the allocator that wrote the recording (torch
+    for a PyTorch snapshot, bfc for a TF/JAX profile; a text trace needs one)."""
+    return [] if allocator is None else ["--allocator", allocator]
 
 
 def _limit(bytes_limit):

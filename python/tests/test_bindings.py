@@ -186,6 +186,24 @@ def test_shared_snapshot_equals_cli(run_cli, path, monkeypatch):
     assert d.text.replace("<recording snapshot>", path) == r.text
 
 
+def test_a_snapshot_replays_under_torch_without_allocator():
+    # The allocator that wrote the recording, as the CLI picks it: the same report as allocator="torch".
+    path = os.path.join(SHARED_DIR, "torch_snapshots", "h100x4_expandable_segments_oom.pickle")
+    if not os.path.exists(path):
+        pytest.skip("../shared is absent")
+    named = hbmsim.replay(path, allocator="torch", advice=False, html=False)
+    chosen = hbmsim.replay(path, advice=False, html=False)
+    assert (chosen.exit_code, chosen.json, chosen.text) == (named.exit_code, named.json, named.text)
+    assert chosen.exit_code == 1 and chosen.json["allocator"]["name"] == "torch"
+    with open(path, "rb") as f:
+        from_object = hbmsim.replay(pickle.load(f), advice=False, html=False)
+    assert from_object.json["allocator"] == named.json["allocator"]
+    assert hbmsim.size(path).json == hbmsim.size(path, allocator="torch").json
+    with pytest.raises(ValueError) as e:
+        hbmsim.replay(FRAGMENTATION)
+    assert str(e.value).startswith("hbmsim replay: --allocator: required: ")
+
+
 def test_diagnose_text_and_path_equal_cli(run_cli):
     path = os.path.join(SHARED_DIR, "bfc_dumps", "01.txt")
     if not os.path.exists(path):

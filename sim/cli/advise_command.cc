@@ -31,7 +31,9 @@ class AdviseCommand : public Command {
  public:
   void Configure(CLI::App& app) override {
     app.add_option("RECORDING", recording_, "the trace, snapshot or dump of the job");
-    app.add_option("--allocator", allocator_, "the allocator the job ran (a built-in policy or a YAML config)");
+    app.add_option("--allocator", allocator_,
+                   "the allocator the job ran (a built-in policy or a YAML config; default: the one that wrote "
+                   "the recording: torch for a PyTorch snapshot, bfc for a TF/JAX profile)");
     app.add_option("--set", sets_, "KEY=VALUE: a setting the job ran with (repeatable)")->allow_extra_args(false);
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L each change is checked at (units allowed; auto: the capacity a recorded OOM "
@@ -52,8 +54,8 @@ class AdviseCommand : public Command {
 };
 
 int AdviseCommand::Run() {
-  if (recording_.empty() || allocator_.empty()) {
-    PrintError(fmt::format("hbmsim advise: pass RECORDING and --allocator NAME (the policy the job ran)"));
+  if (recording_.empty()) {
+    PrintError(fmt::format("hbmsim advise: pass RECORDING (and --allocator NAME, the policy the job ran)"));
     return kExitBadInput;
   }
   if (jobs_ < 1) return Fail(absl::InvalidArgumentError(fmt::format("--jobs {}: must be at least 1", jobs_)));
@@ -65,6 +67,11 @@ int AdviseCommand::Run() {
   if (!outputs.ok()) return Fail(outputs.status());
   absl::StatusOr<Scenario> scenario = OpenScenario(recording_, *request);
   if (!scenario.ok()) return Fail(scenario.status());
+  std::string chosen;
+  absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, *scenario, chosen);
+  if (!allocator.ok()) return Fail(allocator.status());
+  if (!chosen.empty()) Note("hbmsim advise: " + chosen);
+  allocator_ = *allocator;
   SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim advise");
   absl::StatusOr<ScenarioSurvey> survey =
       SurveyScenario(*scenario, SurveyOptions{.observer = progress.survey_observer()});

@@ -29,6 +29,7 @@
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/trial.h"
+#include "sim/whatif/whatif_common.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
 #include "trace/formats/format_table.h"
@@ -92,8 +93,8 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "the trace: text format v1 (shared/spec/trace-format.md) or a PyTorch snapshot")
       ->required();
   app.add_option("--allocator", allocator_,
-                 "a built-in policy (bfc, ...) or a YAML config such as configs/bfc_tensorflow.yaml")
-      ->required();
+                 "a built-in policy (bfc, ...) or a YAML config such as configs/bfc_tensorflow.yaml (default: the "
+                 "allocator that wrote the recording: torch for a PyTorch snapshot, bfc for a TF/JAX profile)");
   app.add_option(
       "--bytes-limit", bytes_limit_,
       "the allocator's memory limit: bytes or units (16GiB, 512MiB, 16GB); overrides the config and the "
@@ -231,6 +232,11 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (recording->state_only()) return InspectState(std::move(recording), request);
   absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
   if (!scenario.ok()) return BadInput(scenario.status());
+  std::string chosen;
+  absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, *scenario, chosen);
+  if (!allocator.ok()) return BadInput(allocator.status());
+  if (!chosen.empty()) Note("hbmsim replay: " + chosen);
+  allocator_ = *allocator;
   AllocatorConfig config;
   ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_, {}};
   if (auto f = LoadConfig(*scenario, config, section.applied_settings)) return f;

@@ -35,7 +35,9 @@ class SizeCommand : public Command {
  public:
   void Configure(CLI::App& app) override {
     app.add_option("TRACE", trace_, "the trace (any format replay reads)")->required();
-    app.add_option("--allocator", allocator_, "a built-in policy or a YAML config")->required();
+    app.add_option("--allocator", allocator_,
+                   "a built-in policy or a YAML config (default: the allocator that wrote the recording: torch for "
+                   "a PyTorch snapshot, bfc for a TF/JAX profile)");
     app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
         ->allow_extra_args(false);
     app.add_option("--device", device_,
@@ -149,6 +151,11 @@ std::optional<Failure> SizeCommand::Size() {
   outputs_ = *std::move(outputs);
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
   if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
+  std::string chosen;
+  absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, *scenario, chosen);
+  if (!allocator.ok()) return Failure{kExitBadInput, std::string(allocator.status().message())};
+  if (!chosen.empty()) Note("hbmsim size: " + chosen);
+  allocator_ = *allocator;
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
   SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim size");

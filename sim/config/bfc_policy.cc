@@ -59,6 +59,8 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
     if (!v.Get<bool>("allow_growth").value_or(true)) v.Set("garbage_collection", false);
     return v;
   };
+  // A TF/JAX profile records its BFC allocators (their options: RecordedOptions).
+  spec.recording.made_formats = {"xplane", "memory-profile"};
   spec.recording.recorded_options = RecordedOptions;
   spec.advice = {
       {"", {"allow_growth=true"}, "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},

@@ -28,6 +28,12 @@ absl::Status PolicyRegistry::Register(PolicySpec spec) {
   if (Find(spec.name) != nullptr) {
     return absl::AlreadyExistsError(fmt::format("policy {} registered twice", spec.name));
   }
+  for (std::string_view format : spec.recording.made_formats) {
+    if (const PolicySpec* other = MadeFormat(format)) {
+      return absl::AlreadyExistsError(fmt::format("policies {} and {} both claim {} recordings", other->name,
+                                                  spec.name, format));
+    }
+  }
   if (!spec.texts.at_failure) spec.texts.at_failure = GenericFailureText;
   if (!spec.texts.stats) spec.texts.stats = TensorFlowStatsText;
   auto at = std::lower_bound(policies_.begin(), policies_.end(), spec.name,
@@ -39,6 +45,16 @@ absl::Status PolicyRegistry::Register(PolicySpec spec) {
 const PolicySpec* PolicyRegistry::Find(std::string_view name) const {
   for (const PolicySpec& p : policies_) {
     if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+const PolicySpec* PolicyRegistry::MadeFormat(std::string_view format) const {
+  for (const PolicySpec& p : policies_) {
+    if (std::find(p.recording.made_formats.begin(), p.recording.made_formats.end(), format) !=
+        p.recording.made_formats.end()) {
+      return &p;
+    }
   }
   return nullptr;
 }

@@ -39,6 +39,10 @@ struct SeededBlock {
 // hook may be unset: the policy then takes nothing of that kind, and a start
 // state's live blocks are allocated through it like any other alloc.
 struct RecordingHooks {
+  // The recordings this policy's runtime writes (format names of
+  // trace/formats/format_table.h): one of them replays under this policy when
+  // the user names none (AllocatorFor). At most one policy claims a format.
+  std::vector<std::string_view> made_formats;
   // The recorded settings (and the device) as KEY=VALUE option edits, applied
   // like --set to every option still at its default.
   std::function<std::vector<std::pair<std::string, std::string>>(const RecordedSettings&, DeviceId)>
@@ -157,6 +161,8 @@ class PolicyRegistry {
   // Fails on a duplicate name (a programming error, caught by tests).
   absl::Status Register(PolicySpec spec);
   const PolicySpec* Find(std::string_view name) const;
+  // The policy whose runtime writes recordings of `format`, or nullptr.
+  const PolicySpec* MadeFormat(std::string_view format) const;
   // Names in alphabetical order: "bfc, torch, tpu".
   std::string Names() const;
   const std::vector<PolicySpec>& policies() const { return policies_; }

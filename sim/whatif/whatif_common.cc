@@ -7,6 +7,20 @@
 
 namespace hbmsim {
 
+absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario& scenario, std::string& chosen) {
+  if (!given.empty()) return std::string(given);
+  const Recording& r = *scenario.recording;
+  if (const PolicySpec* made = BuiltinPolicies().MadeFormat(r.format())) {
+    chosen = fmt::format("no --allocator: {}, whose runtime writes {} recordings (--allocator picks another)",
+                         made->name, r.format());
+    return made->name;
+  }
+  return absl::InvalidArgumentError(
+      fmt::format("--allocator: required: {}, a {} recording, does not say which allocator ran the job "
+                  "(built-in: {}; or a .yaml config file)",
+                  r.path(), r.format(), BuiltinPolicies().Names()));
+}
+
 absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator, const std::vector<std::string>& sets,
                                                 const Scenario& scenario, std::vector<std::string>* applied) {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator);

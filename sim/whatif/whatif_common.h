@@ -16,6 +16,13 @@
 
 namespace hbmsim {
 
+// The --allocator argument: `given` when not empty, else the policy whose
+// runtime wrote the recording (RecordingHooks::made_formats: a PyTorch
+// snapshot's is torch, a TF/JAX profile's bfc). InvalidArgument when the
+// recording does not say which allocator ran it (a text trace, an XLA dump).
+// `chosen` receives, when the recording chose, a note saying so.
+absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario& scenario, std::string& chosen);
+
 // `NAME|FILE.yaml`, then the recording's settings (as `replay` takes them),
 // then the `KEY=VALUE` edits; errors name the allocator argument. `applied`,
 // if given, receives the settings taken from the recording.

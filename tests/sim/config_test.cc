@@ -45,6 +45,26 @@ TEST(PolicyRegistryTest, RejectsADuplicateName) {
   EXPECT_EQ(r.Names(), "a, b");
 }
 
+TEST(PolicyRegistryTest, EachRecordingFormatIsClaimedByAtMostOnePolicy) {
+  const PolicyRegistry& builtin = BuiltinPolicies();
+  ASSERT_NE(builtin.MadeFormat("torch-snapshot"), nullptr);
+  EXPECT_EQ(builtin.MadeFormat("torch-snapshot")->name, "torch");
+  EXPECT_EQ(builtin.MadeFormat("xplane")->name, "bfc");
+  EXPECT_EQ(builtin.MadeFormat("memory-profile")->name, "bfc");
+  EXPECT_EQ(builtin.MadeFormat("text"), nullptr);  // a text trace does not say
+  EXPECT_EQ(builtin.MadeFormat("xla-text"), nullptr);
+  PolicyRegistry r;
+  PolicySpec a;
+  a.name = "a";
+  a.recording.made_formats = {"torch-snapshot"};
+  PolicySpec b = a;
+  b.name = "b";
+  ASSERT_TRUE(r.Register(a).ok());
+  const absl::Status s = r.Register(b);
+  EXPECT_TRUE(absl::IsAlreadyExists(s));
+  EXPECT_EQ(s.message(), "policies a and b both claim torch-snapshot recordings");
+}
+
 TEST(AllocatorConfigTest, ResolvesABuiltinName) {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), "bfc");
   ASSERT_TRUE(c.ok()) << c.status();

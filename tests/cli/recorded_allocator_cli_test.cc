@@ -1,0 +1,72 @@
+// Without --allocator, a recording that says which allocator wrote it
+// replays, sizes and is advised under that policy (RecordingHooks::
+// made_formats): exactly as with the policy named, plus one note saying so.
+// A recording that does not say is one error line naming the option.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/cli/cli_test_util.h"
+
+namespace hbmsim::testing {
+namespace {
+
+const std::string kSnapshot = "../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle";
+const std::string kProfile = "../shared/profiler/tf_t4_keras_fit.xplane.pb";
+
+TEST(RecordedAllocatorCliTest, APyTorchSnapshotReplaysUnderTorch) {
+  const CliRun chosen = RunHbmsim("replay " + kSnapshot + " --no-advice");
+  const CliRun named = RunHbmsim("replay " + kSnapshot + " --no-advice --allocator torch");
+  EXPECT_EQ(chosen.exit_code, 1) << chosen.err;
+  EXPECT_EQ(named.exit_code, 1) << named.err;
+  EXPECT_EQ(chosen.out, named.out);
+  EXPECT_NE(chosen.out.find("failed on device 1 with torch under the limit 84298432512 B"), std::string::npos)
+      << chosen.out;
+  EXPECT_EQ(chosen.err,
+            "hbmsim replay: no --allocator: torch, whose runtime writes torch-snapshot recordings (--allocator "
+            "picks another)\n");
+  EXPECT_EQ(named.err, "");
+}
+
+TEST(RecordedAllocatorCliTest, ATensorFlowProfileIsSizedUnderBfcWithItsRecordedOptions) {
+  const CliRun chosen = RunHbmsim("size " + kProfile);
+  const CliRun named = RunHbmsim("size " + kProfile + " --allocator bfc");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_EQ(chosen.out, named.out);
+  // The profile's own settings still apply: TF's GPU allocator over its virtual-memory sub-allocator.
+  EXPECT_NE(chosen.out.find("  allocator:        bfc (built-in)\n"
+                            "  options:          allow_growth=false garbage_collection=true fragmentation_fraction=0 "
+                            "region_coalescing=true\n"
+                            "  settings:         garbage_collection=true region_coalescing=true (from the recording)\n"),
+            std::string::npos)
+      << chosen.out;
+  EXPECT_NE(chosen.out.find("  min bytes_limit:  61631536 (58.78MiB)\n"), std::string::npos) << chosen.out;
+  EXPECT_EQ(chosen.err.rfind("hbmsim size: no --allocator: bfc, whose runtime writes xplane recordings "
+                             "(--allocator picks another)\n",
+                             0),
+            0u)
+      << chosen.err;
+}
+
+TEST(RecordedAllocatorCliTest, AdviceOnASnapshotWithoutAllocator) {
+  const CliRun chosen = RunHbmsim("advise " + kSnapshot);
+  const CliRun named = RunHbmsim("advise " + kSnapshot + " --allocator torch");
+  EXPECT_EQ(chosen.exit_code, named.exit_code) << chosen.err;
+  EXPECT_EQ(chosen.out, named.out);
+  EXPECT_NE(chosen.out.find("PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"), std::string::npos) << chosen.out;
+}
+
+TEST(RecordedAllocatorCliTest, ATextTraceStillNeedsAnAllocator) {
+  const std::string expected =
+      ": --allocator: required: configs/examples/fits.trace, a text recording, does not say which allocator ran "
+      "the job (built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu; or a .yaml "
+      "config file)\n";
+  for (const std::string command : {"replay", "size", "advise"}) {
+    const CliRun r = RunHbmsim(command + " configs/examples/fits.trace");
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_EQ(r.err, "hbmsim " + command + expected);
+  }
+}
+
+}  // namespace
+}  // namespace hbmsim::testing
