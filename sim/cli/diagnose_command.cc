@@ -13,9 +13,11 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "sim/cli/command.h"
+#include "sim/config/policy_registry.h"
 #include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/formats/format_table.h"
 #include "trace/io/input_file.h"
 #include "trace/io/output_set.h"
 #include "trace/xla/remat_warning.h"
@@ -50,7 +52,7 @@ class DiagnoseCommand : public Command {
     absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(input_.path());
     // A log with only a remat warning is still worth a report; without either, the BFC error says why.
     if (!log.ok() && (remat->empty() || absl::IsNotFound(log.status()))) {
-      return Fail(std::string(log.status().message()));
+      return Fail(std::string(log.status().message()) + OtherRecordingHint());
     }
     std::vector<bfc_dump::Diagnosis> diagnoses;
     std::string text;
@@ -106,6 +108,17 @@ class DiagnoseCommand : public Command {
     }
     if (absl::Status st = outputs.CommitAll(); !st.ok()) return Fail(std::string(st.message()));
     return kExitOk;
+  }
+
+  // For a file with no dump that is a recording another command reads (a
+  // PyTorch snapshot, a trace): which command explains it. "" for text,
+  // which is what a log without a dump is too.
+  std::string OtherRecordingHint() const {
+    absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(input_.path());
+    if (!row.ok() || *row == &TraceFormats().back()) return "";  // the last row, text, takes anything
+    const PolicySpec* made = BuiltinPolicies().MadeFormat((*row)->name);
+    return fmt::format("; it is a recording ({}): `hbmsim replay {}{}` replays it", (*row)->name, log_,
+                       made != nullptr ? "" : " --allocator NAME");
   }
 
   int Fail(const std::string& message) const {

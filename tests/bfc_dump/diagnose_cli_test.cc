@@ -63,6 +63,21 @@ TEST(DiagnoseCliTest, BadInputExitsTwoWithOneLine) {
   EXPECT_EQ(missing.out, "hbmsim diagnose: cannot read /nonexistent/train.log: No such file or directory\n");
 }
 
+// A recording another command reads, given to diagnose by mistake: the error says which.
+TEST(DiagnoseCliTest, ARecordingWithoutADumpNamesTheCommandThatReadsIt) {
+  const std::string snapshot = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/state_only_tiny.pickle";
+  const CliRun torch = Hbmsim("diagnose " + snapshot);
+  EXPECT_EQ(torch.exit_code, 2);
+  EXPECT_EQ(torch.out, "hbmsim diagnose: " + snapshot + ": no BFC allocator dump found (4 lines, 4 not part of a "
+                       "dump); it is a recording (torch-snapshot): `hbmsim replay " + snapshot + "` replays it\n");
+  const std::string xla = std::string(HBMSIM_SHARED_DIR) +
+                          "/xla_dumps/module_0179.jit__kernel.sm_8.0_gpu_after_optimizations-buffer-assignment.txt";
+  const CliRun dump = Hbmsim("diagnose " + xla);
+  EXPECT_EQ(dump.exit_code, 2);
+  EXPECT_EQ(dump.out, "hbmsim diagnose: " + xla + ": no BFC allocator dump found (941 lines, 937 not part of a "
+                      "dump); it is a recording (xla-text): `hbmsim replay " + xla + " --allocator NAME` replays it\n");
+}
+
 #endif  // HBMSIM_BINARY
 
 }  // namespace
