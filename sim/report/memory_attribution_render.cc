@@ -42,6 +42,17 @@ bool SameGroups(const std::vector<MemoryGroup>& a, const std::vector<MemoryGroup
   return true;
 }
 
+// Whether two breakdowns show the same held buffers (their events aside).
+bool SameHeld(const MemoryBreakdown& a, const MemoryBreakdown& b) {
+  if (a.held_bytes != b.held_bytes || a.held_buffers != b.held_buffers || a.largest.size() != b.largest.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.largest.size(); ++i) {
+    if (a.largest[i].id != b.largest[i].id || a.largest[i].event != b.largest[i].event) return false;
+  }
+  return SameGroups(a.by_tag, b.by_tag) && SameGroups(a.by_op, b.by_op) && SameGroups(a.by_frame, b.by_frame);
+}
+
 void RenderBreakdown(std::string_view title, const MemoryBreakdown& m, size_t rows, std::string& out) {
   out += fmt::format("{} (event {}): {} bytes ({}) held in {} buffers\n", title, m.event.value(),
                      m.held_bytes, Human(m.held_bytes), m.held_buffers);
@@ -106,6 +117,14 @@ std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows)
                        f->event.value(), f->requested, Human(f->requested), f->id, AllocStatusName(f->kind),
                        f->tag, f->frame.empty() ? "" : " at " + f->frame);
     RenderBreakdown("Where the memory was at the first failure", *a.AtFirstFailure(), rows, out);
+    // Often the peak is the alloc just before the failure: the same tables again would bury the rest.
+    if (SameHeld(*peak, *a.AtFirstFailure())) {
+      out += fmt::format(
+          "Where the memory was at the peak (event {}): {} bytes ({}) held in {} buffers, the same tables as at the "
+          "first failure\n",
+          peak->event.value(), peak->held_bytes, Human(peak->held_bytes), peak->held_buffers);
+      return out;
+    }
   }
   RenderBreakdown("Where the memory was at the peak", *peak, rows, out);
   return out;

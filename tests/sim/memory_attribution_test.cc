@@ -41,9 +41,9 @@ constexpr char kTrace[] =
     "alloc 7 2500 tag=weights\n"
     "free 7\n";
 
-void Replay(MemoryAttribution& attribution) {
+void Replay(MemoryAttribution& attribution, const char* trace = kTrace) {
   const std::string path = ::testing::TempDir() + "/memory_attribution.trace";
-  std::ofstream(path, std::ios::binary) << kTrace;
+  std::ofstream(path, std::ios::binary) << trace;
   absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(path);
   ASSERT_TRUE(reader.ok()) << reader.status().message();
   absl::StatusOr<std::unique_ptr<Allocator>> ideal =
@@ -98,6 +98,32 @@ TEST(MemoryAttributionTest, PeakAndFirstFailureTablesAreExact) {
             "              3000     2.9KiB  id 2 (event 1) fusion.1\n"
             "              2000     2.0KiB  id 3 (event 2) fusion.2\n"
             "              1000      1000B  id 1 (event 0) weights\n");
+}
+
+// The peak is the alloc right before the failing one: its tables are the
+// failure's, said in one line instead of twice.
+TEST(MemoryAttributionTest, APeakHoldingWhatTheFailureHeldIsOneLine) {
+  MemoryAttribution attribution(/*top_buffers=*/3);
+  Replay(attribution,
+         "alloc 1 3000 tag=weights\n"
+         "alloc 2 4000 tag=act.1\n"
+         "alloc 3 2000 tag=act.2\n"  // 9000 > 8000: fails
+         "free 2\n"
+         "free 1\n");
+  EXPECT_EQ(RenderMemoryAttributionText(attribution, /*rows=*/3),
+            "The first failed request (event 2): 2000 bytes (2.0KiB) for id 3, oom, tag act.2\n"
+            "Where the memory was at the first failure (event 2): 7000 bytes (6.8KiB) held in 2 buffers\n"
+            "  by tag\n"
+            "     57.1%            4000     3.9KiB       1 buf  act.1\n"
+            "     42.9%            3000     2.9KiB       1 buf  weights\n"
+            "  by op\n"
+            "     57.1%            4000     3.9KiB       1 buf  act\n"
+            "     42.9%            3000     2.9KiB       1 buf  weights\n"
+            "  largest 2 buffers\n"
+            "              4000     3.9KiB  id 2 (event 1) act.1\n"
+            "              3000     2.9KiB  id 1 (event 0) weights\n"
+            "Where the memory was at the peak (event 1): 7000 bytes (6.8KiB) held in 2 buffers, the same tables "
+            "as at the first failure\n");
 }
 
 TEST(MemoryAttributionTest, GroupsBeyondTheRowsAreSummedOnOneLine) {
