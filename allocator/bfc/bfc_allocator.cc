@@ -34,9 +34,8 @@ BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
 bool BfcAllocator::TrackLimitWindow() {
   HBMSIM_DCHECK(regions_.empty(), "TrackLimitWindow after the first event");
   // Garbage collection without growth never releases anything (GarbageCollect):
-  // its runs are windowed as plain ones.
-  if ((options_.garbage_collection && options_.allow_growth) || options_.device_capacity ||
-      options_.fragmentation_fraction > 0) {
+  // its runs are windowed as plain ones; with growth, until a collection runs.
+  if (options_.device_capacity || options_.fragmentation_fraction > 0) {
     return false;
   }
   windows_ = true;
@@ -82,6 +81,7 @@ BfcAllocator::BfcAllocator(const BfcAllocator& from, Bytes limit)
       started_backpedal_(from.started_backpedal_),
       device_alloc_failures_(from.device_alloc_failures_),
       windows_(from.windows_),
+      window_pinned_(from.window_pinned_),
       window_(from.window_),
       last_(from.last_),
       limit_origin_(from.limit_origin_),

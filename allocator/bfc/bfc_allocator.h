@@ -97,9 +97,11 @@ struct BfcOptions {
 };
 
 // Limit windows (allocator/core/limit_window.h), when asked for, are kept for the options
-// `size` meets most: with or without growth, but no device capacity, no
-// fragmentation_fraction, and garbage collection only without growth (where
-// it never collects: GarbageCollect). The limit then sizes one
+// `size` meets most: with or without growth and garbage collection, but no
+// device capacity and no fragmentation_fraction. Garbage collection without
+// growth never collects (GarbageCollect); with growth, a run keeps its window
+// until a collection runs (or its decision depends on the limit-sized region
+// being free), and its limit alone from there (NoteCollect). The limit then sizes one
 // stretch of memory only: the region whose Extend the limit cut short (without
 // growth the first and only one, floor256(limit); with growth the first whose
 // curr_region_allocation_bytes did not fit below the limit, limit - pool,
@@ -158,7 +160,9 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   // for the tail's, its buffer while in use), if there are at most max_work
   // of them; else nullopt.
   std::optional<StateFingerprint> Fingerprint(uint64_t max_work) const override;
-  LimitWindow TakeRecentWindow() override { return window_.TakeRecent(); }
+  LimitWindow TakeRecentWindow() override {
+    return window_pinned_ ? LimitWindow{options_.memory_limit, options_.memory_limit} : window_.TakeRecent();
+  }
 
  private:
   BfcAllocator(const BfcAllocator& from, Bytes limit);  // CloneAt
@@ -172,6 +176,9 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   std::optional<bfc::ChunkHandle> FindChunk(Bytes rounded, const AllocRequest& req);
   bool Extend(Bytes rounded, const AllocRequest& req);
   bool GarbageCollect(Bytes rounded);
+  void NoteCollect(Bytes rounded, Bytes free_region_bytes, bool declines);
+  // From here on the run's window is its limit alone, and no longer tracked.
+  void PinWindow();
   AllocResult Fail(Bytes rounded) const;
   Bytes ComputeMaxInternalFragmentation() const;
   // The window's bookkeeping (only while windows_): the tail's length as the
@@ -228,6 +235,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   bool started_backpedal_ = false;
   int64_t device_alloc_failures_ = 0;
   bool windows_ = false;  // TrackLimitWindow() was asked, with the options above: the window is tracked
+  bool window_pinned_ = false;  // a collection ran under windows: the window is the limit alone (PinWindow)
   LimitWindows window_;
   // While windows_: the last chunk of the memory the limit sized (the tail;
   // invalid until that memory exists), and where that memory would start were

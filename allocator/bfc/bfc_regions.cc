@@ -175,7 +175,9 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
   // one region is free only as one chunk of floor256(limit), and a request it
   // could not hold is a multiple of 256 above that, so above the limit. That
   // is why limit windows need not narrow here.
-  if (rounded > options_.memory_limit.SaturatingSub(pool_bytes_) + free_region_bytes) return false;
+  const bool declines = rounded > options_.memory_limit.SaturatingSub(pool_bytes_) + free_region_bytes;
+  if (windows_ && options_.allow_growth) NoteCollect(rounded, free_region_bytes, declines);
+  if (declines) return false;
   HBMSIM_DCHECK(options_.allow_growth || options_.device_capacity,
                 "garbage collection released the one region of a pool that does not grow");
 
@@ -199,6 +201,35 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
   regions_ = std::move(kept);
   stats_.pool_bytes = static_cast<int64_t>(pool_bytes_.value());
   return true;
+}
+
+// Which limits of the window decide a growing pool's collection alike
+// (GarbageCollect: it declines when rounded > limit - pool + free). Before the
+// limit has sized memory, the pool and the free regions are the same under
+// every limit of the window: the window keeps the side its limit took. After,
+// the pool is floor256(limit), so limit - pool < 256 while the request and the
+// free regions are multiples of 256: the answer is every limit's, unless the
+// region the limit sized is among the free ones. A collection that runs
+// releases regions and moves every later one, which CloneAt does not redo:
+// from there the run keeps its limit alone (PinWindow).
+void BfcAllocator::NoteCollect(Bytes rounded, Bytes free_region_bytes, bool declines) {
+  HBMSIM_DCHECK(rounded.value() % bfc::kMinAllocationSize == 0 && free_region_bytes.value() % bfc::kMinAllocationSize == 0,
+                "requests and regions are multiples of 256");
+  if (declines && last_ == kInvalidChunk) {
+    window_.AtMost(pool_bytes_ + rounded - free_region_bytes - Bytes(1));
+    return;
+  }
+  const bool sized_region_free =
+      last_ != kInvalidChunk &&
+      std::any_of(regions_.begin(), regions_.end(), [this](const Region& r) { return r.first == last_ && RegionIsFree(r); });
+  if (declines && !sized_region_free) return;
+  PinWindow();
+}
+
+void BfcAllocator::PinWindow() {
+  windows_ = false;
+  window_pinned_ = true;
+  window_.Only(options_.memory_limit);
 }
 
 // The largest request that would succeed now: a free chunk, an Extend below

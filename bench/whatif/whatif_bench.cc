@@ -14,8 +14,9 @@
 // again: the method before issue 20), so one run shows before and after.
 // POLICY: bfc and torch, default options (issue 20's targets); bfc with
 // allow_growth and cuda_async, whose probes resume from checkpoints since
-// issue 20 round 8, and torch with expandable segments since round 9
-// (bench/README.md).
+// issue 20 round 8, torch with expandable segments since round 9, and
+// TensorFlow's GPU allocator under allow_growth (garbage collection and region
+// coalescing on) since round 11 (bench/README.md).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -73,15 +74,17 @@ const std::string& TracePath() {
   return path;
 }
 
-// "NAME", or "NAME:KEY=VALUE" for one setting, as the rows below name them.
+// "NAME", or "NAME:KEY=VALUE:KEY=VALUE..." for its settings, as the rows below name them.
 AllocatorConfig Policy(const std::string& spec) {
-  const size_t colon = spec.find(':');
+  size_t colon = spec.find(':');
   AllocatorConfig c = *ResolveAllocator(BuiltinPolicies(), spec.substr(0, colon));
-  if (colon != std::string::npos) {
-    if (absl::Status s = ApplySetOption(c, spec.substr(colon + 1)); !s.ok()) {
+  while (colon != std::string::npos) {
+    const size_t next = spec.find(':', colon + 1);
+    if (absl::Status s = ApplySetOption(c, spec.substr(colon + 1, next - colon - 1)); !s.ok()) {
       std::fprintf(stderr, "whatif_bench: %s\n", std::string(s.message()).c_str());
       std::abort();
     }
+    colon = next;
   }
   return c;
 }
@@ -140,6 +143,17 @@ BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc_allow_growth/shared, "bfc:allow_growth=
     ->Iterations(1)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc_allow_growth/unshared, "bfc:allow_growth=true", false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+// TensorFlow's GPU allocator under allow_growth (configs/bfc_tensorflow.yaml with
+// allow_growth=true): windows since issue 20 round 11.
+constexpr char kTfGrowth[] = "bfc:allow_growth=true:garbage_collection=true:region_coalescing=true";
+BENCHMARK_CAPTURE(BM_SizeOverReplay, tf_allow_growth/shared, kTfGrowth, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_SizeOverReplay, tf_allow_growth/unshared, kTfGrowth, false)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->UseRealTime();
