@@ -50,6 +50,19 @@ void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& w
   EXPECT_EQ(a.summary.stopped_at_failure, b.summary.stopped_at_failure) << where;
 }
 
+// A shared trial at `limit` (resumed from a checkpoint where one serves it)
+// is a fresh RunTrial, stopping at the first failure or not.
+void ExpectResumedIsFresh(const TrialTarget& target, SharedTrials& shared, Bytes limit, const std::string& where) {
+  for (const bool stop : {true, false}) {
+    TrialOptions o;
+    o.stop_at_first_failure = stop;
+    absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, o);
+    absl::StatusOr<TrialResult> resumed = shared.Run(limit, o);
+    ASSERT_TRUE(fresh.ok() && resumed.ok()) << where;
+    ExpectSame(*resumed, *fresh, fmt::format("{} limit {} stop {}", where, limit.value(), stop));
+  }
+}
+
 // The policies and options that keep limit windows: bfc with and without
 // growth (a growing pool's windows start at the Extend the limit cuts short),
 // torch, bfc with garbage collection but no growth (which never collects),
@@ -83,14 +96,7 @@ TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
     for (uint64_t l = 3 * peak; l >= peak; l -= peak / 47 + 1) limits.push_back(l);
     for (uint64_t l = peak; l <= 3 * peak; l += peak / 43 + 256) limits.push_back(l);
     for (const uint64_t l : limits) {
-      for (const bool stop : {true, false}) {
-        TrialOptions o;
-        o.stop_at_first_failure = stop;
-        absl::StatusOr<TrialResult> fresh = RunTrial(target, Bytes(l), o);
-        absl::StatusOr<TrialResult> resumed = shared->Run(Bytes(l), o);
-        ASSERT_TRUE(fresh.ok() && resumed.ok());
-        ExpectSame(*resumed, *fresh, fmt::format("{} seed {} limit {} stop {}", policy, seed, l, stop));
-      }
+      ExpectResumedIsFresh(target, *shared, Bytes(l), fmt::format("{} seed {}", policy, seed));
     }
     // The comparison above is worth something only if trials did resume.
     EXPECT_GT(shared->resumed(), limits.size()) << policy << " seed " << seed;
@@ -217,14 +223,7 @@ TEST(SharedTrialsTest, GrowthWithCollectionsIsExactWhereCollectionsRun) {
       options.garbage_collection = true;
       options.region_coalescing = coalescing;
       collected += GarbageCollections(ops, options) > 0 ? 1 : 0;
-      for (const bool stop : {true, false}) {
-        TrialOptions o;
-        o.stop_at_first_failure = stop;
-        absl::StatusOr<TrialResult> fresh = RunTrial(target, Bytes(l), o);
-        absl::StatusOr<TrialResult> resumed = shared->Run(Bytes(l), o);
-        ASSERT_TRUE(fresh.ok() && resumed.ok());
-        ExpectSame(*resumed, *fresh, fmt::format("coalescing {} limit {} stop {}", coalescing, l, stop));
-      }
+      ExpectResumedIsFresh(target, *shared, Bytes(l), fmt::format("coalescing {}", coalescing));
     }
     // Worth something only if some limits collected and trials resumed. With
     // region coalescing every Extend grows the one region in place, which is
