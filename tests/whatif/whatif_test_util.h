@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "sim/config/allocator_config.h"
 #include "sim/scenario/scenario.h"
+#include "sim/whatif/checkpoints.h"
 #include "sim/whatif/size_search.h"
 
 namespace hbmsim::testing {
@@ -97,6 +98,54 @@ inline SizeResult Size(const TestTrace& t, const AllocatorConfig& c, uint64_t re
 inline bool Fits(const TestTrace& t, const AllocatorConfig& c, uint64_t limit) {
   absl::StatusOr<TrialResult> r = RunTrial(Target(t, c), Bytes(limit), TrialOptions{});
   return r.ok() && r->ok();
+}
+
+inline void ExpectSame(const TrialResult& a, const TrialResult& b, const std::string& where) {
+  EXPECT_EQ(a.failures, b.failures) << where;
+  EXPECT_EQ(a.oom, b.oom) << where;
+  EXPECT_EQ(a.fragmentation, b.fragmentation) << where;
+  ASSERT_EQ(a.first_failure.has_value(), b.first_failure.has_value()) << where;
+  if (a.first_failure) {
+    EXPECT_EQ(a.first_failure->event, b.first_failure->event) << where;
+    EXPECT_EQ(a.first_failure->rounded, b.first_failure->rounded) << where;
+    EXPECT_EQ(a.first_failure->kind, b.first_failure->kind) << where;
+    EXPECT_EQ(a.first_failure->free_bytes, b.first_failure->free_bytes) << where;
+    EXPECT_EQ(a.first_failure->largest_free_block, b.first_failure->largest_free_block) << where;
+  }
+  EXPECT_EQ(a.final_stats, b.final_stats) << where;
+  EXPECT_EQ(a.summary.events_read, b.summary.events_read) << where;
+  EXPECT_EQ(a.summary.events_replayed, b.summary.events_replayed) << where;
+  EXPECT_EQ(a.summary.allocs, b.summary.allocs) << where;
+  EXPECT_EQ(a.summary.failures, b.summary.failures) << where;
+  EXPECT_EQ(a.summary.ignored_frees, b.summary.ignored_frees) << where;
+  EXPECT_EQ(a.summary.peak_live_bytes, b.summary.peak_live_bytes) << where;
+  EXPECT_EQ(a.summary.peak_live_event, b.summary.peak_live_event) << where;
+  EXPECT_EQ(a.summary.stopped_at_failure, b.summary.stopped_at_failure) << where;
+}
+
+// A shared trial at `limit` (resumed from a checkpoint where one serves it)
+// is a fresh RunTrial, stopping at the first failure or not.
+inline void ExpectResumedIsFresh(const TrialTarget& target, SharedTrials& shared, Bytes limit, const std::string& where) {
+  for (const bool stop : {true, false}) {
+    TrialOptions o;
+    o.stop_at_first_failure = stop;
+    absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, o);
+    absl::StatusOr<TrialResult> resumed = shared.Run(limit, o);
+    ASSERT_TRUE(fresh.ok() && resumed.ok()) << where;
+    ExpectSame(*resumed, *fresh, fmt::format("{} limit {} stop {}", where, limit.value(), stop));
+  }
+}
+
+// The same answer, non_monotonic, probes (limit and verdict) and run at the answer.
+inline void ExpectSameSearch(const SizeResult& a, const SizeResult& b, const std::string& where) {
+  EXPECT_EQ(a.min_bytes_limit, b.min_bytes_limit) << where;
+  EXPECT_EQ(a.non_monotonic, b.non_monotonic) << where;
+  ASSERT_EQ(a.probes.size(), b.probes.size()) << where;
+  for (size_t i = 0; i < a.probes.size(); ++i) {
+    EXPECT_EQ(a.probes[i].limit, b.probes[i].limit) << where;
+    EXPECT_EQ(a.probes[i].ok, b.probes[i].ok) << where;
+  }
+  ExpectSame(a.at_answer, b.at_answer, where);
 }
 
 }  // namespace hbmsim::testing
