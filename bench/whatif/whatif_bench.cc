@@ -1,7 +1,13 @@
 // The cost of `hbmsim size` as a multiple of one full replay of the same
-// trace (issue 5's target: <= 12x; issue 20's: <= 5x for bfc and torch). The trace is generated: 1,000,000 events
-// (500,000 allocs and their frees), a working set of about 1,500 live buffers
-// with log-uniform sizes from 256 B to 16 MiB, seeded (seed printed).
+// trace (issue 5's target: <= 12x; issue 20's: <= 5x for bfc and torch), on
+// two generated traces of about 1,000,000 events, text:
+//   churn     500,000 allocs and their frees, a working set of about 1,500
+//             live buffers with log-uniform sizes from 256 B to 16 MiB and
+//             random lifetimes, seeded (seed printed): no structure, so runs
+//             at nearby limits part early and share little;
+//   training  `hbmsim gen training --layers 24 --micro-batches 4 --steps 700
+//             --seed 1` (1.02 M events, tags on every line): the steps repeat,
+//             as a training job's do (rows training/...).
 //
 // BM_SizeOverReplay/POLICY/shared times, back to back:
 //   size    hbmsim size's path: a survey pass, then the search (--jobs = all
@@ -22,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +42,8 @@
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
+#include "trace/binary/trace_sink.h"
+#include "trace/gen/generators.h"
 
 namespace hbmsim {
 namespace {
@@ -42,7 +51,7 @@ namespace {
 constexpr uint64_t kSeed = 20261122;
 constexpr int kEvents = 1'000'000;
 
-const std::string& TracePath() {
+const std::string& ChurnTracePath() {
   static const std::string path = [] {
     const std::string p = "/tmp/hbmsim_whatif_bench.trace";
     std::mt19937_64 rng(kSeed);
@@ -74,6 +83,29 @@ const std::string& TracePath() {
   return path;
 }
 
+const std::string& TrainingTracePath() {
+  static const std::string path = [] {
+    const std::string p = "/tmp/hbmsim_whatif_bench_training.trace";
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    std::unique_ptr<TraceSink> sink = *MakeTraceSink(out, "text");
+    gen::TrainingParams params;
+    params.layers = 24;
+    params.micro_batches = 4;
+    params.steps = 700;
+    params.seed = 1;
+    (void)sink->WriteHeader(gen::Metadata(params));
+    (void)gen::GenerateTraining(params, [&](const Event& e) { return sink->Write(e); });
+    (void)sink->Finish();
+    std::fprintf(stderr, "whatif_bench: training trace %s\n", p.c_str());
+    return p;
+  }();
+  return path;
+}
+
+enum class Workload { kChurn, kTraining };
+// Written on first use: not part of any time.
+const std::string& TracePath(Workload w) { return w == Workload::kChurn ? ChurnTracePath() : TrainingTracePath(); }
+
 // "NAME", or "NAME:KEY=VALUE:KEY=VALUE..." for its settings, as the rows below name them.
 AllocatorConfig Policy(const std::string& spec) {
   size_t colon = spec.find(':');
@@ -89,8 +121,7 @@ AllocatorConfig Policy(const std::string& spec) {
   return c;
 }
 
-double FullReplaySeconds(const char* policy, Bytes limit) {
-  const std::string& path = TracePath();
+double FullReplaySeconds(const std::string& path, const char* policy, Bytes limit) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<EventReader> reader = *OpenTrace(path);
   std::unique_ptr<Allocator> a = *BuildAllocator(Policy(policy), limit);
@@ -99,8 +130,8 @@ double FullReplaySeconds(const char* policy, Bytes limit) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double SizeSeconds(const char* policy, bool shared, uint64_t* min_limit, uint64_t* probes) {
-  const std::string& path = TracePath();  // written on first use: not part of the time
+double SizeSeconds(const std::string& path, const char* policy, bool shared, uint64_t* min_limit,
+                   uint64_t* probes) {
   const auto start = std::chrono::steady_clock::now();
   const Scenario scenario = *OpenScenario(path, ScenarioRequest{});
   const AllocatorConfig config = Policy(policy);
@@ -111,12 +142,13 @@ double SizeSeconds(const char* policy, bool shared, uint64_t* min_limit, uint64_
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void BM_SizeOverReplay(benchmark::State& state, const char* policy, bool shared) {
+void BM_SizeOverReplay(benchmark::State& state, Workload w, const char* policy, bool shared) {
+  const std::string& path = TracePath(w);
   uint64_t min_limit = 0, probes = 0;
   double replay = 0, size = 0;
   for (auto _ : state) {
-    size = SizeSeconds(policy, shared, &min_limit, &probes);
-    replay = FullReplaySeconds(policy, Bytes(min_limit));  // the full replay at the answer: every event replayed
+    size = SizeSeconds(path, policy, shared, &min_limit, &probes);
+    replay = FullReplaySeconds(path, policy, Bytes(min_limit));  // the full replay at the answer: every event replayed
   }
   state.counters["replay_s"] = replay;
   state.counters["size_s"] = size;
@@ -125,54 +157,43 @@ void BM_SizeOverReplay(benchmark::State& state, const char* policy, bool shared)
   state.counters["probes"] = static_cast<double>(probes);
   state.counters["jobs"] = DefaultJobs();
 }
-BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc/shared, "bfc", true)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc/unshared, "bfc", false)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, torch/shared, "torch", true)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, torch/unshared, "torch", false)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc_allow_growth/shared, "bfc:allow_growth=true", true)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, bfc_allow_growth/unshared, "bfc:allow_growth=true", false)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
+
 // TensorFlow's GPU allocator under allow_growth (configs/bfc_tensorflow.yaml with
 // allow_growth=true): windows since issue 20 round 11.
 constexpr char kTfGrowth[] = "bfc:allow_growth=true:garbage_collection=true:region_coalescing=true";
-BENCHMARK_CAPTURE(BM_SizeOverReplay, tf_allow_growth/shared, kTfGrowth, true)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, tf_allow_growth/unshared, kTfGrowth, false)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, cuda_async/shared, "cuda_async", true)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, cuda_async/unshared, "cuda_async", false)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, torch_expandable/shared, "torch:expandable_segments=true", true)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_SizeOverReplay, torch_expandable/unshared, "torch:expandable_segments=true", false)
-    ->Unit(benchmark::kSecond)
-    ->Iterations(1)
-    ->UseRealTime();
+
+// Each row runs shared and, on churn, unshared (the method before issue 20).
+struct Row {
+  const char* name;
+  const char* policy;
+  bool training;  // also a training/... row
+};
+constexpr Row kRows[] = {
+    {"bfc", "bfc", true},
+    {"torch", "torch", true},
+    {"bfc_allow_growth", "bfc:allow_growth=true", false},
+    {"tf_allow_growth", kTfGrowth, true},
+    {"cuda_async", "cuda_async", false},
+    {"torch_expandable", "torch:expandable_segments=true", false},
+};
+
+void Register(const std::string& name, Workload w, const char* policy, bool shared) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_SizeOverReplay, w, policy, shared)
+      ->Unit(benchmark::kSecond)
+      ->Iterations(1)
+      ->UseRealTime();
+}
+
+const bool kRegistered = [] {
+  for (const Row& r : kRows) {
+    Register(fmt::format("BM_SizeOverReplay/{}/shared", r.name), Workload::kChurn, r.policy, true);
+    Register(fmt::format("BM_SizeOverReplay/{}/unshared", r.name), Workload::kChurn, r.policy, false);
+  }
+  for (const Row& r : kRows) {
+    if (r.training) Register(fmt::format("BM_SizeOverReplay/training/{}/shared", r.name), Workload::kTraining, r.policy, true);
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace hbmsim
