@@ -93,9 +93,16 @@ const std::string& TrainingTracePath() {
     params.micro_batches = 4;
     params.steps = 700;
     params.seed = 1;
-    (void)sink->WriteHeader(gen::Metadata(params));
-    (void)gen::GenerateTraining(params, [&](const Event& e) { return sink->Write(e); });
-    (void)sink->Finish();
+    absl::Status s = sink->WriteHeader(gen::Metadata(params));
+    if (s.ok()) s = gen::GenerateTraining(params, [&](const Event& e) { return sink->Write(e); });
+    if (s.ok()) s = sink->Finish();
+    out.flush();
+    // A short trace would time a different job: no number rather than a wrong one.
+    if (!s.ok() || !out) {
+      std::fprintf(stderr, "whatif_bench: cannot write %s: %s\n", p.c_str(),
+                   s.ok() ? "write failed" : std::string(s.message()).c_str());
+      std::abort();
+    }
     std::fprintf(stderr, "whatif_bench: training trace %s\n", p.c_str());
     return p;
   }();
