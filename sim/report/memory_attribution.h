@@ -124,8 +124,11 @@ class MemoryAttribution : public ReplayObserver {
 
 // The report section: "Where the memory went" at the peak and at the first
 // failure, one table per grouping (top `rows` groups, the rest summed), then
-// the largest buffers. Bytes exact with human units beside them.
-std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows = 10);
+// the largest buffers. Bytes exact with human units beside them. The first
+// failed request is named in one line unless the caller says the report has
+// shown it already (`replay`'s "Failing request:" block, with its stack).
+std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows = 10,
+                                        bool name_failed_request = true);
 // {"peak": {...}, "first_failure": {...} | null, "failed_request": {...} | null},
 // each breakdown {"event", "held_bytes", "held_buffers", "by_tag": [{"key",
 // "bytes", "buffers", "share"}], "by_op", "by_frame", "largest": [{"id",

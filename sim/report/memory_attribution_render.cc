@@ -108,14 +108,16 @@ bool NothingTagged(const std::vector<MemoryGroup>& by_tag) {
   return by_tag.size() == 1 && by_tag[0].key == "(untagged)";
 }
 
-std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows) {
+std::string RenderMemoryAttributionText(const MemoryAttribution& a, size_t rows, bool name_failed_request) {
   std::string out;
   const std::optional<MemoryBreakdown> peak = a.AtPeak();
   if (!peak) return "Where the memory went: no buffer was held\n";
   if (const std::optional<FailedRequest>& f = a.first_failure(); f && a.AtFirstFailure()) {
-    out += fmt::format("The first failed request (event {}): {} bytes ({}) for id {}, {}, tag {}{}\n",
-                       f->event.value(), f->requested, Human(f->requested), f->id, AllocStatusName(f->kind),
-                       f->tag, f->frame.empty() ? "" : " at " + f->frame);
+    if (name_failed_request) {
+      out += fmt::format("The first failed request (event {}): {} bytes ({}) for id {}, {}, tag {}{}\n",
+                         f->event.value(), f->requested, Human(f->requested), f->id, AllocStatusName(f->kind),
+                         f->tag, f->frame.empty() ? "" : " at " + f->frame);
+    }
     RenderBreakdown("Where the memory was at the first failure", *a.AtFirstFailure(), rows, out);
     // Often the peak is the alloc just before the failure: the same tables again would bury the rest.
     if (SameHeld(*peak, *a.AtFirstFailure())) {

@@ -147,8 +147,13 @@ std::string EffectiveOptionsText(const AllocatorConfig& config) {
 }
 
 std::string TextReport(const ReplayReportInput& in) {
-  std::string text = VerdictText(in) + FailingRequestText(in);
-  if (in.attribution != nullptr) text += "\n" + RenderMemoryAttributionText(*in.attribution);
+  // The failing request's block names it, with its stack: the tables below need not again.
+  const std::string failing = FailingRequestText(in);
+  std::string text = VerdictText(in) + failing;
+  if (in.attribution != nullptr) {
+    text += "\n" + RenderMemoryAttributionText(*in.attribution, /*rows=*/10,
+                                               /*name_failed_request=*/failing.empty());
+  }
   if (!in.advice_text.empty()) text += "\n" + in.advice_text;
   return text + "\n" + DetailsText(in);
 }

@@ -56,7 +56,6 @@ TEST(ReplayCliTest, FragmentationReportOpensWithTheVerdictAndTheMemoryByTag) {
       "Failing request: id 5 at event 7, 100663296 B (96.00MiB) requested\n"
       "  tag:    grad_buffer\n"
       "\n"
-      "The first failed request (event 7): 100663296 bytes (96.00MiB) for id 5, fragmentation, tag grad_buffer\n"
       "Where the memory was at the first failure (event 7): 134217728 bytes (128.00MiB) held in 2 buffers\n"
       "  by tag\n"
       "     50.0%        67108864   64.00MiB       1 buf  act_l2\n"

@@ -126,6 +126,23 @@ TEST(MemoryAttributionTest, APeakHoldingWhatTheFailureHeldIsOneLine) {
             "as at the first failure\n");
 }
 
+// `replay` names the failing request in its own block above the tables (with
+// its stack): there the tables open with where the memory was, not the request again.
+TEST(MemoryAttributionTest, TheFailedRequestLineIsLeftToACallerThatShowedIt) {
+  MemoryAttribution attribution(/*top_buffers=*/3);
+  Replay(attribution,
+         "alloc 1 3000 tag=weights\n"
+         "alloc 2 4000 tag=act.1\n"
+         "alloc 3 2000 tag=act.2\n"  // 9000 > 8000: fails
+         "free 2\n");
+  const std::string named = RenderMemoryAttributionText(attribution, /*rows=*/3);
+  const std::string unnamed = RenderMemoryAttributionText(attribution, /*rows=*/3, /*name_failed_request=*/false);
+  const std::string line = "The first failed request (event 2): 2000 bytes (2.0KiB) for id 3, oom, tag act.2\n";
+  EXPECT_EQ(named, line + unnamed);
+  EXPECT_EQ(unnamed.substr(0, 91),
+            "Where the memory was at the first failure (event 2): 7000 bytes (6.8KiB) held in 2 buffers\n");
+}
+
 TEST(MemoryAttributionTest, GroupsBeyondTheRowsAreSummedOnOneLine) {
   MemoryAttribution attribution;
   Replay(attribution);
