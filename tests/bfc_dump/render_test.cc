@@ -82,5 +82,36 @@ TEST(RenderTest, JsonOfDump20CarriesTheVerdictAndNumbers) {
   EXPECT_EQ(d["free_histogram"].size(), 15u);
 }
 
+// Most bins of a real dump are empty (15 of 21 in shared/bfc_dumps/21.txt):
+// the text folds them into one line where the bin lines end, neighbouring
+// lines as a range; a line with no chunk but bytes allocated is not empty and
+// stays on its own. The JSON keeps every bin.
+TEST(RenderTest, EmptyBinsFoldIntoOneLine) {
+  const auto bin = [](uint64_t size, const char* counts, const char* bytes) {
+    return std::string("Bin (") + std::to_string(size) + "): \tTotal Chunks: " + counts + ". " + bytes +
+           " allocated for chunks. " + bytes + " in use in bin. " + bytes + " client-requested in use in bin.\n";
+  };
+  const BfcLog log = ParseText(
+      "Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.0KiB (rounded to 3072)requested by op Add\n" +
+      bin(256, "2, Chunks in use: 2", "512B") + bin(512, "0, Chunks in use: 0", "0B") +
+      bin(1024, "0, Chunks in use: 0", "0B") + bin(2048, "1, Chunks in use: 1", "2.0KiB") +
+      bin(4096, "0, Chunks in use: 0", "4.0KiB") + bin(8192, "0, Chunks in use: 0", "0B"));
+  const std::string text = RenderDiagnoseText(log, DiagnoseAll(log));
+  const std::string bins =
+      "    seen     bin 256B                   2 chunks, 2 in use; 512B allocated, 512B in use, 512B requested  "
+      "(line 2)\n"
+      "    seen     bin 2.0KiB                 1 chunks, 1 in use; 2.0KiB allocated, 2.0KiB in use, 2.0KiB "
+      "requested  (line 5)\n"
+      "    seen     bin 4.0KiB                 0 chunks, 0 in use; 4.0KiB allocated, 4.0KiB in use, 4.0KiB "
+      "requested  (line 6)\n"
+      "    seen     3 empty bins               512B-1.0KiB, 8.0KiB: 0 chunks  (lines 3-7)\n";
+  EXPECT_NE(text.find(bins), std::string::npos) << text;
+  EXPECT_EQ(text.find("seen     bin 512B"), std::string::npos) << text;
+  const nlohmann::json d = nlohmann::json::parse(RenderDiagnoseJson(log, DiagnoseAll(log)))["dumps"][0];
+  size_t bin_figures = 0;
+  for (const nlohmann::json& f : d["figures"]) bin_figures += f["what"].get<std::string>().starts_with("bin ");
+  EXPECT_EQ(bin_figures, 6u);
+}
+
 }  // namespace
 }  // namespace hbmsim::bfc_dump

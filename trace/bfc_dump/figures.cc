@@ -120,7 +120,11 @@ void AddBins(const BfcDump& dump, std::vector<Figure>& out) {
     if (b.allocated) value += fmt::format("; {} allocated", b.allocated->text);
     if (b.in_use) value += fmt::format(", {} in use", b.in_use->text);
     if (b.requested_in_use) value += fmt::format(", {} requested", b.requested_in_use->text);
-    out.push_back({fmt::format("bin {}", HumanReadableNumBytes(Bytes(b.bin_size))), value, false, b.line});
+    // An inconsistent line (no chunk, bytes allocated) stays on its own, to be seen.
+    const auto none = [](const std::optional<HumanBytes>& h) { return !h || h->approx_bytes == 0; };
+    const bool empty = b.total_chunks == 0 && b.chunks_in_use == 0 && none(b.allocated) && none(b.in_use) &&
+                       none(b.requested_in_use);
+    out.push_back({fmt::format("bin {}", HumanReadableNumBytes(Bytes(b.bin_size))), value, false, b.line, empty});
   }
 }
 

@@ -18,6 +18,9 @@ struct Figure {
   std::string value;  // "18.00MiB (rounded to 18874368)"
   bool derived = false;
   int line = 0;  // the log line it was seen on (0 for derived figures over many lines)
+  // A "Bin (N):" line with no chunk: the text report folds runs of them into
+  // one line (most bins of most dumps are empty); the JSON keeps each.
+  bool empty_bin = false;
 };
 
 // The lines of the log that belong to one dump but are printed apart from it.

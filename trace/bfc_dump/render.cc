@@ -92,15 +92,45 @@ void RenderWhatIf(const Diagnosis& d, std::string& out) {
   if (!lines.empty()) out += "  what if\n" + lines;
 }
 
+// The bins with no chunk, on one line where the bin lines end: runs of
+// neighbours as "4.0KiB-32.0KiB", the lines they were seen on as a range.
+std::string EmptyBinsLine(const std::vector<const Figure*>& empty) {
+  const auto size_of = [](const Figure* f) { return f->what.substr(4); };  // "bin 512B" -> "512B"
+  std::string runs;
+  for (size_t i = 0; i < empty.size();) {
+    size_t j = i;
+    while (j + 1 < empty.size() && empty[j + 1]->line == empty[j]->line + 1) ++j;
+    if (!runs.empty()) runs += ", ";
+    runs += i == j ? size_of(empty[i]) : size_of(empty[i]) + "-" + size_of(empty[j]);
+    i = j + 1;
+  }
+  const std::string what = fmt::format("{} empty bins", empty.size());
+  return fmt::format("    {:<8} {:<26} {}: 0 chunks  (lines {}-{})\n", "seen", what, runs, empty.front()->line,
+                     empty.back()->line);
+}
+
 // Every figure the log shows for a partial dump, marked seen or derived (a
-// rebuilt heap already says all of it above; the JSON always has them).
+// rebuilt heap already says all of it above; the JSON always has them). Empty
+// bins (most of a dump's 21) fold into one line, so what is missing stays on
+// the first screen.
 void RenderFigures(const Diagnosis& d, std::string& out) {
   if (d.figures.empty() || d.heap_rebuilt) return;
   out += "  in the log   (seen: printed there; derived: computed by hbmsim from what was seen)\n";
-  for (const Figure& f : d.figures) {
-    out += fmt::format("    {:<8} {:<26} {}", f.derived ? "derived" : "seen", f.what, f.value);
-    if (f.line > 0) out += fmt::format("  (line {})", f.line);
-    out += "\n";
+  std::vector<const Figure*> empty;
+  size_t last_bin = 0;  // the bin lines are one run of figures (figures.cc AddBins)
+  for (size_t i = 0; i < d.figures.size(); ++i) {
+    if (d.figures[i].empty_bin) empty.push_back(&d.figures[i]);
+    if (d.figures[i].what.starts_with("bin ")) last_bin = i;
+  }
+  const bool fold = empty.size() > 1;
+  for (size_t i = 0; i < d.figures.size(); ++i) {
+    const Figure& f = d.figures[i];
+    if (!fold || !f.empty_bin) {
+      out += fmt::format("    {:<8} {:<26} {}", f.derived ? "derived" : "seen", f.what, f.value);
+      if (f.line > 0) out += fmt::format("  (line {})", f.line);
+      out += "\n";
+    }
+    if (fold && i == last_bin) out += EmptyBinsLine(empty);
   }
 }
 
