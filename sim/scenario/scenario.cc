@@ -42,6 +42,13 @@ absl::StatusOr<std::pair<DeviceId, std::string>> ChooseListed(const Recording& r
       if (d.device == *wanted) return std::pair{*wanted, std::string("--device")};
     }
   }
+  if (!wanted && devices.empty() && r.state_only()) {
+    // size, advise, compare and sweep ask about a sequence of requests; this file has none.
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: an allocator state with no trace (a snapshot taken without _record_memory_history), so no "
+        "request to size or compare; `hbmsim inspect {}` analyses the state (so does `hbmsim replay`)",
+        r.path(), r.path()));
+  }
   if (wanted || devices.empty()) {
     return absl::InvalidArgumentError(fmt::format("{}: no trace for device {} (devices with traces: {})",
                                                   r.path(), wanted.value_or(DeviceId(0)).value(),

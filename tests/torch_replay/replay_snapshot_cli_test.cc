@@ -197,6 +197,22 @@ TEST(ReplaySnapshotCliTest, StateSnapshotIsAnalysedAndATracelessDeviceIsExit2) {
                 "1, 2)\n");
 }
 
+// The commands that ask about a sequence of requests refuse a state snapshot
+// on one line that names the command which reads it.
+TEST(ReplaySnapshotCliTest, SizeAdviseAndCompareOfAStateSnapshotPointToInspect) {
+  const std::string file = kDir + "state_only_tiny.pickle";
+  for (const std::string command : {"size", "advise", "compare"}) {
+    const CliRun r = RunHbmsim(command + " " + file + " --allocator" + (command == "compare" ? "s" : "") +
+                               " torch");
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_EQ(r.err, "hbmsim " + command + ": " + file +
+                         ": an allocator state with no trace (a snapshot taken without "
+                         "_record_memory_history), so no request to size or compare; `hbmsim inspect " +
+                         file + "` analyses the state (so does `hbmsim replay`)\n")
+        << command;
+  }
+}
+
 TEST(ReplaySnapshotCliTest, BytesLimitAutoNeedsARecordedOom) {
   const CliRun r =
       RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --bytes-limit auto");
