@@ -102,14 +102,17 @@ TEST(MemoryAttributionTest, PeakAndFirstFailureTablesAreExact) {
 
 // The peak is the alloc right before the failing one: its tables are the
 // failure's, said in one line instead of twice.
+// The peak (events 0-1) holds what the failure (event 2) held.
+constexpr char kFailsRightAfterThePeak[] =
+    "alloc 1 3000 tag=weights\n"
+    "alloc 2 4000 tag=act.1\n"
+    "alloc 3 2000 tag=act.2\n"  // 9000 > 8000: fails
+    "free 2\n"
+    "free 1\n";
+
 TEST(MemoryAttributionTest, APeakHoldingWhatTheFailureHeldIsOneLine) {
   MemoryAttribution attribution(/*top_buffers=*/3);
-  Replay(attribution,
-         "alloc 1 3000 tag=weights\n"
-         "alloc 2 4000 tag=act.1\n"
-         "alloc 3 2000 tag=act.2\n"  // 9000 > 8000: fails
-         "free 2\n"
-         "free 1\n");
+  Replay(attribution, kFailsRightAfterThePeak);
   EXPECT_EQ(RenderMemoryAttributionText(attribution, /*rows=*/3),
             "The first failed request (event 2): 2000 bytes (2.0KiB) for id 3, oom, tag act.2\n"
             "Where the memory was at the first failure (event 2): 7000 bytes (6.8KiB) held in 2 buffers\n"
@@ -130,11 +133,7 @@ TEST(MemoryAttributionTest, APeakHoldingWhatTheFailureHeldIsOneLine) {
 // its stack): there the tables open with where the memory was, not the request again.
 TEST(MemoryAttributionTest, TheFailedRequestLineIsLeftToACallerThatShowedIt) {
   MemoryAttribution attribution(/*top_buffers=*/3);
-  Replay(attribution,
-         "alloc 1 3000 tag=weights\n"
-         "alloc 2 4000 tag=act.1\n"
-         "alloc 3 2000 tag=act.2\n"  // 9000 > 8000: fails
-         "free 2\n");
+  Replay(attribution, kFailsRightAfterThePeak);
   const std::string named = RenderMemoryAttributionText(attribution, /*rows=*/3);
   const std::string unnamed = RenderMemoryAttributionText(attribution, /*rows=*/3, /*name_failed_request=*/false);
   const std::string line = "The first failed request (event 2): 2000 bytes (2.0KiB) for id 3, oom, tag act.2\n";
