@@ -42,7 +42,10 @@ constexpr char kTrace[] =
     "free 7\n";
 
 void Replay(MemoryAttribution& attribution, const char* trace = kTrace) {
-  const std::string path = ::testing::TempDir() + "/memory_attribution.trace";
+  // One file per test: ctest runs each TEST as its own process, in parallel, and
+  // a shared name let one test read the trace another was writing.
+  const std::string path = ::testing::TempDir() + "/memory_attribution_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".trace";
   std::ofstream(path, std::ios::binary) << trace;
   absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(path);
   ASSERT_TRUE(reader.ok()) << reader.status().message();
