@@ -154,7 +154,7 @@ std::string RenderInspectText(const InspectReport& r) {
   const InspectedState& s = *r.state;
   fmt::format_to(out, "hbmsim inspect\n");
   fmt::format_to(out, "  snapshot:  {} ({})\n", r.file, s.source);
-  fmt::format_to(out, "  device:    {}\n", s.device.value());
+  fmt::format_to(out, "  device:    {} ({})\n", s.device.value(), s.device_reason);
   fmt::format_to(out, "  state:     {}\n", s.where);
   fmt::format_to(out, "  capacity:  {}\n", s.capacity);
   fmt::format_to(out, "  settings:  {}\n",
@@ -229,6 +229,7 @@ Json RenderInspectJson(const InspectReport& r) {
   return Json{{"snapshot", r.file},
               {"source", s.source},
               {"device", s.device.value()},
+              {"device_reason", s.device_reason},
               {"state", s.where},
               {"capacity", s.capacity},
               {"settings_from_snapshot", s.settings},

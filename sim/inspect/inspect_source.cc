@@ -65,9 +65,23 @@ std::string CapacityText(const SourceOptions& o, const std::optional<Bytes>& fro
 
 // The recording's own state (a snapshot's segments) seeded into the torch
 // policy configured from its allocator_settings.
+// The device to analyse with no --device: the one every other command (and
+// inspect --at) replays, by the scenario's rules (the recorded OOM's, else the
+// one with the most events); a file with no trace, the first holding a segment.
+std::pair<std::optional<DeviceId>, std::string> DeviceOfState(const Recording& recording,
+                                                              const SourceOptions& o) {
+  if (o.device) return {o.device, "--device"};
+  const std::optional<std::vector<DeviceEvents>> listed = recording.devices();
+  if (!listed || listed->empty()) return {std::nullopt, ""};
+  absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseDevice(recording, *listed, std::nullopt);
+  if (!chosen.ok()) return {std::nullopt, ""};
+  return *chosen;
+}
+
 absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording> recording,
                                                  const SourceOptions& o) {
-  std::optional<RecordedState> s = recording->FinalState(o.device);
+  auto [device, device_reason] = DeviceOfState(*recording, o);
+  std::optional<RecordedState> s = recording->FinalState(device);
   if (!s) {
     return absl::InvalidArgumentError(
         fmt::format("{}: {} records no allocator state (inspect reads PyTorch memory snapshots)", o.path,
@@ -90,6 +104,7 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
   }
   out.torch = dynamic_cast<const torch::TorchAllocator*>(out.owner.get());
   out.device = s->device;
+  out.device_reason = device_reason.empty() ? "the first device holding a segment" : device_reason;
   out.source = recording->Describe();
   out.frames = std::move(s->frames);
   out.where = fmt::format(
@@ -144,6 +159,7 @@ absl::StatusOr<InspectedState> FromReplay(std::shared_ptr<const Recording> recor
   }
   out.torch = dynamic_cast<const torch::TorchAllocator*>(&out.run->policy());
   out.device = DeviceId(device);
+  out.device_reason = sc.device_reason;
   out.where = fmt::format("after event {} ({}), replayed from the trace's rebuilt initial state",
                           stop.reached_index(), stop.location());
   out.capacity = CapacityText(o, from_oom);

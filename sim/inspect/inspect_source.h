@@ -41,6 +41,7 @@ struct InspectedState {
   std::unique_ptr<ScenarioRun> run;    // --at: owns the policy, stopped at the point asked
   const torch::TorchAllocator* torch = nullptr;
   DeviceId device;
+  std::string device_reason;  // "it holds the recorded OOM", "--device", ...
   std::string source;  // "PyTorch snapshot (generation 4)"
   // The stack of each live block by address (the snapshot's own segments
   // only: a replayed state does not carry them), ids of recording's table.

@@ -33,8 +33,9 @@ absl::StatusOr<DeviceId> FindNamed(const Recording& r,
       fmt::format("--device {}: {} has no device of that name (devices: {})", name, r.path(), DeviceList(*devices)));
 }
 
-// Rules 1-3 of scenario.h over a recording that lists its devices.
-absl::StatusOr<std::pair<DeviceId, std::string>> ChooseListed(const Recording& r,
+}  // namespace
+
+absl::StatusOr<std::pair<DeviceId, std::string>> ChooseDevice(const Recording& r,
                                                               const std::vector<DeviceEvents>& devices,
                                                               std::optional<DeviceId> wanted) {
   if (wanted) {
@@ -64,8 +65,6 @@ absl::StatusOr<std::pair<DeviceId, std::string>> ChooseListed(const Recording& r
   return std::pair{most->device, devices.size() == 1 ? std::string("the only device with events")
                                                      : std::string("it has the most events")};
 }
-
-}  // namespace
 
 std::string_view StartStateModeName(StartStateMode m) {
   return m == StartStateMode::kSeed ? "seed" : "place";
@@ -130,7 +129,7 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
     wanted = *named;
   }
   if (listed) {
-    absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseListed(*recording, *listed, wanted);
+    absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseDevice(*recording, *listed, wanted);
     if (!chosen.ok()) return chosen.status();
     s.devices = *std::move(listed);
     s.device = chosen->first;

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -86,6 +87,12 @@ absl::Status CheckReplayedSomething(const Scenario& scenario, const ReplaySummar
                                     const std::string& name);
 absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request);
+// Rules 1-3 above over a recording that lists its devices (`wanted`: a
+// --device already resolved to its number): the device and why, for every
+// command that picks one (`inspect` of a snapshot's own state included).
+absl::StatusOr<std::pair<DeviceId, std::string>> ChooseDevice(const Recording& r,
+                                                              const std::vector<DeviceEvents>& devices,
+                                                              std::optional<DeviceId> wanted);
 
 }  // namespace hbmsim
 

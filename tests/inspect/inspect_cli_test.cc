@@ -239,5 +239,20 @@ TEST(InspectCliTest, AtTheRecordedOom) {
             "h100x4_expandable_segments_oom.pickle (device 1: events 0-596)\n");
 }
 
+// With no --device, inspect analyses the device replay and inspect --at do:
+// the H100 job's device 1, which holds the recorded OOM (before, the first
+// device holding a segment, 0, whose 8 GB were not where the job failed).
+TEST(InspectCliTest, TheDefaultDeviceIsTheOneTheOtherCommandsReplay) {
+  const nlohmann::json chosen = Inspect("h100x4_expandable_segments_oom.pickle");
+  EXPECT_EQ(chosen["device"], 1);
+  EXPECT_EQ(chosen["device_reason"], "it holds the recorded OOM");
+  const nlohmann::json named = Inspect("h100x4_expandable_segments_oom.pickle --device 1");
+  EXPECT_EQ(Totals(chosen), Totals(named));
+  EXPECT_EQ(named["device_reason"], "--device");
+  const CliRun r = RunHbmsim("inspect " + kDir + "h100x4_expandable_segments_oom.pickle");
+  EXPECT_NE(r.out.find("\n  device:    1 (it holds the recorded OOM)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(Inspect("state_only_tiny.pickle")["device_reason"], "the first device holding a segment");
+}
+
 }  // namespace
 }  // namespace hbmsim::testing
