@@ -15,6 +15,7 @@
 #include "fmt/format.h"
 #include "sim/cli/command.h"
 #include "sim/cli/size_progress.h"
+#include "sim/config/policy_registry.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
@@ -166,7 +167,12 @@ std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohm
 }
 
 std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const ScenarioRequest& request) {
-  if (allocators_.empty()) return Failure{kExitBadInput, "pass --allocators NAME,NAME,... with TRACE"};
+  if (allocators_.empty()) {
+    return Failure{kExitBadInput,
+                   fmt::format("--allocators: required with TRACE: the allocators to compare, comma-separated "
+                               "(built-in: {}; or .yaml config files), e.g. --allocators torch,bfc,cuda_async",
+                               BuiltinPolicies().Names())};
+  }
   ScenarioSurvey survey;
   absl::StatusOr<Scenario> scenario = Load(trace_, request, survey);
   if (!scenario.ok()) return FromStatus(scenario.status());

@@ -86,6 +86,10 @@ TEST(SizeCliTest, BadArgumentsExitTwoWithOneLine) {
        "hbmsim compare: --bytes-limit -1: "},
       {"size " + bad + " --allocator bfc", "hbmsim size: " + bad + ":3: "},
       {"compare " + bad + " --allocators bfc,ideal", "hbmsim compare: " + bad + ":3: "},
+      {"compare configs/examples/fits.trace",
+       "hbmsim compare: --allocators: required with TRACE: the allocators to compare, comma-separated "
+       "(built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu; or .yaml config "
+       "files), e.g. --allocators torch,bfc,cuda_async\n"},
   };
   for (const Case& c : cases) {
     const testing::CliRun r = RunHbmsim(c.args);
