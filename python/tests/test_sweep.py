@@ -78,6 +78,22 @@ def test_three_shards_equal_unsharded(spec, tmp_path):
     assert (tmp_path / "whole.html").read_text().startswith("<!DOCTYPE html>")
 
 
+def test_report_never_writes_over_a_result(spec, tmp_path):
+    out = tmp_path / "out"
+    sweep(spec, "--out", out)
+    before = results(out)
+    first = sorted(before)[0]
+    (tmp_path / "link.csv").symlink_to(out / first)
+    for flag, path in (("--csv", out / first), ("--html", tmp_path / "link.csv")):
+        proc = subprocess.run([BINARY, "sweep", "report", str(out), flag, str(path)], capture_output=True, text=True)
+        assert proc.returncode == 2
+        assert proc.stderr == (f"hbmsim sweep: {flag} {path} is the input result {out}/{first}; "
+                               "refusing to overwrite it\n")
+    assert results(out) == before
+    sweep("report", out, "--csv", out / "summary.csv")  # beside the results is fine: not one of them
+    assert results(out) == before
+
+
 def test_damaged_run_resumes(spec, tmp_path):
     whole, damaged = tmp_path / "whole", tmp_path / "damaged"
     sweep(spec, "--out", whole)

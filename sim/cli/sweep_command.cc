@@ -181,7 +181,12 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
 }
 
 int SweepCommand::RunReport(const std::string& dir) {
-  absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open({}, {{"--csv", csv_}, {"--html", html_}});
+  // Every result file is an input: `--csv DIR/task-000000.json` would replace one.
+  absl::StatusOr<std::vector<std::string>> results = sweep::ResultFiles(dir);
+  if (!results.ok()) return Fail(std::string(results.status().message()));
+  std::vector<io::NamedPath> inputs;
+  for (const std::string& path : *results) inputs.push_back({"result", path});
+  absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(inputs, {{"--csv", csv_}, {"--html", html_}});
   if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
   absl::StatusOr<sweep::SweepSummary> summary = sweep::SummarizeResults(dir);
   if (!summary.ok()) return Fail(std::string(summary.status().message()));

@@ -22,24 +22,17 @@ int64_t Median(std::vector<int64_t> v) {
   return v.empty() ? 0 : v[(v.size() - 1) / 2];
 }
 
-// The lines of DIR in file-name order (hence task order); hidden files are
-// the temporaries of runs in progress or killed, never results.
+// The lines of DIR in file-name order (hence task order).
 absl::StatusOr<std::vector<Json>> ReadLines(const std::string& dir) {
-  std::error_code ec;
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with("task-") && name.ends_with(".json")) names.push_back(name);
-  }
-  if (ec) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", dir, ec.message()));
-  std::sort(names.begin(), names.end());
+  absl::StatusOr<std::vector<std::string>> files = ResultFiles(dir);
+  if (!files.ok()) return files.status();
   std::vector<Json> lines;
-  for (const std::string& name : names) {
-    std::ifstream in(dir + "/" + name);
+  for (const std::string& path : *files) {
+    std::ifstream in(path);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     Json line = Json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!line.is_object() || !line.contains("key") || !line["key"].is_object() || !line.contains("exit_code")) {
-      return absl::InvalidArgumentError(fmt::format("{}/{}: not a sweep result line", dir, name));
+      return absl::InvalidArgumentError(fmt::format("{}: not a sweep result line", path));
     }
     lines.push_back(std::move(line));
   }
@@ -50,6 +43,20 @@ absl::StatusOr<std::vector<Json>> ReadLines(const std::string& dir) {
 std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump()); }
 
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> ResultFiles(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("task-") && name.ends_with(".json")) names.push_back(name);
+  }
+  if (ec) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", dir, ec.message()));
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> paths;
+  for (const std::string& name : names) paths.push_back(dir + "/" + name);
+  return paths;
+}
 
 Json CompactResult(const std::string& question, Json report) {
   if (question == "limit") {

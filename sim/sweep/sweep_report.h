@@ -42,6 +42,10 @@ struct SweepSummary {
   std::vector<SummaryRow> rows;  // in the order of their first task
 };
 
+// The result files of DIR ("DIR/task-NNNNNN.json"), in task order: what
+// SummarizeResults reads, and so what `sweep report` may never write over.
+// Hidden files are the temporaries of runs in progress or killed, never results.
+absl::StatusOr<std::vector<std::string>> ResultFiles(const std::string& dir);
 absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir);
 std::string SummaryText(const SweepSummary& s);
 std::string SummaryCsv(const SweepSummary& s);
