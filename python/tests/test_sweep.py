@@ -94,6 +94,23 @@ def test_report_never_writes_over_a_result(spec, tmp_path):
     assert results(out) == before
 
 
+def test_a_folder_of_another_sweep_is_refused(spec, tmp_path):
+    out = tmp_path / "out"
+    sweep(spec, "--out", out)
+    before = results(out)
+    other = tmp_path / "other.yaml"
+    other.write_text(f"recordings:\n  - {os.path.join(EXAMPLES, 'fits.trace')}\nallocators: [bfc]\n"
+                     "limits: [256MiB]\n")
+    for extra in ([], ["--task", "0"]):
+        proc = subprocess.run([BINARY, "sweep", str(other), "--out", str(out), *extra], capture_output=True, text=True)
+        assert proc.returncode == 2
+        key = json.loads(before["task-000000.json"])["key"]
+        assert proc.stderr == (f"hbmsim sweep: --out {out}: task-000000.json holds a result of another sweep "
+                               f"({json.dumps(key, separators=(',', ':'))}), not task 0 of this spec; give another "
+                               "--out folder, or remove its task-*.json files to start over\n")
+    assert results(out) == before  # nothing overwritten, nothing added
+
+
 def test_damaged_run_resumes(spec, tmp_path):
     whole, damaged = tmp_path / "whole", tmp_path / "damaged"
     sweep(spec, "--out", whole)

@@ -4,7 +4,9 @@
 // Each finished task is one JSON line in DIR/task-NNNNNN.json, written
 // atomically (trace/io/output_file.h: a killed run leaves no partial line),
 // and a rerun skips the tasks whose line is there with the same key: a shard
-// preempted by Slurm or Kubernetes resumes where it stopped.
+// preempted by Slurm or Kubernetes resumes where it stopped. A folder holding
+// another sweep's results (another spec, or this one before an edit) is
+// refused: its lines would be overwritten or merged into this one's report.
 //
 // `hbmsim sweep report DIR [--csv OUT] [--html OUT]` merges every shard's
 // lines into the summary (sim/sweep/sweep_report.h).
@@ -47,13 +49,48 @@ std::optional<std::string> ReadWhole(const std::string& path) {
   return s.str();
 }
 
-// A finished task: its line is there and names this very task (a changed
-// spec renumbers tasks; a stale line is run again, never trusted).
-bool Finished(const std::string& path, const SweepTask& task) {
+// The key of the result line at `path`; nullopt when there is none or it is
+// damaged (cut by a writer that was not atomic): such a task runs again.
+std::optional<nlohmann::ordered_json> KeyOfLine(const std::string& path) {
   std::optional<std::string> text = ReadWhole(path);
-  if (!text) return false;
+  if (!text) return std::nullopt;
   nlohmann::ordered_json line = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  return line.is_object() && line.contains("key") && line["key"] == task.Key();
+  if (!line.is_object() || !line.contains("key") || !line["key"].is_object()) return std::nullopt;
+  return line["key"];
+}
+
+// A finished task: its line is there and names this very task.
+bool Finished(const std::string& path, const SweepTask& task) {
+  const std::optional<nlohmann::ordered_json> key = KeyOfLine(path);
+  return key && *key == task.Key();
+}
+
+// Every result already in DIR (or, with --task, that task's) must be a task
+// of this spec. A line of another sweep, or of this spec before an edit
+// renumbered its tasks, would be overwritten, and one past this spec's last
+// task merged into its report: refused before anything runs.
+absl::Status CheckResultsAreThisSweeps(const std::string& dir, const sweep::SweepSpec& spec,
+                                       const SweepTask* only) {
+  std::vector<std::string> files;
+  if (only != nullptr) {
+    files.push_back(dir + "/" + only->FileName());  // --task: one per call, so never a scan of DIR
+  } else {
+    absl::StatusOr<std::vector<std::string>> all = sweep::ResultFiles(dir);
+    if (!all.ok()) return all.status();
+    files = *std::move(all);
+  }
+  for (const std::string& path : files) {
+    const std::optional<nlohmann::ordered_json> key = KeyOfLine(path);
+    if (!key) continue;
+    const std::string name = std::filesystem::path(path).filename().string();  // task-NNNNNN.json
+    const absl::StatusOr<uint64_t> index = ParseU64(name.substr(5, name.size() - 10));
+    if (index.ok() && *index < spec.tasks.size() && *key == spec.tasks[*index].Key()) continue;
+    return absl::InvalidArgumentError(fmt::format(
+        "--out {}: {} holds a result of another sweep ({}), not task {} of this spec; give another --out "
+        "folder, or remove its task-*.json files to start over",
+        dir, name, key->dump(), index.ok() ? std::to_string(*index) : name));
+  }
+  return absl::OkStatus();
 }
 
 // One task's result: the JSON line its file holds, and whether that line
@@ -154,6 +191,10 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
   std::error_code ec;
   std::filesystem::create_directories(out_, ec);
   if (ec) return Fail(fmt::format("--out: cannot create {}: {}", out_, ec.message()));
+  if (absl::Status s = CheckResultsAreThisSweeps(out_, *spec, task_.empty() ? nullptr : mine.front());
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   std::vector<const SweepTask*> to_run;
   for (const SweepTask* t : mine) {
     if (!Finished(out_ + "/" + t->FileName(), *t)) to_run.push_back(t);
