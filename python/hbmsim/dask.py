@@ -35,9 +35,14 @@ class SweepSummary:
         return self.text
 
 
-def tasks(spec):
-    """The sweep's task list: one dict per task (its key), in task order."""
-    code, out, err = hbmsim.cli("sweep", os.fspath(spec), "--list")
+def tasks(spec, out=None):
+    """The sweep's task list: one dict per task (its key), in task order.
+
+    out: the results folder; the CLI then first checks that it holds no
+      other sweep's results (ValueError naming the file if it does).
+    """
+    folder = ["--out", os.fspath(out)] if out is not None else []
+    code, out, err = hbmsim.cli("sweep", os.fspath(spec), *folder, "--list")
     if code != 0:
         raise ValueError(err.strip())
     return [json.loads(line) for line in out.splitlines() if line.strip()]
@@ -66,7 +71,7 @@ def sweep(spec, client, out, *, retries=2, progress=True, runner=None):
     """
     spec, out = os.path.abspath(os.fspath(spec)), os.path.abspath(os.fspath(out))
     os.makedirs(out, exist_ok=True)
-    keys = tasks(spec)
+    keys = tasks(spec, out)  # refuses a folder of another sweep before any worker writes to it
     futures = client.map(runner or run_task, [spec] * len(keys), [out] * len(keys), [k["task"] for k in keys],
                          retries=retries, pure=False)
     if progress:

@@ -109,6 +109,10 @@ def test_a_folder_of_another_sweep_is_refused(spec, tmp_path):
                                f"({json.dumps(key, separators=(',', ':'))}), not task 0 of this spec; give another "
                                "--out folder, or remove its task-*.json files to start over\n")
     assert results(out) == before  # nothing overwritten, nothing added
+    import hbmsim.dask
+    with pytest.raises(ValueError, match="task-000000.json holds a result of another sweep"):
+        hbmsim.dask.sweep(other, None, out)  # refused before the client is asked for anything
+    assert results(out) == before
 
 
 def test_damaged_run_resumes(spec, tmp_path):

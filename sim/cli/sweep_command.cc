@@ -10,7 +10,8 @@
 //
 // `hbmsim sweep report DIR [--csv OUT] [--html OUT]` merges every shard's
 // lines into the summary (sim/sweep/sweep_report.h).
-//   --list       prints the task list (one JSON key per line), runs nothing
+//   --list       prints the task list (one JSON key per line), runs nothing;
+//                with --out, first checks that DIR holds no other sweep's results
 //   --task K     runs the one task K (what hbmsim.dask sends each worker)
 #include <atomic>
 #include <filesystem>
@@ -137,7 +138,9 @@ class SweepCommand : public Command {
     app.add_option("--task", task_, "run only task K (hbmsim.dask sends one per worker call)")
         ->check(UnsignedNumber());
     app.add_option("--jobs", jobs_, "tasks run in parallel (default 1); the results never depend on it");
-    app.add_flag("--list", list_, "print the task list, one JSON line per task, and run nothing");
+    app.add_flag("--list", list_,
+                 "print the task list, one JSON line per task, and run nothing (with --out: after checking that "
+                 "the folder holds no other sweep's results)");
     app.add_option("--csv", csv_, "report: also write the summary table as CSV here");
     app.add_option("--html", html_, "report: also write the summary as an HTML page with plots here");
   }
@@ -167,6 +170,13 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
   absl::StatusOr<sweep::SweepSpec> spec = sweep::LoadSweepSpec(spec_path);
   if (!spec.ok()) return Fail(std::string(spec.status().message()));
   if (list_) {
+    // With --out: only once the folder is known to hold nothing of another
+    // sweep (hbmsim.dask asks this before it sends any --task).
+    if (!out_.empty() && std::filesystem::exists(out_)) {
+      if (absl::Status s = CheckResultsAreThisSweeps(out_, *spec, nullptr); !s.ok()) {
+        return Fail(std::string(s.message()));
+      }
+    }
     std::string text;
     for (const SweepTask& t : spec->tasks) text += t.Key().dump() + "\n";
     absl::Status s = io::WriteStdout(text);
