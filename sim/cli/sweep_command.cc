@@ -51,13 +51,11 @@ std::optional<std::string> ReadWhole(const std::string& path) {
 }
 
 // The key of the result line at `path`; nullopt when there is none or it is
-// damaged (cut by a writer that was not atomic): such a task runs again.
+// damaged (sweep::ReadResultLine): such a task runs again.
 std::optional<nlohmann::ordered_json> KeyOfLine(const std::string& path) {
-  std::optional<std::string> text = ReadWhole(path);
-  if (!text) return std::nullopt;
-  nlohmann::ordered_json line = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!line.is_object() || !line.contains("key") || !line["key"].is_object()) return std::nullopt;
-  return line["key"];
+  std::optional<nlohmann::ordered_json> line = sweep::ReadResultLine(path);
+  if (!line) return std::nullopt;
+  return (*line)["key"];
 }
 
 // A finished task: its line is there and names this very task.

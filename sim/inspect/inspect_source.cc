@@ -63,21 +63,22 @@ std::string CapacityText(const SourceOptions& o, const std::optional<Bytes>& fro
   return "unlimited (a snapshot does not record the device's size; --bytes-limit sets it)";
 }
 
-// The recording's own state (a snapshot's segments) seeded into the torch
-// policy configured from its allocator_settings.
 // The device to analyse with no --device: the one every other command (and
 // inspect --at) replays, by the scenario's rules (the recorded OOM's, else the
 // one with the most events); a file with no trace, the first holding a segment.
 std::pair<std::optional<DeviceId>, std::string> DeviceOfState(const Recording& recording,
                                                               const SourceOptions& o) {
   if (o.device) return {o.device, "--device"};
+  const std::pair<std::optional<DeviceId>, std::string> first{std::nullopt, "the first device holding a segment"};
   const std::optional<std::vector<DeviceEvents>> listed = recording.devices();
-  if (!listed || listed->empty()) return {std::nullopt, ""};
+  if (!listed || listed->empty()) return first;
   absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseDevice(recording, *listed, std::nullopt);
-  if (!chosen.ok()) return {std::nullopt, ""};
+  if (!chosen.ok()) return first;
   return *chosen;
 }
 
+// The recording's own state (a snapshot's segments) seeded into the torch
+// policy configured from its allocator_settings.
 absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording> recording,
                                                  const SourceOptions& o) {
   auto [device, device_reason] = DeviceOfState(*recording, o);
@@ -104,7 +105,7 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
   }
   out.torch = dynamic_cast<const torch::TorchAllocator*>(out.owner.get());
   out.device = s->device;
-  out.device_reason = device_reason.empty() ? "the first device holding a segment" : device_reason;
+  out.device_reason = device_reason;
   out.source = recording->Describe();
   out.frames = std::move(s->frames);
   out.where = fmt::format(

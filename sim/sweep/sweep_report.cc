@@ -28,13 +28,9 @@ absl::StatusOr<std::vector<Json>> ReadLines(const std::string& dir) {
   if (!files.ok()) return files.status();
   std::vector<Json> lines;
   for (const std::string& path : *files) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    Json line = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!line.is_object() || !line.contains("key") || !line["key"].is_object() || !line.contains("exit_code")) {
-      return absl::InvalidArgumentError(fmt::format("{}: not a sweep result line", path));
-    }
-    lines.push_back(std::move(line));
+    std::optional<Json> line = ReadResultLine(path);
+    if (!line) return absl::InvalidArgumentError(fmt::format("{}: not a sweep result line", path));
+    lines.push_back(*std::move(line));
   }
   if (lines.empty()) return absl::InvalidArgumentError(fmt::format("{}: no task-*.json results", dir));
   return lines;
@@ -56,6 +52,17 @@ absl::StatusOr<std::vector<std::string>> ResultFiles(const std::string& dir) {
   std::vector<std::string> paths;
   for (const std::string& name : names) paths.push_back(dir + "/" + name);
   return paths;
+}
+
+std::optional<Json> ReadResultLine(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Json line = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!line.is_object() || !line.contains("key") || !line["key"].is_object() || !line.contains("exit_code")) {
+    return std::nullopt;
+  }
+  return line;
 }
 
 Json CompactResult(const std::string& question, Json report) {

@@ -46,6 +46,11 @@ struct SweepSummary {
 // SummarizeResults reads, and so what `sweep report` may never write over.
 // Hidden files are the temporaries of runs in progress or killed, never results.
 absl::StatusOr<std::vector<std::string>> ResultFiles(const std::string& dir);
+// The result line at `path`: a JSON object with a `key` object and an
+// `exit_code`; nullopt when the file is missing or the line is damaged (cut
+// by a writer that was not atomic). The report refuses such a line; a sweep
+// run counts its task as not finished and runs it again.
+std::optional<nlohmann::ordered_json> ReadResultLine(const std::string& path);
 absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir);
 std::string SummaryText(const SweepSummary& s);
 std::string SummaryCsv(const SweepSummary& s);
