@@ -68,5 +68,23 @@ TEST(RecordedAllocatorCliTest, ATextTraceStillNeedsAnAllocator) {
   }
 }
 
+// A BFC allocator's log is no trace of requests: said first, with the
+// command that reads it, and not as an --allocator or a limit to give (the
+// reader refuses a first event line that is no event when it opens the file).
+TEST(RecordedAllocatorCliTest, ABfcLogIsNamedBeforeAnyOptionIsAskedFor) {
+  const std::string dump = "../shared/bfc_dumps/20.txt";
+  const std::string expected =
+      ": ../shared/bfc_dumps/20.txt:13: unknown event '2023-10-02': a line of a TensorFlow log, not an event; "
+      "`hbmsim diagnose` reads the out-of-memory dump of a BFC allocator's log\n";
+  for (const std::string command : {"replay", "size", "advise", "inspect"}) {
+    const CliRun r = RunHbmsim(command + " " + dump);
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_EQ(r.err, "hbmsim " + command + expected);
+  }
+  const CliRun limited = RunHbmsim("replay " + dump + " --allocator bfc");
+  EXPECT_EQ(limited.err, "hbmsim replay" + expected);
+}
+
 }  // namespace
 }  // namespace hbmsim::testing

@@ -52,9 +52,10 @@ TEST(AllocationTest, NoHeapAllocationPerEventInSteadyState) {
 
 // The counter itself works: a failed line builds a message on the heap.
 TEST(AllocationTest, CounterSeesAllocations) {
-  absl::StatusOr<std::unique_ptr<TextTraceReader>> reader = TextTraceReader::FromString("bogus 1\n");
+  absl::StatusOr<std::unique_ptr<TextTraceReader>> reader = TextTraceReader::FromString("alloc 1 256\nbogus 1\n");
   ASSERT_TRUE(reader.ok());
   Event e;
+  ASSERT_TRUE((*reader)->Next(e).ok());
   const uint64_t before = testing::HeapAllocationCount();
   EXPECT_FALSE((*reader)->Next(e).ok());
   EXPECT_GT(testing::HeapAllocationCount() - before, 0u);

@@ -200,16 +200,38 @@ TEST(TextReaderTest, ATensorFlowLogIsNamedAsOne) {
         "I tensorflow/core/common_runtime/bfc_allocator.cc:643] Bin (4096): \tTotal Chunks: 0",
         "9:07:50.044545: W external/local_xla/xla/tsl/framework/bfc_allocator.cc:501] Allocator (GPU_0_bfc) ran out",
         "Current allocation summary follows."}) {
-    absl::StatusOr<std::unique_ptr<TextTraceReader>> reader = TextTraceReader::FromString(std::string(line) + "\n");
-    ASSERT_TRUE(reader.ok());
-    Event e;
     const std::string first(std::string_view(line).substr(0, std::string_view(line).find(' ')));
-    EXPECT_EQ((*reader)->Next(e).status().message(),
-              "<string>:1: unknown event '" + first +
-                  "': a line of a TensorFlow log, not an event; `hbmsim diagnose` reads the out-of-memory dump of a "
-                  "BFC allocator's log")
+    const std::string expected = "unknown event '" + first +
+                                 "': a line of a TensorFlow log, not an event; `hbmsim diagnose` reads the "
+                                 "out-of-memory dump of a BFC allocator's log";
+    // As the first event line, when the file is opened (before any command
+    // asks for an allocator or a limit); further on, where it is read.
+    EXPECT_EQ(TextTraceReader::FromString(std::string(line) + "\n").status().message(), "<string>:1: " + expected)
         << line;
+    absl::StatusOr<std::unique_ptr<TextTraceReader>> reader =
+        TextTraceReader::FromString("alloc 1 256\n" + std::string(line) + "\n");
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    Event e;
+    ASSERT_TRUE((*reader)->Next(e).ok());
+    EXPECT_EQ((*reader)->Next(e).status().message(), "<string>:2: " + expected) << line;
   }
+}
+
+// A training log whose BFC dump comes after other output: the error on its
+// first line also names the first line of the TensorFlow log.
+TEST(TextReaderTest, ALogWithATensorFlowPartFurtherOnIsNamedAtOpen) {
+  EXPECT_EQ(TextTraceReader::FromString("# a header\nEpoch 1/10\n\nloss: 0.31\n2023-10-02 12:00:00.000001: W "
+                                        "tensorflow/tsl/framework/bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran "
+                                        "out of memory trying to allocate 1.00GiB\n")
+                .status()
+                .message(),
+            "<string>:2: unknown event 'Epoch' (expected alloc, free, free_requested, free_completed, program_load, "
+            "program_run, program_unload or mark); line 5 is a line of a TensorFlow log: `hbmsim diagnose` reads the "
+            "out-of-memory dump of a BFC allocator's log");
+  // Without one, the plain message.
+  EXPECT_EQ(TextTraceReader::FromString("Epoch 1/10\nloss: 0.31\n").status().message(),
+            "<string>:1: unknown event 'Epoch' (expected alloc, free, free_requested, free_completed, program_load, "
+            "program_run, program_unload or mark)");
 }
 
 // After an error, reading goes on with the next line, and the rejected line

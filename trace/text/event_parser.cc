@@ -60,16 +60,6 @@ constexpr std::array<Syntax, 10> kSyntax = {{
 
 absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
-// A line of a TensorFlow or XLA log (a BFC allocator's out-of-memory dump is
-// one): people hand those to `replay` and `size` for the trace they are not.
-bool LooksLikeTensorFlowLog(std::string_view line) {
-  for (const std::string_view mark : {"bfc_allocator", "tensorflow/", "xla/tsl/", "allocation summary follows",
-                                      "ran out of memory trying to allocate"}) {
-    if (line.find(mark) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 std::string Why(const absl::Status& s) { return std::string(s.message()); }
 
 // A field as quoted in a message: hostile lines may hold fields of a
@@ -223,6 +213,14 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
 }
 
 }  // namespace
+
+bool LooksLikeTensorFlowLog(std::string_view line) {
+  for (const std::string_view mark : {"bfc_allocator", "tensorflow/", "xla/tsl/", "allocation summary follows",
+                                      "ran out of memory trying to allocate"}) {
+    if (line.find(mark) != std::string_view::npos) return true;
+  }
+  return false;
+}
 
 absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_attrs) {
   if (ParseCommonLine(line, e)) return absl::OkStatus();

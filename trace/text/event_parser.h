@@ -25,6 +25,10 @@ namespace hbmsim {
 //   attribute tag= is not allowed on free (only on alloc and program_load)
 absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_attrs);
 
+// A line of a TensorFlow or XLA log (a BFC allocator's out-of-memory dump is
+// one): people hand those to `replay` and `size` for the trace they are not.
+bool LooksLikeTensorFlowLog(std::string_view line);
+
 // Splits off the next field of `rest` (fields are separated by runs of
 // spaces and tabs); empty when none is left. Inline: it runs for every field.
 inline std::string_view NextField(std::string_view& rest) {

@@ -74,11 +74,36 @@ absl::Status TextTraceReader::ReadHeader() {
     if (!IsComment(trimmed)) {
       pending_line_ = line;
       has_pending_line_ = true;
-      return absl::OkStatus();
+      return CheckFirstEventLine(line);
     }
     if (absl::Status s = ParseHeaderComment(trimmed.substr(1), first_comment); !s.ok()) return AtLine(s);
     first_comment = false;
   }
+}
+
+absl::Status TextTraceReader::CheckFirstEventLine(std::string_view line) {
+  Event scratch;
+  std::string other_attrs;
+  const absl::Status parsed = ParseEventLine(line, scratch, other_attrs);
+  if (parsed.ok()) return parsed;
+  const absl::Status error = AtLine(parsed);
+  if (LooksLikeTensorFlowLog(line)) return error;  // its message names `hbmsim diagnose` already
+  const std::optional<uint64_t> log_line = FindTensorFlowLogLine();
+  if (!log_line) return error;
+  return absl::InvalidArgumentError(
+      fmt::format("{}; line {} is a line of a TensorFlow log: `hbmsim diagnose` reads the out-of-memory dump of a "
+                  "BFC allocator's log",
+                  std::string(error.message()), *log_line));
+}
+
+std::optional<uint64_t> TextTraceReader::FindTensorFlowLogLine() {
+  std::string_view line;
+  while (lines_.bytes_read() < kMaxLookAheadBytes) {
+    absl::StatusOr<bool> got = lines_.Next(line);
+    if (!got.ok() || !*got) return std::nullopt;
+    if (LooksLikeTensorFlowLog(line)) return lines_.line_number();
+  }
+  return std::nullopt;
 }
 
 absl::Status TextTraceReader::ParseHeaderComment(std::string_view body, bool first_comment) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,14 @@ class TextTraceReader : public EventReader {
 
   // Reads the leading comment block and keeps the first event line pending.
   absl::Status ReadHeader();
+  // A file whose first event line is no event is not a trace (a TensorFlow
+  // log handed to `replay`, say): that is said when it is opened, before a
+  // command asks for an allocator or a limit the file cannot give. The error
+  // then also names the first line of a TensorFlow log further on, if any in
+  // the next kMaxLookAheadBytes: a training log with the BFC dump at its end.
+  absl::Status CheckFirstEventLine(std::string_view line);
+  std::optional<uint64_t> FindTensorFlowLogLine();
+  static constexpr uint64_t kMaxLookAheadBytes = uint64_t{64} << 20;
   absl::Status ParseHeaderComment(std::string_view body, bool first_comment);
   // The next raw line, NUL bytes rejected; errors already carry the location.
   absl::StatusOr<bool> NextLine(std::string_view& line);
