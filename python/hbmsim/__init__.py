@@ -78,8 +78,9 @@ def size(recording, allocator=None, settings=None, device=None, *, start_state=N
 
 def compare(recording=None, allocators=None, bytes_limit=None, *, baseline=None, candidate=None,
             allocator=None, settings=None, device=None, start_state=None, resolution=None, jobs=None):
-    """`hbmsim compare`: one row per allocator (`allocators=["bfc", "tpu"]`) on
-    one recording, or `baseline=` against `candidate=` under `allocator=`."""
+    """`hbmsim compare`: one row per allocator (`allocators=["bfc", "tpu"]`;
+    None: the runtimes' allocators, the recording's own first) on one
+    recording, or `baseline=` against `candidate=` under `allocator=`."""
     with _Run("compare", recording) as run:
         args = []
         if allocators is not None:

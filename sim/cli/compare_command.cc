@@ -1,4 +1,4 @@
-// `hbmsim compare TRACE --allocators bfc,tpu,first_fit,... [--bytes-limit L|auto]
+// `hbmsim compare TRACE [--allocators bfc,tpu,first_fit,...] [--bytes-limit L|auto]
 // [--device N] [--start-state seed|place]`: one row per allocator
 // (sim/whatif/comparison.h lists the measures), each the replay `hbmsim
 // replay` runs on the same scenario.
@@ -44,7 +44,8 @@ class CompareCommand : public Command {
   void Configure(CLI::App& app) override {
     app.add_option("TRACE", trace_, "the trace to compare allocators on");
     app.add_option("--allocators", allocators_,
-                   "comma-separated NAME[:KEY=VALUE...] or YAML configs, e.g. bfc,tpu,paged:page_size=64KiB");
+                   "comma-separated NAME[:KEY=VALUE...] or YAML configs, e.g. bfc,tpu,paged:page_size=64KiB "
+                   "(default: the runtimes' allocators, bfc, cuda_async, torch and tpu, the recording's own first)");
     app.add_option("--baseline", baseline_, "baseline trace (with --candidate and --allocator)");
     app.add_option("--candidate", candidate_, "candidate trace, compared with --baseline");
     app.add_option("--allocator", allocator_, "the allocator for --baseline/--candidate");
@@ -167,19 +168,16 @@ std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohm
 }
 
 std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const ScenarioRequest& request) {
-  if (allocators_.empty()) {
-    return Failure{kExitBadInput,
-                   fmt::format("--allocators: required with TRACE: the allocators to compare, comma-separated "
-                               "(built-in: {}; or .yaml config files), e.g. --allocators torch,bfc,cuda_async",
-                               BuiltinPolicies().Names())};
-  }
   ScenarioSurvey survey;
   absl::StatusOr<Scenario> scenario = Load(trace_, request, survey);
   if (!scenario.ok()) return FromStatus(scenario.status());
   absl::StatusOr<std::optional<Bytes>> limit = Limit(*scenario);
   if (!limit.ok()) return FromStatus(limit.status());
-  absl::StatusOr<std::vector<AllocatorConfig>> configs = ParseAllocatorList(allocators_, *scenario);
+  std::string chosen;
+  const std::string allocators = allocators_.empty() ? RuntimeAllocators(*scenario, chosen) : allocators_;
+  absl::StatusOr<std::vector<AllocatorConfig>> configs = ParseAllocatorList(allocators, *scenario);
   if (!configs.ok()) return Failure{kExitBadInput, std::string(configs.status().message())};
+  if (!chosen.empty()) Note("hbmsim compare: " + chosen);
   Announce(trace_, survey);
   for (const AllocatorConfig& c : *configs) {
     if (c.policy->plan) {
@@ -238,7 +236,7 @@ std::optional<Failure> CompareCommand::Compare() {
   if (pair && !trace_.empty())
     return Failure{kExitBadInput, "give either TRACE or --baseline/--candidate, not both"};
   if (!pair && trace_.empty())
-    return Failure{kExitBadInput, "give TRACE --allocators ..., or --baseline/--candidate"};
+    return Failure{kExitBadInput, "give TRACE [--allocators ...], or --baseline/--candidate"};
   if (auto f = OpenOutputs()) return f;
   options.on_progress = progress_.Callback();
   std::optional<Failure> f = pair ? Pair(options, request) : Multi(options, request);

@@ -68,6 +68,7 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
       {"", {"garbage_collection=true"}, "TF_ENABLE_GPU_GARBAGE_COLLECTION=true"},
       {"cuda_async", {}, "TF_GPU_ALLOCATOR=cuda_malloc_async"},
   };
+  spec.models_a_runtime = true;
   spec.limit_setting =
       "XLA_PYTHON_CLIENT_MEM_FRACTION={0} (JAX); TF: GPUOptions.per_process_gpu_memory_fraction={0}";
   (void)registry.Register(std::move(spec));

@@ -46,9 +46,11 @@ void RegisterCudaAsyncPolicy(PolicyRegistry& registry) {
         "another stream (TF_DETERMINISTIC_ALLOCATOR=1: false)");
   t.Add("preallocate", &CudaAsyncOptions::preallocate,
         "map the whole limit at start (TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC=-1)");
-  (void)registry.Register(MakePolicySpec<CudaAsyncOptions>(
+  PolicySpec spec = MakePolicySpec<CudaAsyncOptions>(
       "cuda_async", "CUDA's stream-ordered pool (cudaMallocAsync), as TF_GPU_ALLOCATOR=cuda_malloc_async uses it",
-      std::move(t), MakeCudaAsync));
+      std::move(t), MakeCudaAsync);
+  spec.models_a_runtime = true;
+  (void)registry.Register(std::move(spec));
 }
 
 }  // namespace hbmsim

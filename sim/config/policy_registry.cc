@@ -49,6 +49,14 @@ const PolicySpec* PolicyRegistry::Find(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<const PolicySpec*> PolicyRegistry::RuntimePolicies() const {
+  std::vector<const PolicySpec*> out;
+  for (const PolicySpec& p : policies_) {
+    if (p.models_a_runtime) out.push_back(&p);
+  }
+  return out;
+}
+
 const PolicySpec* PolicyRegistry::MadeFormat(std::string_view format) const {
   for (const PolicySpec& p : policies_) {
     if (std::find(p.recording.made_formats.begin(), p.recording.made_formats.end(), format) !=

@@ -125,6 +125,10 @@ struct PolicySpec {
   std::function<OptionValues(OptionValues)> decides_as;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
+  // The allocator of a runtime jobs run on (TF/JAX's BFC, PyTorch's caching
+  // allocator, cudaMallocAsync, the TPU runtime), not a textbook baseline or a
+  // bound: `hbmsim compare TRACE` without --allocators compares these.
+  bool models_a_runtime = false;
   // How a user sets the limit as a fraction of the device's memory, with `{}`
   // for the fraction ("XLA_PYTHON_CLIENT_MEM_FRACTION={}"); "" when the
   // framework has no such setting.
@@ -163,6 +167,8 @@ class PolicyRegistry {
   const PolicySpec* Find(std::string_view name) const;
   // The policy whose runtime writes recordings of `format`, or nullptr.
   const PolicySpec* MadeFormat(std::string_view format) const;
+  // The rows with models_a_runtime, in name order.
+  std::vector<const PolicySpec*> RuntimePolicies() const;
   // Names in alphabetical order: "bfc, torch, tpu".
   std::string Names() const;
   const std::vector<PolicySpec>& policies() const { return policies_; }

@@ -96,6 +96,7 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
       {"", {"roundup_power2_divisions=8"}, "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:8"},
   };
   spec.limit_setting = "torch.cuda.set_per_process_memory_fraction({})";
+  spec.models_a_runtime = true;
   (void)registry.Register(std::move(spec));
 }
 

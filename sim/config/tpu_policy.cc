@@ -41,6 +41,7 @@ void RegisterTpuPolicy(PolicyRegistry& registry) {
       "tpu", "TPU HBM model: padded buffers from the top, programs from the bottom, recovery ladder",
       std::move(t), MakeTpu);
   spec.texts.at_failure = ForPolicy(TpuFailureText, GenericFailureText);
+  spec.models_a_runtime = true;
   // The runtime's own recovery rungs have no public switch: these rows show
   // what they are worth when a YAML turned them off, and the undocumented
   // eviction order (an assumption, docs/tpu-model.md) the other way round.

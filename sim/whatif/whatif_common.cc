@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "sim/scenario/scenario_config.h"
 
 namespace hbmsim {
@@ -19,6 +20,22 @@ absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario&
       fmt::format("--allocator: required: {}, a {} recording, does not say which allocator ran the job "
                   "(built-in: {}; or a .yaml config file)",
                   r.path(), r.format(), BuiltinPolicies().Names()));
+}
+
+std::string RuntimeAllocators(const Scenario& scenario, std::string& chosen) {
+  const PolicySpec* made = BuiltinPolicies().MadeFormat(scenario.recording->format());
+  std::vector<std::string> names;
+  if (made != nullptr) names.push_back(made->name);
+  for (const PolicySpec* p : BuiltinPolicies().RuntimePolicies()) {
+    if (p != made) names.push_back(p->name);
+  }
+  const std::string list = fmt::format("{}", fmt::join(names, ","));
+  chosen = fmt::format("no --allocators: {}, the runtimes' allocators hbmsim models{} (--allocators picks others)",
+                       fmt::join(names, ", "),
+                       made != nullptr ? fmt::format(", {} first: its runtime writes {} recordings", made->name,
+                                                     scenario.recording->format())
+                                       : "");
+  return list;
 }
 
 absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator, const std::vector<std::string>& sets,

@@ -23,6 +23,12 @@ namespace hbmsim {
 // `chosen` receives, when the recording chose, a note saying so.
 absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario& scenario, std::string& chosen);
 
+// The --allocators of `compare TRACE` when none are given: the runtimes'
+// allocators hbmsim models (PolicySpec::models_a_runtime), the one whose
+// runtime wrote the recording first, as a comma-separated list;
+// `chosen` receives the note saying so.
+std::string RuntimeAllocators(const Scenario& scenario, std::string& chosen);
+
 // `NAME|FILE.yaml`, then the recording's settings (as `replay` takes them),
 // then the `KEY=VALUE` edits; errors name the allocator argument. `applied`,
 // if given, receives the settings taken from the recording.

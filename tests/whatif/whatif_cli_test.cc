@@ -86,16 +86,37 @@ TEST(SizeCliTest, BadArgumentsExitTwoWithOneLine) {
        "hbmsim compare: --bytes-limit -1: "},
       {"size " + bad + " --allocator bfc", "hbmsim size: " + bad + ":3: "},
       {"compare " + bad + " --allocators bfc,ideal", "hbmsim compare: " + bad + ":3: "},
-      {"compare configs/examples/fits.trace",
-       "hbmsim compare: --allocators: required with TRACE: the allocators to compare, comma-separated "
-       "(built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu; or .yaml config "
-       "files), e.g. --allocators torch,bfc,cuda_async\n"},
   };
   for (const Case& c : cases) {
     const testing::CliRun r = RunHbmsim(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args;
     EXPECT_EQ(testing::CountLines(r.err), 1) << c.args << ": " << r.err;
     EXPECT_EQ(r.err.rfind(c.message, 0), 0u) << c.args << ": " << r.err;
+  }
+}
+
+// Without --allocators, compare's rows are the runtimes' allocators hbmsim
+// models (PolicySpec::models_a_runtime), the one whose runtime wrote the
+// recording first: the same table as naming them, and one note saying so.
+TEST(CompareCliTest, WithoutAllocatorsTheRuntimesAllocatorsAreCompared) {
+  struct Case {
+    std::string trace, named, note;
+  };
+  const std::vector<Case> cases = {
+      {"configs/examples/fits.trace", "bfc,cuda_async,torch,tpu",
+       "hbmsim compare: no --allocators: bfc, cuda_async, torch, tpu, the runtimes' allocators hbmsim models "
+       "(--allocators picks others)\n"},
+      {"../shared/torch_snapshots/cs336_ctx128_fullstep.pickle", "torch,bfc,cuda_async,tpu",
+       "hbmsim compare: no --allocators: torch, bfc, cuda_async, tpu, the runtimes' allocators hbmsim models, "
+       "torch first: its runtime writes torch-snapshot recordings (--allocators picks others)\n"},
+  };
+  for (const Case& c : cases) {
+    const testing::CliRun chosen = RunHbmsim("compare " + c.trace + " --jobs 2");
+    const testing::CliRun named = RunHbmsim("compare " + c.trace + " --jobs 2 --allocators " + c.named);
+    ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+    EXPECT_EQ(chosen.out, named.out);
+    EXPECT_EQ(chosen.err.rfind(c.note, 0), 0u) << chosen.err;
+    EXPECT_EQ(named.err.find("no --allocators"), std::string::npos) << named.err;
   }
 }
 
