@@ -108,6 +108,9 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
         return absl::FailedPreconditionError("offline is built from a plan of the whole trace (PolicySpec::plan)");
       });
   spec.factory = nullptr;  // the scenario builds it through `plan`
+  // XLA's compiler writes these dumps, and its buffer assignment is this planner
+  // under XLA's rules: replayed with no --allocator, a dump shows what XLA did.
+  spec.recording.made_formats = {"xla-text", "xla-proto"};
   // An XLA dump (framework "xla") was packed by XLA's heap simulator: plan by its rules.
   spec.recording.recorded_options = [](const RecordedSettings& s, DeviceId) {
     std::vector<std::pair<std::string, std::string>> out;

@@ -75,7 +75,15 @@ TEST(DiagnoseCliTest, ARecordingWithoutADumpNamesTheCommandThatReadsIt) {
   const CliRun dump = Hbmsim("diagnose " + xla);
   EXPECT_EQ(dump.exit_code, 2);
   EXPECT_EQ(dump.out, "hbmsim diagnose: " + xla + ": no BFC allocator dump found (941 lines, 937 not part of a "
-                      "dump); it is a recording (xla-text): `hbmsim replay " + xla + " --allocator NAME` replays it\n");
+                      "dump); it is a recording (xla-text): `hbmsim replay " + xla + "` replays it\n");
+  // A binary trace does not say which allocator ran it.
+  const std::string hbt = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/hbt_v1/fragmentation.hbt";
+  const CliRun trace = Hbmsim("diagnose " + hbt);
+  EXPECT_EQ(trace.exit_code, 2);
+  EXPECT_EQ(trace.out.rfind("hbmsim diagnose: " + hbt + ": no BFC allocator dump found", 0), 0u) << trace.out;
+  EXPECT_NE(trace.out.find("it is a recording (binary): `hbmsim replay " + hbt + " --allocator NAME` replays it\n"),
+            std::string::npos)
+      << trace.out;
 }
 
 #endif  // HBMSIM_BINARY

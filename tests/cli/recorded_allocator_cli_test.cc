@@ -68,6 +68,28 @@ TEST(RecordedAllocatorCliTest, ATextTraceStillNeedsAnAllocator) {
   }
 }
 
+// An XLA dump was packed by XLA's buffer assignment, the offline planner
+// under XLA's rules (which the dump's settings select): with no --allocator
+// it replays and sizes under offline, as with offline named.
+TEST(RecordedAllocatorCliTest, AnXlaDumpReplaysUnderXlasOwnPacking) {
+  const std::string dump =
+      "../shared/xla_dumps/module_0179.jit__kernel.sm_8.0_gpu_after_optimizations-buffer-assignment.txt";
+  for (const std::string command : {"replay", "size"}) {
+    const CliRun chosen = RunHbmsim(command + " " + dump);
+    const CliRun named = RunHbmsim(command + " " + dump + " --allocator offline");
+    ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+    EXPECT_EQ(chosen.out, named.out);
+    EXPECT_EQ(chosen.err.rfind("hbmsim " + command +
+                                   ": no --allocator: offline, whose runtime writes xla-text recordings (--allocator "
+                                   "picks another)\n",
+                               0),
+              0u)
+        << chosen.err;
+  }
+  // As docs/formats/xla.md measured it (the dump's own "Total bytes used: 4320464428").
+  EXPECT_NE(RunHbmsim("size " + dump).out.find("  min bytes_limit:  4320462900 (4.02GiB)\n"), std::string::npos);
+}
+
 // A BFC allocator's log is no trace of requests: said first, with the
 // command that reads it, and not as an --allocator or a limit to give (the
 // reader refuses a first event line that is no event when it opens the file).

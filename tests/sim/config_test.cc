@@ -52,7 +52,10 @@ TEST(PolicyRegistryTest, EachRecordingFormatIsClaimedByAtMostOnePolicy) {
   EXPECT_EQ(builtin.MadeFormat("xplane")->name, "bfc");
   EXPECT_EQ(builtin.MadeFormat("memory-profile")->name, "bfc");
   EXPECT_EQ(builtin.MadeFormat("text"), nullptr);  // a text trace does not say
-  EXPECT_EQ(builtin.MadeFormat("xla-text"), nullptr);
+  // XLA's buffer assignment is the offline planner under XLA's rules.
+  EXPECT_EQ(builtin.MadeFormat("xla-text")->name, "offline");
+  EXPECT_EQ(builtin.MadeFormat("xla-proto")->name, "offline");
+  EXPECT_EQ(builtin.MadeFormat("rmm-log"), nullptr);
   PolicyRegistry r;
   PolicySpec a;
   a.name = "a";
