@@ -17,7 +17,7 @@ absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario&
     return made->name;
   }
   return absl::InvalidArgumentError(
-      fmt::format("--allocator: required: {}, a {} recording, does not say which allocator ran the job "
+      fmt::format("--allocator: required: {} ({}) does not say which allocator ran the job "
                   "(built-in: {}; or a .yaml config file)",
                   r.path(), r.format(), BuiltinPolicies().Names()));
 }

@@ -100,7 +100,7 @@ TEST(ErrorsCliTest, CommandLineErrorsAreOneLine) {
       RunHbmsim(std::string(kTrace) + "--allocator bfc --frobnicate"),
       "hbmsim replay: The following argument was not expected: --frobnicate (see hbmsim replay --help)");
   ExpectBadInput(RunHbmsim("replay configs/examples/fits.trace"),
-                 "hbmsim replay: --allocator: required: configs/examples/fits.trace, a text recording, does not say "
+                 "hbmsim replay: --allocator: required: configs/examples/fits.trace (text) does not say "
                  "which allocator ran the job (built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, "
                  "paged, torch, tpu; or a .yaml config file)");
   ExpectBadInput(RunHbmsim(""), "hbmsim: A subcommand is required (see hbmsim --help)");

@@ -57,7 +57,7 @@ TEST(RecordedAllocatorCliTest, AdviceOnASnapshotWithoutAllocator) {
 
 TEST(RecordedAllocatorCliTest, ATextTraceStillNeedsAnAllocator) {
   const std::string expected =
-      ": --allocator: required: configs/examples/fits.trace, a text recording, does not say which allocator ran "
+      ": --allocator: required: configs/examples/fits.trace (text) does not say which allocator ran "
       "the job (built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu; or a .yaml "
       "config file)\n";
   for (const std::string command : {"replay", "size", "advise"}) {
