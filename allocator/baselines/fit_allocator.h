@@ -59,6 +59,7 @@ class FitAllocator final : public Allocator {
   AllocResult Allocate(const AllocRequest& req) override;
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
+  void ClearStats() override { stats_.Clear(); }
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   absl::Status CheckInvariants() const override;

@@ -30,6 +30,7 @@ class NullAllocator final : public Allocator {
     return r;
   }
   void Free(Handle) override {}
+  void ClearStats() override {}  // it keeps no stats to clear
   AllocatorStats GetStats() const override {
     AllocatorStats s;
     s.num_allocs = static_cast<int64_t>(allocs_);

@@ -38,6 +38,7 @@ class OfflineAllocator final : public Allocator {
   AllocResult Allocate(const AllocRequest& req) override;
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
+  void ClearStats() override { stats_.Clear(); }
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void AppendCounters(Counters& out) const override;  // heap sizes of both orders
   void WalkMemoryMap(MemoryMapVisitor& v) const override;

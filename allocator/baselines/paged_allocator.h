@@ -55,6 +55,7 @@ class PagedAllocator final : public Allocator {
   AllocResult Allocate(const AllocRequest& req) override;
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
+  void ClearStats() override { stats_.Clear(); }
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void AppendCounters(Counters& out) const override;  // pages_total, pages_mapped, pages_used
   void WalkMemoryMap(MemoryMapVisitor& v) const override;

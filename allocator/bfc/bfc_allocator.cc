@@ -234,6 +234,22 @@ std::optional<ChunkHandle> BfcAllocator::FindChunk(Bytes rounded, const AllocReq
   return h;
 }
 
+// TF's ClearStats. With windows the peak splits as MarkInUse keeps it: into
+// what the limit sizes (the tail in use) and what it does not.
+void BfcAllocator::ClearStats() {
+  stats_.Clear();
+  if (!windows_) return;
+  largest_fixed_ = 0;
+  largest_rel_.reset();
+  if (last_ != kInvalidChunk && chunks_.at(last_).in_use()) {
+    peak_fixed_ = 0;
+    peak_rel_ = stats_.bytes_in_use - static_cast<int64_t>(pool_bytes_.value());
+  } else {
+    peak_fixed_ = stats_.bytes_in_use;
+    peak_rel_.reset();
+  }
+}
+
 void BfcAllocator::MarkInUse(ChunkHandle h, const AllocRequest& req) {
   bfc::Chunk& c = chunks_.at(h);
   c.requested_size = req.bytes.value();

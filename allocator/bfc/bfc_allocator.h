@@ -132,6 +132,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   void Free(Handle h) override;
 
   AllocatorStats GetStats() const override;
+  void ClearStats() override;
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   // regions, extends, region_extensions, garbage_collections, regions_released,
   // device_alloc_failures (refused sub-allocator calls, backpedal steps included).

@@ -152,6 +152,13 @@ class Allocator {
 
   // Stats as of now (largest_free_block_bytes computed exactly).
   virtual AllocatorStats GetStats() const = 0;
+  // The recording starts here (the events before only rebuilt the state it
+  // began in, sim/engine's ReplayOptions::peak_from): as TF's
+  // BFCAllocator::ClearStats(), num_allocs = 0, peak_bytes_in_use =
+  // bytes_in_use, largest_alloc_size = 0; a policy with peaks of its own
+  // sets those to their current values as its runtime's own reset does
+  // (PyTorch's reset_peak_memory_stats(): every peak, reserved bytes too).
+  virtual void ClearStats() = 0;
   // GetStats().bytes_in_use, without the rest: asked after every alloc of a
   // run that looks for its peak (sim/whatif/trial.h).
   virtual int64_t BytesInUse() const { return GetStats().bytes_in_use; }

@@ -42,6 +42,12 @@ struct AllocatorStats {
   std::optional<int64_t> peak_pool_bytes;
 
   bool operator==(const AllocatorStats&) const = default;
+  // Allocator::ClearStats() over these fields (TF's BFCAllocator::ClearStats).
+  void Clear() {
+    num_allocs = 0;
+    peak_bytes_in_use = bytes_in_use;
+    largest_alloc_size = 0;
+  }
 };
 
 // A policy-specific counter beyond AllocatorStats (defragmentations, PyTorch's

@@ -148,6 +148,10 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   void CompleteFree(Handle h) override;
 
   AllocatorStats GetStats() const override;
+  void ClearStats() override {
+    stats_.bytes_in_use = static_cast<int64_t>(held_bytes_);
+    stats_.Clear();
+  }
   int64_t BytesInUse() const override { return static_cast<int64_t>(held_bytes_); }
   // va_ranges, granules_mapped, peak_granules_mapped, granules_remapped,
   // granules_released, ranges_released, same_stream_reuses,

@@ -136,6 +136,11 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   void RequestFree(Handle h) override;
   void CompleteFree(Handle h) override;
   AllocatorStats GetStats() const override;
+  void ClearStats() override {
+    stats_.ResetPeaks();
+    num_allocs_ = 0;
+    largest_alloc_size_ = 0;
+  }
   int64_t BytesInUse() const override { return stats_.active_bytes.all().current; }
   void AppendCounters(Counters& out) const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;

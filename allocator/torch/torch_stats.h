@@ -67,6 +67,15 @@ struct TorchStats {
   int64_t max_split_size = -1;  // the config value; -1 = unlimited
 
   bool operator==(const TorchStats&) const = default;
+  // torch.cuda.reset_peak_memory_stats(): every peak becomes its current value.
+  void ResetPeaks() {
+    for (StatArray* a : {&allocation, &segment, &active, &inactive_split, &allocated_bytes, &reserved_bytes,
+                         &active_bytes, &inactive_split_bytes, &requested_bytes}) {
+      for (Stat& s : a->by_type) s.peak = s.current;
+    }
+    oversize_allocations.peak = oversize_allocations.current;
+    oversize_segments.peak = oversize_segments.current;
+  }
 };
 
 // Appends memory_stats()'s keys in its (sorted) order, e.g.

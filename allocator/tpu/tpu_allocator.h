@@ -107,6 +107,11 @@ class TpuAllocator final : public Allocator {
   void UnloadProgram(ProgramId pid) override;
 
   AllocatorStats GetStats() const override;
+  void ClearStats() override {
+    num_allocs_ = 0;
+    peak_in_use_ = in_use_;
+    largest_alloc_ = Bytes();
+  }
   int64_t BytesInUse() const override { return static_cast<int64_t>(in_use_.value()); }
   void AppendCounters(Counters& out) const override;
   const TpuCounters& counters() const { return counters_; }

@@ -30,6 +30,8 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
     if (!more.ok()) return more.status();
     if (!*more) break;
     const EventIndex index(summary_.events_read++);
+    if (index.value() == options_.peak_from) [[unlikely]]
+      StartStateBuilt();
     if (!e.attrs.empty()) [[unlikely]]
       NoteOtherAttributes(e.attrs);
     if (!SelectDevice(e.device)) continue;
@@ -50,6 +52,7 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
       break;
     }
   }
+  if (summary_.events_read <= options_.peak_from) StartStateBuilt();  // a trace no longer than its start state
   return summary_;
 }
 
@@ -157,9 +160,17 @@ Event ReplayEngine::ToEvent(const PlainEvent& p) {
   return e;
 }
 
+void ReplayEngine::StartStateBuilt() {
+  if (options_.peak_from == 0) return;
+  allocator_.ClearStats();  // the policy's own peaks and counts, as the engine's
+  if (summary_.events_replayed == 0) return;
+  summary_.peak_live_bytes = live_bytes_;
+  summary_.peak_live_event = current_;
+}
+
 void ReplayEngine::AddLive(Bytes b, EventIndex index) {
   live_bytes_ += b;
-  if (live_bytes_ > summary_.peak_live_bytes) {
+  if (live_bytes_ > summary_.peak_live_bytes && index.value() >= options_.peak_from) {
     summary_.peak_live_bytes = live_bytes_;
     summary_.peak_live_event = index;
   }

@@ -19,6 +19,7 @@
 //    over time of Σ requested bytes of live buffers and resident programs,
 //    counting every alloc, failed or not. A buffer is live from its alloc
 //    until its free or free_completed (free_requested does not end it).
+//    Over the events from options.peak_from on, and the state before them.
 //  * Only events of one device are replayed (options.device, else the device
 //    of the first event); the others are skipped and counted.
 //  * Paranoid mode runs CheckInvariants() after every replayed event; a broken
@@ -51,6 +52,11 @@ struct ReplayOptions {
   bool paranoid = false;
   std::optional<DeviceId> device;  // nullopt: the device of the first event
   bool check_recorded = false;     // pass `addr=` to the policy and compare placements
+  // Events [0, peak_from) only rebuild the state the recording began in (a
+  // profile's inferred pool: Scenario::start_events); the live bytes they
+  // hold for a moment (the fillers that lay out its regions) are not the
+  // job's, so the peak counts from the state they leave behind.
+  uint64_t peak_from = 0;
 };
 
 // Simulated vs recorded addresses (--check-recorded). Text traces carry no
@@ -211,6 +217,10 @@ class ReplayEngine : private PolicyObserver {
   bool PlainAllowed() const;
   static Event ToEvent(const PlainEvent& p);
   void AddLive(Bytes b, EventIndex index);
+  // Before event options_.peak_from (or at the end, for a trace no longer):
+  // the state the start events left is the first candidate for the peak, and
+  // the policy's stats restart there (Allocator::ClearStats).
+  [[gnu::noinline]] void StartStateBuilt();
   void RemoveLive(Bytes b) { live_bytes_ = live_bytes_.SaturatingSub(b); }
   void ReportFailure(const FailureRecord& f);
   void OnPolicyEvent(const PolicyEvent& e) override;
@@ -275,6 +285,8 @@ absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy
   absl::Status stop;
   while (reader.NextPlain(p, stop)) {
     const EventIndex index(summary_.events_read++);
+    if (index.value() == options_.peak_from) [[unlikely]]
+      StartStateBuilt();
     // SelectDevice's common case inline: the selected device, once known.
     if (!summary_.device || p.device != *summary_.device) [[unlikely]] {
       if (!SelectDevice(p.device)) continue;
@@ -308,6 +320,7 @@ absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy
     }
   }
   if (!stop.ok()) return stop;
+  if (summary_.events_read <= options_.peak_from) StartStateBuilt();  // a trace no longer than its start state
   return summary_;
 }
 

@@ -121,6 +121,14 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
                                       const ScenarioRequest& request) {
   Scenario s;
   s.start_mode = request.start_state;
+  if (const std::string* n = recording->metadata().Find("start_events")) {
+    absl::StatusOr<uint64_t> count = ParseU64(*n);
+    if (!count.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: metadata start_events: {}", recording->path(), std::string(count.status().message())));
+    }
+    s.start_events = *count;
+  }
   std::optional<std::vector<DeviceEvents>> listed = recording->devices();
   std::optional<DeviceId> wanted = request.device;
   if (!request.device_name.empty()) {

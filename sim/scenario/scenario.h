@@ -66,6 +66,11 @@ struct Scenario {
   StartStateMode start_mode = StartStateMode::kSeed;
   std::optional<OomCapacity> recorded_oom;  // of the chosen device
   std::optional<RecordedLimit> recorded_limit;  // the limit the recording states for it
+  // The recording's first start_events events only rebuild the state it
+  // began in (metadata `start_events`: a profile's inferred pool, laid out by
+  // fillers held for a moment); every replay counts the peak live bytes from
+  // the state they leave (ReplayOptions::peak_from).
+  uint64_t start_events = 0;
 
   const std::string& path() const { return recording->path(); }
   // A new stream of the device's events (the engine skips other devices').

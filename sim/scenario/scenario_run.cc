@@ -44,6 +44,7 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
   run->reader_ = *std::move(reader);
   ReplayOptions engine_options = options;
   if (!engine_options.device) engine_options.device = scenario.device;
+  engine_options.peak_from = scenario.start_events;
   run->engine_ = std::make_unique<ReplayEngine>(run->driven(), engine_options);
   // A profile's figures are compared only when asked: each costs a walk of the memory map.
   run->side_entries_ = scenario.recording->records_side_entries();

@@ -38,6 +38,7 @@ class SeededAllocator final : public Allocator, private PolicyObserver {
   ProgramResult RunProgram(ProgramId pid, EventIndex event) override { return inner_.RunProgram(pid, event); }
   void UnloadProgram(ProgramId pid) override { inner_.UnloadProgram(pid); }
   AllocatorStats GetStats() const override { return inner_.GetStats(); }
+  void ClearStats() override { inner_.ClearStats(); }
   void AppendCounters(Counters& out) const override { inner_.AppendCounters(out); }
   void WalkMemoryMap(MemoryMapVisitor& v) const override { inner_.WalkMemoryMap(v); }
   absl::Status CheckInvariants() const override { return inner_.CheckInvariants(); }

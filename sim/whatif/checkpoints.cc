@@ -279,6 +279,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   ReplayOptions replay;
   replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
   replay.device = scenario_.device;
+  replay.peak_from = scenario_.start_events;
   ReplayEngine engine(*policy, replay);
   const uint64_t start = from ? from->next_event : 0;
   const double began_ms = MsSinceStart();

@@ -65,6 +65,7 @@ absl::StatusOr<MemoryBreakdown> PeakLiveBreakdown(const Scenario& scenario) {
   MemoryAttribution attribution(/*top_buffers=*/0, [&events](const Event&) {
     return TopUserFrame(events.context_table(), events.context().frames);
   });
+  attribution.CountPeakFrom(scenario.start_events);
   (*run)->engine().AddObserver(&attribution);
   absl::StatusOr<ReplaySummary> summary = (*run)->Run();
   if (!summary.ok()) return summary.status();

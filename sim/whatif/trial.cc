@@ -67,6 +67,7 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const Su
   NullAllocator null;
   ReplayOptions options;
   options.device = scenario.device;
+  options.peak_from = scenario.start_events;
   ReplayEngine engine(null, options);
   if (survey_options.observer != nullptr) engine.AddObserver(survey_options.observer);
   absl::StatusOr<ReplaySummary> s = engine.Run(events);

@@ -71,6 +71,10 @@ class FakeAllocator : public Allocator {
 
   void RequestFree(Handle h) override { ++requested_frees; }
 
+  void ClearStats() override {
+    stats_.bytes_in_use = in_use_;
+    stats_.Clear();
+  }
   AllocatorStats GetStats() const override {
     AllocatorStats s = stats_;
     s.bytes_in_use = in_use_;

@@ -103,6 +103,28 @@ TEST(MemoryAttributionTest, PeakAndFirstFailureTablesAreExact) {
             "              1000      1000B  id 1 (event 0) weights\n");
 }
 
+// Events before CountPeakFrom's only rebuild a start state: the peak counts
+// from the state they leave (ReplayOptions::peak_from, as the engine's).
+TEST(MemoryAttributionTest, ThePeakCountsFromTheStartStateOn) {
+  struct Case {
+    uint64_t from;
+    uint64_t event, bytes, buffers;
+  };
+  for (const Case c : {Case{5, 9, 5500, 4},    // 6500 at event 3 is the start state's; 5500 at 9 is the most after
+                       Case{10, 9, 5500, 4},   // the state events 0-9 leave, at its last event
+                       Case{11, 10, 3000, 3},  // a trace no longer than its start state: what it leaves
+                       Case{0, 3, 6500, 4}}) {
+    MemoryAttribution attribution;
+    attribution.CountPeakFrom(c.from);
+    Replay(attribution);
+    const std::optional<MemoryBreakdown> peak = attribution.AtPeak();
+    ASSERT_TRUE(peak.has_value()) << c.from;
+    EXPECT_EQ(peak->event, EventIndex(c.event)) << c.from;
+    EXPECT_EQ(peak->held_bytes, c.bytes) << c.from;
+    EXPECT_EQ(peak->held_buffers, c.buffers) << c.from;
+  }
+}
+
 // The peak is the alloc right before the failing one: its tables are the
 // failure's, said in one line instead of twice.
 // The peak (events 0-1) holds what the failure (event 2) held.

@@ -105,6 +105,52 @@ TEST(ReplayEnginePlainTest, SameSummaryAndFailuresAsRun) {
   EXPECT_EQ(plain_stop.substr(0, 10), "read=2 rep");
 }
 
+// Events before peak_from only rebuild a start state (a profile's fillers
+// holding its pool): the peak counts from the state they leave, in both loops.
+TEST(ReplayEnginePlainTest, ThePeakCountsFromTheStartStateOn) {
+  // Events 0-2 build the start state: 1000 B live once filler 2 is freed.
+  const std::vector<std::string> start = {"alloc 1 1000", "alloc 2 2000", "free 2"};
+  ReplayOptions from3;
+  from3.peak_from = 3;
+  std::vector<std::string> grows = start;
+  grows.insert(grows.end(), {"alloc 3 500", "free 3", "alloc 4 100"});
+  const auto [run, plain] = BothLoops<Failures>(grows, from3, 8192);
+  EXPECT_EQ(plain, run);
+  EXPECT_EQ(plain.substr(0, plain.find(" device=")),
+            "read=6 replayed=6 other=0 allocs=4 failures=0 ignored=0 marks=0 peak=1500@3");
+  // Nothing after the start state grows: its own state is the peak, at its last event.
+  std::vector<std::string> shrinks = start;
+  shrinks.push_back("free 1");
+  const auto [run2, plain2] = BothLoops<Failures>(shrinks, from3, 8192);
+  EXPECT_EQ(plain2, run2);
+  EXPECT_NE(plain2.find(" peak=1000@2 "), std::string::npos) << plain2;
+  // A trace that ends with its start state: the same.
+  const auto [run3, plain3] = BothLoops<Failures>(start, from3, 8192);
+  EXPECT_EQ(plain3, run3);
+  EXPECT_NE(plain3.find(" peak=1000@2 "), std::string::npos) << plain3;
+  // Without peak_from the filler is the peak.
+  const auto [run4, plain4] = BothLoops<Failures>(grows, ReplayOptions{}, 8192);
+  EXPECT_NE(plain4.find(" peak=3000@1 "), std::string::npos) << plain4;
+}
+
+// At the start state's end the policy's stats restart (Allocator::ClearStats,
+// TF's BFCAllocator::ClearStats): num_allocs 0, peak = in use, largest 0.
+TEST(ReplayEnginePlainTest, ThePolicysStatsRestartAfterTheStartState) {
+  for (int plain = 0; plain < 2; ++plain) {
+    FakeAllocator a{Bytes(8192)};
+    ReplayOptions from3;
+    from3.peak_from = 3;
+    ReplayEngine engine(a, from3);
+    PlainVectorReader reader({"alloc 1 1000", "alloc 2 2000", "free 2", "alloc 3 300"});
+    ASSERT_TRUE((plain ? engine.RunPlain(reader, a) : engine.Run(reader)).ok());
+    const AllocatorStats s = a.GetStats();
+    EXPECT_EQ(s.num_allocs, 1) << plain;
+    EXPECT_EQ(s.bytes_in_use, 1024 + 512) << plain;  // the fake rounds to multiples of 256
+    EXPECT_EQ(s.peak_bytes_in_use, 1024 + 512) << plain;
+    EXPECT_EQ(s.largest_alloc_size, 512) << plain;
+  }
+}
+
 TEST(ReplayEnginePlainTest, RareKindsAndOtherDevicesGoThroughApply) {
   const std::vector<std::string> lines = {"alloc 1 1000", "free_requested 1", "alloc 2 2000 device=3",
                                           "alloc 2 2000", "free_completed 1", "program_load 1 1024",

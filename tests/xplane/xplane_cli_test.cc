@@ -95,6 +95,16 @@ TEST(XplaneCli, JaxGpuAllocatorGrownOnDemandIsReproducedExactly) {
       "the fragmentation readings say the pool held 1075838976 bytes, less than the limit: regions grown on "
       "demand (allow_growth), 5 placed from the addresses and 2 the recording never touches (33554432 live "
       "bytes in them)");
+  // The fillers that lay the seven regions out hold the whole pool (1075838976 B) for a moment: not the
+  // job's memory. The peak counts from the state the start events leave (metadata start_events), and so do
+  // the allocator's stats (TF's ClearStats): 126 allocations, the profile's own.
+  EXPECT_EQ(j["peak_live_bytes"], 343933444);
+  EXPECT_EQ(j["summary"]["peak_live_event"], 89);
+  EXPECT_EQ(j["memory"]["peak"]["held_bytes"], 343933444);
+  for (const nlohmann::json& g : j["memory"]["peak"]["by_tag"]) EXPECT_NE(g["key"], "start_region") << g;
+  EXPECT_EQ(j["stats"]["num_allocs"], 126);
+  EXPECT_EQ(j["stats"]["peak_bytes_in_use"], 452985344);
+  EXPECT_EQ(j["stats"]["pool_bytes"], 1075838976);
 }
 
 TEST(XplaneCli, JaxHostAllocatorIsReproducedExactly) {

@@ -227,6 +227,7 @@ void WriteMetadata(ProfileTrace& t) {
   auto& m = t.metadata.entries;
   m.emplace_back("source", fmt::format("{} ({})", t.source, t.form));
   if (!t.framework.empty()) m.emplace_back("framework", t.framework);
+  if (t.start_events > 0) m.emplace_back("start_events", std::to_string(t.start_events));
   if (!t.devices.empty() && t.devices[0].start.limit) {
     m.emplace_back("device_bytes", std::to_string(*t.devices[0].start.limit));
   }
@@ -270,6 +271,7 @@ absl::StatusOr<ProfileTrace> BuildProfileTrace(Profile profile) {
   }
   Builder b(t);
   for (uint32_t d = 0; d < t.devices.size(); ++d) b.StartState(d);
+  t.start_events = t.events.size();
   if (absl::Status s = b.Records(origin); !s.ok()) return s;
   WriteMetadata(t);
   return t;

@@ -65,6 +65,9 @@ struct ProfileTrace {
   std::vector<ProfileDevice> devices;
   std::vector<OwnedEvent> events;
   std::vector<EventOrigin> origins;  // one per event
+  // The first start_events events lay out the inferred start state (metadata
+  // `start_events`: replays count the peak live bytes from the state they leave).
+  uint64_t start_events = 0;
   TraceMetadata metadata;
 
   // The device whose allocator is called `name`, or nullopt.
