@@ -85,8 +85,9 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
   std::optional<RecordedState> s = recording->FinalState(device);
   if (!s) {
     return absl::InvalidArgumentError(
-        fmt::format("{}: {} records no allocator state (inspect reads PyTorch memory snapshots)", o.path,
-                    recording->Describe()));
+        fmt::format("{}: {} records no allocator state (inspect reads PyTorch memory snapshots); `hbmsim replay "
+                    "{}` shows where the memory was at the peak and at the first failure",
+                    o.path, recording->Describe(), o.path));
   }
   absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
   if (!config.ok()) return config.status();

@@ -67,6 +67,18 @@ std::vector<std::string> SharedSnapshots() {
 // Every shared snapshot (whatever its name): inspect's totals of each device
 // holding a segment are the file's own sums; a state-only file (no trace on
 // any device) replays as that analysis, exit 0.
+// A recording without an allocator state: one line that says which command
+// shows where its memory was.
+TEST(InspectCliTest, ARecordingWithoutAStatePointsToReplay) {
+  const CliRun r = RunHbmsim("inspect configs/examples/oom.trace");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "hbmsim inspect: configs/examples/oom.trace: text records no allocator state (inspect reads PyTorch "
+            "memory snapshots); `hbmsim replay configs/examples/oom.trace` shows where the memory was at the peak "
+            "and at the first failure\n");
+}
+
 TEST(InspectCliTest, EverySnapshotStateAddsUpAndStateOnlyFilesReplayAsIt) {
   int state_only = 0;
   for (const std::string& file : SharedSnapshots()) {
