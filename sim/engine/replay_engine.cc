@@ -163,6 +163,7 @@ Event ReplayEngine::ToEvent(const PlainEvent& p) {
 void ReplayEngine::StartStateBuilt() {
   if (options_.peak_from == 0) return;
   allocator_.ClearStats();  // the policy's own peaks and counts, as the engine's
+  summary_.start_state_allocs = summary_.allocs;
   if (summary_.events_replayed == 0) return;
   summary_.peak_live_bytes = live_bytes_;
   summary_.peak_live_event = current_;

@@ -78,6 +78,9 @@ struct ReplaySummary {
   uint64_t marks = 0;
   Bytes peak_live_bytes;
   std::optional<EventIndex> peak_live_event;  // the event that first reached the peak
+  // Of `allocs`, those of the events before ReplayOptions::peak_from (they
+  // build the state the recording began in); 0 without such events.
+  uint64_t start_state_allocs = 0;
   std::optional<DeviceId> device;             // unset only for an empty trace
   bool stopped_at_failure = false;            // OnOom::kStop ended the replay early
   bool start_state_refused = false;           // the start state did not fit: nothing was replayed

@@ -71,6 +71,7 @@ Json SummaryJson(const ReplaySummary& s) {
          {"marks", s.marks},
          {"stopped_at_failure", s.stopped_at_failure},
          {"peak_live_event", s.peak_live_event ? Json(s.peak_live_event->value()) : Json(nullptr)}};
+  if (s.start_state_allocs > 0) j["start_state_allocs"] = s.start_state_allocs;  // absent when none
   if (s.events_with_other_attributes > 0) {  // absent when none, as before open attributes
     j["other_attributes"] =
         Json{{"events", s.events_with_other_attributes}, {"keys", s.other_attribute_keys}};

@@ -55,6 +55,12 @@ void WriteHeader(Out out, const ReplayReportInput& in) {
   }
   fmt::format_to(out, "  outcome:    {} of {} allocations failed ({} oom, {} fragmentation)\n", s.failures,
                  s.allocs, r.oom_failures(), r.fragmentation_failures());
+  if (s.start_state_allocs > 0) {
+    fmt::format_to(out,
+                   "              {} of them build the state the recording began in (its start state); the "
+                   "peak and the allocator's stats count from there\n",
+                   s.start_state_allocs);
+  }
   // The stats' num_allocs counts blocks handed out; a 0-byte request gets none.
   if (r.zero_byte_allocs() > 0) {
     fmt::format_to(out,

@@ -103,8 +103,22 @@ TEST(XplaneCli, JaxGpuAllocatorGrownOnDemandIsReproducedExactly) {
   EXPECT_EQ(j["memory"]["peak"]["held_bytes"], 343933444);
   for (const nlohmann::json& g : j["memory"]["peak"]["by_tag"]) EXPECT_NE(g["key"], "start_region") << g;
   EXPECT_EQ(j["stats"]["num_allocs"], 126);
+  EXPECT_EQ(j["summary"]["allocs"], 145);
+  EXPECT_EQ(j["summary"]["start_state_allocs"], 19);
   EXPECT_EQ(j["stats"]["peak_bytes_in_use"], 452985344);
   EXPECT_EQ(j["stats"]["pool_bytes"], 1075838976);
+}
+
+// The outcome says which of its allocations built the start state.
+TEST(XplaneCli, TheOutcomeNamesTheStartStatesAllocations) {
+  const auto run = RunHbmsim("replay " + kDir + "tf_t4_keras_fit.xplane.pb");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("  outcome:    0 of 83 allocations failed (0 oom, 0 fragmentation)\n"
+                         "              6 of them build the state the recording began in (its start state); the "
+                         "peak and the allocator's stats count from there\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("NumAllocs:                          77\n"), std::string::npos) << run.out;
 }
 
 TEST(XplaneCli, JaxHostAllocatorIsReproducedExactly) {
