@@ -250,6 +250,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   }
   if (!limit.ok()) return BadInput(limit.status());
   report.bytes_limit = section.limit = limit->limit;
+  report.options.peak_from = scenario->start_events;  // the viz recorders read it too
   report.limit_source = limit->source;
   absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
       ScenarioRun::Prepare(*scenario, config, limit->limit, report.options);

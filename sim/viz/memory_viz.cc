@@ -29,7 +29,7 @@ class MemoryVizRecorder::TapReader : public EventReader {
 
 MemoryVizRecorder::MemoryVizRecorder(const Allocator& allocator, const ReplayOptions& options,
                                      size_t max_entries)
-    : allocator_(allocator), device_(options.device), max_entries_(max_entries) {}
+    : allocator_(allocator), device_(options.device), max_entries_(max_entries), peak_from_(options.peak_from) {}
 
 MemoryVizRecorder::~MemoryVizRecorder() = default;
 
@@ -51,6 +51,7 @@ void MemoryVizRecorder::Push(Action action, uint64_t addr, uint64_t size, uint64
 // Called as the engine reads each event, before it replays it: what the
 // policy does next (allocs, segment events, failures) belongs to this event.
 void MemoryVizRecorder::Track(const Event& e) {
+  ++read_;
   if (!device_) device_ = e.device;
   if (e.device != *device_) return;
   if (sync_pending_) Sync();
@@ -58,7 +59,7 @@ void MemoryVizRecorder::Track(const Event& e) {
   if (in_start_state_) {
     const bool start_alloc = e.kind == EventKind::kAlloc && e.tag == kStartStateTag;
     const bool start_pending = e.kind == EventKind::kFreeRequested && live_.contains(e.id);
-    in_start_state_ = start_alloc || start_pending;
+    in_start_state_ = read_ <= peak_from_ || start_alloc || start_pending;
   }
   const EventContext c = tap_->context();
   const bool recorded_category = c.has_category && recorded_ != nullptr;

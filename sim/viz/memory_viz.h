@@ -24,7 +24,8 @@
 //   `external_annotations` the recording's, when it has them.
 //
 // The start state is state, not history: events that describe memory held
-// when the recording began (tag=preexisting, kStartStateTag) write no trace
+// when the recording began (tag=preexisting, kStartStateTag, and every event
+// before ReplayOptions::peak_from: a profile's start state) write no trace
 // entry, and neither does what the policy does while placing them, so the
 // viewer shows those blocks and segments from the first event on.
 //
@@ -155,6 +156,8 @@ class MemoryVizRecorder : public ReplayObserver {
   uint64_t now_stream_ = 0;
   Context now_;
   bool in_start_state_ = true;                      // still reading the recording's start state
+  uint64_t peak_from_ = 0;                          // events before it build the start state (ReplayOptions)
+  uint64_t read_ = 0;                               // events read so far, every device's
   absl::flat_hash_map<uint64_t, Placed> live_;      // buffer id → its alloc
   absl::flat_hash_map<uint64_t, Placed> programs_;  // program id → its reservation
   // Programs came or went, or buffers moved: Sync() before the next event.

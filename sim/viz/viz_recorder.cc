@@ -26,7 +26,8 @@ class VizRecorder::TapReader : public EventReader {
 
 VizRecorder::VizRecorder(const Allocator& allocator, const ReplayOptions& options, Progress* progress,
                          bool record)
-    : allocator_(allocator), device_(options.device), progress_(progress), record_(record) {}
+    : allocator_(allocator), device_(options.device), progress_(progress), record_(record),
+      peak_from_(options.peak_from) {}
 
 VizRecorder::~VizRecorder() = default;
 
@@ -35,8 +36,8 @@ EventReader& VizRecorder::Tap(EventReader& inner) {
   return *tap_;
 }
 
-// Events that only set up the recording's start state (kStartStateTag) are
-// not sampled: the timeline starts with the whole start state in place, as
+// Events that only set up the recording's start state (kStartStateTag, and
+// those before ReplayOptions::peak_from: a profile's) are not sampled: the timeline starts with the whole start state in place, as
 // a policy seeded with it holds it from the first event on.
 void VizRecorder::BeforeRead() {
   if (read_ > 0 && record_ && !in_start_state_) Sample(read_ - 1);
@@ -54,7 +55,7 @@ void VizRecorder::Track(const Event& e) {
   if (!device_) device_ = e.device;
   if (e.device != *device_) return;
   if (in_start_state_) {
-    in_start_state_ = (e.kind == EventKind::kAlloc && e.tag == kStartStateTag) ||
+    in_start_state_ = read_ <= peak_from_ || (e.kind == EventKind::kAlloc && e.tag == kStartStateTag) ||
                       (e.kind == EventKind::kFreeRequested && live_buffers_.contains(e.id));
     // The first sample: the whole start state in place, before this event.
     if (!in_start_state_ && read_ >= 2 && record_) Sample(read_ - 2);

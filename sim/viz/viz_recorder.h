@@ -98,6 +98,7 @@ class VizRecorder : public ReplayObserver {
   uint64_t map_work_ = 0;  // blocks walked for peak maps so far
   bool peak_map_stale_ = false;
   bool in_start_state_ = true;            // reading the recording's start state (kStartStateTag)
+  uint64_t peak_from_ = 0;                // events before it build the start state (ReplayOptions)
   bool mark_restates_allocator_ = false;  // the last event: EventContext::allocator_action
 };
 

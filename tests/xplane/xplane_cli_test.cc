@@ -121,6 +121,22 @@ TEST(XplaneCli, TheOutcomeNamesTheStartStatesAllocations) {
   EXPECT_NE(run.out.find("NumAllocs:                          77\n"), std::string::npos) << run.out;
 }
 
+// The viewers start where the job does: the HTML map at the peak of bytes in
+// use counts from the start state on, and --memory-viz writes no trace entry
+// for the fillers that lay it out (its segments hold the state from the start).
+TEST(XplaneCli, TheViewersStartAfterTheStartState) {
+  const std::string html = TempPath("jax.html");
+  const std::string viz = TempPath("jax_viz.json");
+  const auto run = RunHbmsim("replay " + kDir + "jax_mi300x_attention.xplane.pb --html " + html + " --memory-viz " + viz);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(ReadFile(html).find("at the peak of bytes in use (432.00MiB, event 170)"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(viz));
+  EXPECT_EQ(j["segments"].size(), 7u);
+  ASSERT_EQ(j["device_traces"][0].size(), 378u);  // 434 with the fillers' 56
+  EXPECT_EQ(j["device_traces"][0][0]["size"], 16777216);  // the profile's first record
+  EXPECT_EQ(j["device_traces"][0][0]["time_us"], 0);
+}
+
 TEST(XplaneCli, JaxHostAllocatorIsReproducedExactly) {
   const nlohmann::json j = Check("jax_mi300x_attention.xplane.pb", "1");
   EXPECT_EQ(DeviceName(j), "xla_gpu_host_bfc");
