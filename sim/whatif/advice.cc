@@ -180,6 +180,20 @@ std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, 
   return out;
 }
 
+// Every line's minimum is one and the same, at or above the memory the
+// recording's start state reserves (a profile's pool, grown before its first
+// record; a snapshot's segments), which is more than the job's peak live
+// bytes: that memory, not a setting, decides it.
+std::optional<Bytes> StartStateDecides(const Scenario& scenario, const Advice& advice, Bytes peak_live) {
+  if (!scenario.start_summary || scenario.start_summary->reserved <= peak_live) return std::nullopt;
+  const CompareRow& today = advice.today.row;
+  if (!today.size.found || today.size.min_bytes_limit < scenario.start_summary->reserved) return std::nullopt;
+  for (const AdviceLine& l : advice.candidates) {
+    if (!l.row.size.found || l.row.size.min_bytes_limit != today.size.min_bytes_limit) return std::nullopt;
+  }
+  return scenario.start_summary->reserved;
+}
+
 std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
                        const Advice& advice, std::optional<Bytes> device_memory) {
   std::string out = "hbmsim advise\n";
@@ -195,6 +209,12 @@ std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, s
     out += fmt::format("\nNo setting can fit at L: the peak live bytes exceed it by {}; the job itself must hold "
                        "less at its peak.\n",
                        BytesText(survey.peak_live_bytes - *limit));
+  }
+  if (const std::optional<Bytes> reserved = StartStateDecides(scenario, advice, survey.peak_live_bytes)) {
+    out += fmt::format("\nEvery setting needs the same: the recording began with {} already reserved (what the "
+                       "allocator held before its first recorded event), more than the job's own peak live bytes "
+                       "({}); a setting changes only what is placed after that.\n",
+                       BytesText(*reserved), BytesText(survey.peak_live_bytes));
   }
   if (device_memory) out += FractionLines(advice, *device_memory);
   out += "\nmin limit: the smallest device limit at which every request fits with that setting (as `hbmsim size`);\n"

@@ -102,6 +102,23 @@ TEST(AdviseCliTest, TheRecordedCapacityIsTheDefaultDeviceMemory) {
       << replay.out;
 }
 
+// A recording that began with more reserved than its job ever holds live:
+// every setting needs that memory, and the advice says so instead of leaving
+// a table of "same" to be read. A table whose lines differ says nothing.
+TEST(AdviseCliTest, WhenTheStartStateDecidesTheAdviceSaysSo) {
+  const testing::CliRun r = RunHbmsim("advise ../shared/torch_snapshots/gen1_history_addresses.pickle --jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nEvery setting needs the same: the recording began with 1851785216 (1.72GiB) already "
+                       "reserved (what the allocator held before its first recorded event), more than the job's own "
+                       "peak live bytes (809849328 (772.33MiB)); a setting changes only what is placed after that.\n"),
+            std::string::npos)
+      << r.out;
+  const testing::CliRun h100 = RunHbmsim("advise ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "
+                                         "--jobs 2");
+  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  EXPECT_EQ(h100.out.find("Every setting needs the same"), std::string::npos) << h100.out;
+}
+
 // After a failure `replay` says what would fit, as `advise` does, in the text
 // and the JSON; --no-advice and --quiet leave it out; a clean replay has none.
 TEST(ReplayAdviceTest, AFailedReplaySaysWhatWouldFit) {
