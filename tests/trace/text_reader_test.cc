@@ -220,7 +220,7 @@ TEST(TextReaderTest, ATensorFlowLogIsNamedAsOne) {
 // A training log whose BFC dump comes after other output: the error on its
 // first line also names the first line of the TensorFlow log.
 TEST(TextReaderTest, ALogWithATensorFlowPartFurtherOnIsNamedAtOpen) {
-  EXPECT_EQ(TextTraceReader::FromString("# a header\nEpoch 1/10\n\nloss: 0.31\n2023-10-02 12:00:00.000001: W "
+  EXPECT_EQ(TextTraceReader::FromString("# a header\nEpoch 1/10\n\n# not tensorflow/ (a comment)\n2023-10-02 12:00:00.000001: W "
                                         "tensorflow/tsl/framework/bfc_allocator.cc:479] Allocator (GPU_0_bfc) ran "
                                         "out of memory trying to allocate 1.00GiB\n")
                 .status()

@@ -101,7 +101,7 @@ std::optional<uint64_t> TextTraceReader::FindTensorFlowLogLine() {
   while (lines_.bytes_read() < kMaxLookAheadBytes) {
     absl::StatusOr<bool> got = lines_.Next(line);
     if (!got.ok() || !*got) return std::nullopt;
-    if (LooksLikeTensorFlowLog(line)) return lines_.line_number();
+    if (!IsComment(TrimSpace(line)) && LooksLikeTensorFlowLog(line)) return lines_.line_number();
   }
   return std::nullopt;
 }
