@@ -25,6 +25,28 @@ TEST(NumbersTest, ParseBytesTraceUnits) {
   EXPECT_EQ(ParseBytes("16777216TiB").status().message(), "size '16777216TiB' does not fit in 64 bits");
 }
 
+// The command line takes a fraction before a unit when it is a whole number
+// of bytes ("1.5GiB"); a trace never does (its spellings are fixed).
+TEST(NumbersTest, ParseBytesTakesAFractionBeforeAUnitOnTheCommandLine) {
+  EXPECT_EQ(*ParseBytes("1.5GiB", true), Bytes(1610612736));
+  EXPECT_EQ(*ParseBytes("0.5MiB", true), Bytes(524288));
+  EXPECT_EQ(*ParseBytes(".25KiB", true), Bytes(256));
+  EXPECT_EQ(*ParseBytes("2.25GB", true), Bytes(2250000000));
+  EXPECT_EQ(ParseBytes("78.51GiB", true).status().message(), "'78.51GiB' is not a whole number of bytes");
+  EXPECT_EQ(ParseBytes("1.5", true).status().message(),
+            "'1.5' is not a size: a fraction needs a unit (1.5GiB); plain bytes are whole");
+  EXPECT_EQ(ParseBytes("1.GiB", true).status().message(), "'1.GiB' is not a size: no digit after the point");
+  EXPECT_EQ(ParseBytes("16384.5PiB", true).status().message(), "size '16384.5PiB' does not fit in 64 bits");
+  EXPECT_EQ(*ParseBytes("16383.75PiB", true), Bytes(uint64_t{16383} * (uint64_t{1} << 50) + (uint64_t{3} << 48)));
+  EXPECT_EQ(ParseBytes("1.0000000000000000001GiB", true).status().message(),
+            "'1.0000000000000000001GiB' is not a size: at most 18 digits after the point");
+  EXPECT_EQ(ParseBytes("1.5GiB").status().message(),
+            "'1.5GiB' is not a size (plain bytes, or a number with KiB, MiB, GiB or TiB)");
+  EXPECT_EQ(DecimalUnitNote("1.5GB"),
+            "1.5GB read as decimal GB = 1500000000 bytes; TensorFlow logs print MiB as \"MB\": for a number "
+            "copied from one, write 1.5GiB (1610612736 bytes)");
+}
+
 TEST(NumbersTest, ParseAddress) {
   EXPECT_EQ(*ParseAddress("0x7f0000000000"), 0x7f0000000000u);
   EXPECT_EQ(*ParseAddress("4096"), 4096u);

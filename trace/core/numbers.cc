@@ -71,9 +71,44 @@ absl::StatusOr<uint64_t> ParseAddress(std::string_view text) {
   return ParseU64(text);
 }
 
+namespace {
+
+// "1.5GiB" (command line and configs): `whole`.`fraction` times the unit's
+// bytes, exactly, and only when that is a whole number of bytes.
+absl::StatusOr<Bytes> FractionalBytes(std::string_view text, std::string_view whole, std::string_view fraction,
+                                      uint64_t multiplier) {
+  constexpr size_t kMaxFractionDigits = 18;  // 10^18 and the unit's bytes stay within 128 bits
+  if (fraction.empty()) return absl::InvalidArgumentError(fmt::format("'{}' is not a size: no digit after the point", text));
+  if (fraction.size() > kMaxFractionDigits) {
+    return absl::InvalidArgumentError(fmt::format("'{}' is not a size: at most {} digits after the point", text,
+                                                  kMaxFractionDigits));
+  }
+  absl::StatusOr<uint64_t> w = ParseU64(whole.empty() ? "0" : whole);
+  absl::StatusOr<uint64_t> f = ParseU64(fraction);
+  if (!w.ok() || !f.ok()) return absl::InvalidArgumentError(fmt::format("size '{}' does not fit in 64 bits", text));
+  unsigned __int128 scale = 1;
+  for (size_t i = 0; i < fraction.size(); ++i) scale *= 10;
+  const unsigned __int128 bytes_times_scale =
+      (static_cast<unsigned __int128>(*w) * scale + *f) * static_cast<unsigned __int128>(multiplier);
+  if (bytes_times_scale % scale != 0) {
+    return absl::InvalidArgumentError(fmt::format("'{}' is not a whole number of bytes", text));
+  }
+  const unsigned __int128 bytes = bytes_times_scale / scale;
+  if (bytes > UINT64_MAX) return absl::InvalidArgumentError(fmt::format("size '{}' does not fit in 64 bits", text));
+  return Bytes(static_cast<uint64_t>(bytes));
+}
+
+}  // namespace
+
 absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units) {
   size_t digits = 0;
   while (digits < text.size() && IsDigit(text[digits])) ++digits;
+  // With a unit, the command line also takes a fraction: "1.5GiB".
+  size_t point = std::string_view::npos;
+  if (allow_more_units && digits < text.size() && text[digits] == '.') {
+    point = digits++;
+    while (digits < text.size() && IsDigit(text[digits])) ++digits;
+  }
   const std::string_view number = text.substr(0, digits);
   const std::string_view suffix = text.substr(digits);
   uint64_t multiplier = 1;
@@ -95,6 +130,13 @@ absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units) {
           allow_more_units ? "B, KiB, MiB, GiB, TiB, PiB, KB, MB, GB or TB" : "KiB, MiB, GiB or TiB"));
     }
   }
+  if (point != std::string_view::npos) {
+    if (suffix.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("'{}' is not a size: a fraction needs a unit (1.5GiB); plain bytes are whole", text));
+    }
+    return FractionalBytes(text, number.substr(0, point), number.substr(point + 1), multiplier);
+  }
   absl::StatusOr<uint64_t> n = ParseU64(number);
   if (!n.ok()) {
     if (number.empty() && !text.empty() && text[0] == '-') {
@@ -111,7 +153,7 @@ absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units) {
 
 std::string DecimalUnitNote(std::string_view text) {
   size_t digits = 0;
-  while (digits < text.size() && IsDigit(text[digits])) ++digits;
+  while (digits < text.size() && (IsDigit(text[digits]) || text[digits] == '.')) ++digits;
   const std::string_view number = text.substr(0, digits);
   const std::string_view suffix = text.substr(digits);
   static constexpr std::array<std::string_view, 4> kDecimal = {"KB", "MB", "GB", "TB"};

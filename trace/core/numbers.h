@@ -21,7 +21,8 @@ absl::StatusOr<uint64_t> ParseAddress(std::string_view text);
 
 // A byte count: plain decimal, or decimal followed by KiB, MiB, GiB or TiB
 // (the trace format's spellings). With `allow_more_units`, also B, PiB and the
-// decimal KB, MB, GB, TB (command-line convenience).
+// decimal KB, MB, GB, TB, and a fraction before a unit ("1.5GiB") when it is a
+// whole number of bytes (command-line convenience).
 absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units = false);
 
 // For a size ParseBytes accepted with a decimal unit (KB, MB, GB, TB: powers
