@@ -187,7 +187,8 @@ void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& c
     report.advice_text = fmt::format("What would fit: not worked out ({})\n", std::string(advice.status().message()));
     return;
   }
-  report.advice_text = AdviceSectionText(report.bytes_limit, *advice, survey->peak_live_bytes);
+  report.advice_text = AdviceSectionText(report.bytes_limit, *advice, survey->peak_live_bytes,
+                                         StartStateDecides(scenario, *advice, survey->peak_live_bytes));
   report.advice_json = AdviceJson(scenario, report.bytes_limit, *advice);
 }
 

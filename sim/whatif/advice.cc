@@ -162,7 +162,8 @@ std::string CandidateTable(const Advice& advice, std::string_view indent = "") {
 
 }  // namespace
 
-std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, Bytes peak_live) {
+std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, Bytes peak_live,
+                              std::optional<Bytes> start_state_decides) {
   std::string out = fmt::format("What would fit{}: each setting the allocator offers, replayed (as `hbmsim advise`)\n",
                                 limit ? " at L = " + BytesText(*limit) : "");
   out += fmt::format("  today's minimum limit: {}\n", MinText(advice.today.row));
@@ -174,16 +175,17 @@ std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, 
     out += fmt::format("  no setting can fit at L: the job's peak live bytes, {}, exceed it by {}; the job itself "
                        "must hold less at its peak\n",
                        BytesText(peak_live), BytesText(peak_live - *limit));
+  } else if (start_state_decides) {
+    out += fmt::format("  every setting needs the same: the recording began with {} already reserved (what the "
+                       "allocator held before its first recorded event), more than the job's own peak live bytes "
+                       "({})\n",
+                       BytesText(*start_state_decides), BytesText(peak_live));
   } else if (limit && !any_fits) {
     out += "  no setting fits at L; the smallest minimum limit is the first line's\n";
   }
   return out;
 }
 
-// Every line's minimum is one and the same, at or above the memory the
-// recording's start state reserves (a profile's pool, grown before its first
-// record; a snapshot's segments), which is more than the job's peak live
-// bytes: that memory, not a setting, decides it.
 std::optional<Bytes> StartStateDecides(const Scenario& scenario, const Advice& advice, Bytes peak_live) {
   if (!scenario.start_summary || scenario.start_summary->reserved <= peak_live) return std::nullopt;
   const CompareRow& today = advice.today.row;

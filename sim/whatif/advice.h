@@ -47,7 +47,13 @@ nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes>
 // replay report already states.
 // `peak_live`: the recording's peak live bytes; above L, no setting can fit and
 // the section says by how much the job itself must hold less.
-std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, Bytes peak_live);
+std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, Bytes peak_live,
+                              std::optional<Bytes> start_state_decides = std::nullopt);
+// The bytes the recording's start state reserves (a profile's pool, grown
+// before its first record; a snapshot's segments) when they decide every
+// line's minimum: one and the same minimum for all, at or above them, and
+// they exceed the job's peak live bytes. nullopt otherwise.
+std::optional<Bytes> StartStateDecides(const Scenario& scenario, const Advice& advice, Bytes peak_live);
 
 // The smallest fraction of `device_memory`, in hundredths, whose limit holds
 // `min_limit` ("0.62"); nullopt when it would exceed the whole device.

@@ -113,6 +113,16 @@ TEST(AdviseCliTest, WhenTheStartStateDecidesTheAdviceSaysSo) {
                        "peak live bytes (809849328 (772.33MiB)); a setting changes only what is placed after that.\n"),
             std::string::npos)
       << r.out;
+  // A replay whose limit is below that memory says it in its "What would fit" section, for the
+  // generic "no setting fits at L" line.
+  const testing::CliRun replay =
+      RunHbmsim("replay ../shared/torch_snapshots/gen1_history_addresses.pickle --bytes-limit 1.5GiB --jobs 2");
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;
+  EXPECT_NE(replay.out.find("  every setting needs the same: the recording began with 1851785216 (1.72GiB) already "
+                            "reserved (what the allocator held before its first recorded event), more than the job's "
+                            "own peak live bytes (809849328 (772.33MiB))\n\nhbmsim replay\n"),
+            std::string::npos)
+      << replay.out;
   const testing::CliRun h100 = RunHbmsim("advise ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "
                                          "--jobs 2");
   ASSERT_EQ(h100.exit_code, 0) << h100.err;
