@@ -274,7 +274,6 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   MemoryAttribution attribution(kLargestBuffersListed, [&events](const Event&) {
     return TopUserFrame(events.context_table(), events.context().frames);
   });
-  attribution.CountPeakFrom(scenario->start_events);
   ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
   engine.AddObserver(&attribution);

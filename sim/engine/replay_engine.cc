@@ -167,6 +167,7 @@ void ReplayEngine::StartStateBuilt() {
   if (summary_.events_replayed == 0) return;
   summary_.peak_live_bytes = live_bytes_;
   summary_.peak_live_event = current_;
+  for (ReplayObserver* o : observers_) o->OnStartStateBuilt(current_);
 }
 
 void ReplayEngine::AddLive(Bytes b, EventIndex index) {

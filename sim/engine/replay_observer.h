@@ -45,6 +45,10 @@ class ReplayObserver {
   virtual void OnPolicyEvent(EventIndex index, const PolicyEvent& e) {}
   // A `mark` line; `label` is valid only during the call.
   virtual void OnMark(EventIndex index, std::string_view label) {}
+  // The events before ReplayOptions::peak_from only rebuilt the state the
+  // recording began in; `last` is the last of them replayed. What is live now
+  // is the first candidate for the peak, and earlier peaks were not the job's.
+  virtual void OnStartStateBuilt(EventIndex last) {}
 };
 
 }  // namespace hbmsim

@@ -46,8 +46,6 @@ MemoryAttribution::MemoryAttribution(size_t top_buffers, FrameFn frame)
     : top_buffers_(top_buffers), frame_(std::move(frame)) {}
 
 void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
-  StartStateBuilt(index);
-  last_event_ = index;
   const std::string tag = e.tag.empty() ? std::string(kUntagged) : std::string(e.tag);
   const std::string frame = frame_ ? frame_(e) : std::string();
   if (!r.ok()) {
@@ -57,7 +55,7 @@ void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocRes
   if (e.bytes.is_zero()) return;  // holds nothing
   held_[e.id] = Held{HeldBuffer{e.id, e.bytes.value(), index, tag, frame}, peaks_};
   held_bytes_ += e.bytes.value();
-  if (held_bytes_ > peak_bytes_ && index.value() >= peak_from_) {
+  if (held_bytes_ > peak_bytes_) {
     peak_bytes_ = held_bytes_;
     peak_event_ = index;
     ++peaks_;  // everything held now, this buffer included, is held at the peak
@@ -65,9 +63,7 @@ void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocRes
   }
 }
 
-void MemoryAttribution::OnRelease(EventIndex index, const Event& e) {
-  StartStateBuilt(index);
-  last_event_ = index;
+void MemoryAttribution::OnRelease(EventIndex, const Event& e) {
   auto it = held_.find(e.id);
   if (it == held_.end()) return;  // its alloc failed or took 0 bytes
   held_bytes_ -= it->second.buffer.bytes;
@@ -90,12 +86,6 @@ void MemoryAttribution::OnFailure(const FailureRecord& f) {
 }
 
 std::optional<MemoryBreakdown> MemoryAttribution::AtPeak() const {
-  if (!start_state_built_ && peak_from_ > 0 && last_event_) {
-    // The recording ended within its start state: what that left is the peak.
-    std::vector<const HeldBuffer*> held;
-    for (const auto& [id, h] : held_) held.push_back(&h.buffer);
-    return Breakdown(*last_event_, held);
-  }
   if (!peak_event_) return std::nullopt;
   std::vector<const HeldBuffer*> held;
   held.reserve(held_.size() + died_after_peak_.size());

@@ -85,13 +85,17 @@ class MemoryAttribution : public ReplayObserver {
  public:
   using FrameFn = std::function<std::string(const Event&)>;
   explicit MemoryAttribution(size_t top_buffers = 10, FrameFn frame = nullptr);
-  // Events before `event` only rebuild the state the recording began in
-  // (ReplayOptions::peak_from): the peak counts from the state they leave.
-  void CountPeakFrom(uint64_t event) { peak_from_ = event; }
 
   void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
   void OnRelease(EventIndex index, const Event& e) override;
   void OnFailure(const FailureRecord& f) override;
+  // The peak counts from the state a recording's start state leaves.
+  void OnStartStateBuilt(EventIndex last) override {
+    peak_bytes_ = held_bytes_;
+    peak_event_ = last;
+    ++peaks_;  // everything held now is held at the peak
+    died_after_peak_.clear();
+  }
 
   // Nullopt before anything was held.
   std::optional<MemoryBreakdown> AtPeak() const;
@@ -101,16 +105,6 @@ class MemoryAttribution : public ReplayObserver {
 
  private:
   MemoryBreakdown Breakdown(EventIndex event, const std::vector<const HeldBuffer*>& held) const;
-  // At the first event from peak_from_ on: what is held then is the first peak.
-  void StartStateBuilt(EventIndex index) {
-    if (index.value() < peak_from_ || start_state_built_) return;
-    start_state_built_ = true;
-    if (!last_event_) return;
-    peak_bytes_ = held_bytes_;
-    peak_event_ = last_event_;
-    ++peaks_;
-    died_after_peak_.clear();
-  }
 
   size_t top_buffers_;
   FrameFn frame_;
@@ -129,9 +123,6 @@ class MemoryAttribution : public ReplayObserver {
   uint64_t peaks_ = 0;  // new peaks so far
   std::optional<EventIndex> peak_event_;
   std::map<uint64_t, HeldBuffer> died_after_peak_;  // held at the peak, released since
-  uint64_t peak_from_ = 0;
-  bool start_state_built_ = false;
-  std::optional<EventIndex> last_event_;  // the last alloc or release seen
   // The last alloc seen, so OnFailure (which follows OnAlloc) knows its tag.
   std::optional<FailedRequest> pending_;
   std::optional<MemoryBreakdown> at_failure_;

@@ -65,7 +65,6 @@ absl::StatusOr<MemoryBreakdown> PeakLiveBreakdown(const Scenario& scenario) {
   MemoryAttribution attribution(/*top_buffers=*/0, [&events](const Event&) {
     return TopUserFrame(events.context_table(), events.context().frames);
   });
-  attribution.CountPeakFrom(scenario.start_events);
   (*run)->engine().AddObserver(&attribution);
   absl::StatusOr<ReplaySummary> summary = (*run)->Run();
   if (!summary.ok()) return summary.status();

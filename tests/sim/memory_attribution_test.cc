@@ -41,7 +41,7 @@ constexpr char kTrace[] =
     "alloc 7 2500 tag=weights\n"
     "free 7\n";
 
-void Replay(MemoryAttribution& attribution, const char* trace = kTrace) {
+void Replay(MemoryAttribution& attribution, const char* trace = kTrace, uint64_t peak_from = 0) {
   // One file per test: ctest runs each TEST as its own process, in parallel, and
   // a shared name let one test read the trace another was writing.
   const std::string path = ::testing::TempDir() + "/memory_attribution_" +
@@ -52,7 +52,9 @@ void Replay(MemoryAttribution& attribution, const char* trace = kTrace) {
   absl::StatusOr<std::unique_ptr<Allocator>> ideal =
       BuildAllocator(DefaultConfig(*BuiltinPolicies().Find("ideal")), Bytes(8000));
   ASSERT_TRUE(ideal.ok());
-  ReplayEngine engine(**ideal, ReplayOptions{});
+  ReplayOptions options;
+  options.peak_from = peak_from;
+  ReplayEngine engine(**ideal, options);
   engine.AddObserver(&attribution);
   absl::StatusOr<ReplaySummary> summary = engine.Run(**reader);
   ASSERT_TRUE(summary.ok()) << summary.status().message();
@@ -103,8 +105,9 @@ TEST(MemoryAttributionTest, PeakAndFirstFailureTablesAreExact) {
             "              1000      1000B  id 1 (event 0) weights\n");
 }
 
-// Events before CountPeakFrom's only rebuild a start state: the peak counts
-// from the state they leave (ReplayOptions::peak_from, as the engine's).
+// Events before ReplayOptions::peak_from only rebuild a start state: the
+// engine says when they are done (OnStartStateBuilt), and the peak counts from
+// the state they leave, as the engine's own.
 TEST(MemoryAttributionTest, ThePeakCountsFromTheStartStateOn) {
   struct Case {
     uint64_t from;
@@ -115,8 +118,7 @@ TEST(MemoryAttributionTest, ThePeakCountsFromTheStartStateOn) {
                        Case{11, 10, 3000, 3},  // a trace no longer than its start state: what it leaves
                        Case{0, 3, 6500, 4}}) {
     MemoryAttribution attribution;
-    attribution.CountPeakFrom(c.from);
-    Replay(attribution);
+    Replay(attribution, kTrace, c.from);
     const std::optional<MemoryBreakdown> peak = attribution.AtPeak();
     ASSERT_TRUE(peak.has_value()) << c.from;
     EXPECT_EQ(peak->event, EventIndex(c.event)) << c.from;
