@@ -2,13 +2,27 @@
 // OpenTrace understands (text, .hbt, RMM logs, ...) and writes it as text or
 // as the .hbt binary encoding, one event at a time, so a file of any length
 // converts in the memory of what is live in it.
+//
+// A text trace or .hbt has no runtime of its own, so the header keeps what
+// the scenario would have taken from the original (sim/scenario/
+// scenario_config.h): `# allocator:` (the policy whose runtime wrote it),
+// `# device:` (the device a replay of the original picks, when it holds
+// several), `# allocator_settings:` (the options that device's recorded
+// settings set) and `# device_bytes:` (the capacity its recorded OOM implies,
+// or the limit it states). Replaying OUT then needs no more flags than
+// replaying IN did; what cannot be kept (another device's settings or limit,
+// a start state's cached segments, the segment calls a replay acts on) is said on
+// stderr, with the flags that restore it where flags can.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/scenario/scenario_config.h"
 #include "trace/formats/format_table.h"
 #include "trace/binary/trace_sink.h"
 #include "trace/io/output_file.h"
@@ -46,7 +60,9 @@ class ConvertCommand : public Command {
     }
     absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(out_);
     if (!out.ok()) return std::string(out.status().message());
-    absl::StatusOr<std::unique_ptr<EventReader>> reader = OpenTrace(in_);
+    absl::StatusOr<std::unique_ptr<Recording>> recording = OpenRecording(in_);
+    if (!recording.ok()) return std::string(recording.status().message());
+    absl::StatusOr<std::unique_ptr<EventReader>> reader = (*recording)->Events(std::nullopt);
     if (!reader.ok()) return std::string(reader.status().message());
     // What a reader skipped is said on stderr too; the header keeps it as `# warning:` lines.
     for (const auto& [key, value] : (*reader)->metadata().entries) {
@@ -55,7 +71,9 @@ class ConvertCommand : public Command {
     absl::StatusOr<std::unique_ptr<TraceSink>> sink =
         MakeTraceSink((*out)->stream(), format_.empty() ? TraceFormatForPath(out_) : format_);
     if (!sink.ok()) return std::string(sink.status().message());
-    if (absl::Status s = (*sink)->WriteHeader((*reader)->metadata()); !s.ok()) return WriteError(**out, s);
+    TraceMetadata header = (*reader)->metadata();
+    KeepScenario(**recording, header);
+    if (absl::Status s = (*sink)->WriteHeader(header); !s.ok()) return WriteError(**out, s);
     Event e;
     while (true) {
       absl::StatusOr<bool> got = (*reader)->Next(e);
@@ -69,6 +87,114 @@ class ConvertCommand : public Command {
     if (absl::Status s = (*sink)->Finish(); !s.ok()) return WriteError(**out, s);
     if (absl::Status s = (*out)->Commit(); !s.ok()) return std::string(s.message());
     return std::nullopt;
+  }
+
+  // The header entries that carry the original's allocator, settings and
+  // limit (see the top of this file); a note for each thing left out.
+  void KeepScenario(const Recording& r, TraceMetadata& header) {
+    const PolicySpec* policy = RecordedPolicy(r);
+    if (policy == nullptr) return;
+    if (header.Find(kAllocatorKey) == nullptr) header.entries.emplace_back(kAllocatorKey, policy->name);
+    const std::vector<DeviceEvents> listed = r.devices().value_or(std::vector<DeviceEvents>{});
+    std::vector<DeviceId> ids;
+    for (const DeviceEvents& d : listed) ids.push_back(d.device);
+    // The device a replay of the original picks; a streamed OUT would pick
+    // the first event's, so the header names it when there is a choice.
+    DeviceId device(0);
+    if (!listed.empty()) {
+      absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseDevice(r, listed, std::nullopt);
+      if (!chosen.ok()) return;  // a recording with no device to replay: nothing to keep
+      device = chosen->first;
+      if (ids.size() > 1 && header.Find(kDeviceKey) == nullptr) {
+        header.entries.emplace_back(kDeviceKey, fmt::format("{}", device.value()));
+      }
+    }
+    if (r.devices() && ids.empty()) {
+      // Nothing to replay: the notes below would describe events that are not there.
+      Note(fmt::format("hbmsim convert: {}: {} holds no events, so neither does it{}", out_, in_,
+                       r.state_only() ? fmt::format(" (`hbmsim inspect {}` reads the state it holds)", in_) : ""));
+      return;
+    }
+    if (header.Find(kAllocatorSettingsKey) == nullptr) KeepSettings(r, *policy, device, ids, header);
+    KeepLimit(r, device, ids, header);
+    KeepStartState(r, ids.empty() ? std::vector<DeviceId>{device} : ids);
+    if (r.records_side_entries()) {
+      Note(fmt::format("hbmsim convert: {}: the recorded segment calls are kept as marks, which a replay does "
+                       "not act on: --check-recorded has no segments to compare, and a segment the job released "
+                       "stays cached",
+                       out_));
+    }
+  }
+
+  // The option edits `device`'s settings make; another device's that differ, noted.
+  void KeepSettings(const Recording& r, const PolicySpec& policy, DeviceId device, const std::vector<DeviceId>& ids,
+                    TraceMetadata& header) {
+    std::vector<std::string> kept = RecordedOptionEdits(r, policy, device);
+    // A value with a space would split in two when read back.
+    std::vector<std::string> spaced;
+    std::erase_if(kept, [&](const std::string& edit) {
+      if (edit.find_first_of(" \t") == std::string::npos) return false;
+      spaced.push_back(edit);
+      return true;
+    });
+    if (!kept.empty()) header.entries.emplace_back(kAllocatorSettingsKey, fmt::format("{}", fmt::join(kept, " ")));
+    if (!spaced.empty()) {
+      Note(fmt::format("hbmsim convert: {}: not kept (a space in the value): {}; replay it with --set KEY=VALUE", out_,
+                       fmt::join(spaced, ", ")));
+    }
+    for (const DeviceId other : ids) {
+      if (other == device) continue;
+      const std::vector<std::string> edits = RecordedOptionEdits(r, policy, other);
+      if (edits == RecordedOptionEdits(r, policy, device)) continue;
+      Note(fmt::format("hbmsim convert: {}: its settings are device {}'s; device {} ran with {}: replay it with "
+                       "--device {}{}",
+                       out_, device.value(), other.value(),
+                       edits.empty() ? std::string("the defaults") : fmt::format("{}", fmt::join(edits, " ")),
+                       other.value(), SetFlags(edits)));
+    }
+  }
+
+  static std::string SetFlags(const std::vector<std::string>& edits) {
+    std::string out;
+    for (const std::string& e : edits) out += " --set " + e;
+    return out;
+  }
+
+  // The limit a replay of the original takes from the recording for `device`;
+  // another device's, noted.
+  void KeepLimit(const Recording& r, DeviceId device, const std::vector<DeviceId>& ids, TraceMetadata& header) {
+    for (const DeviceId d : ids.empty() ? std::vector<DeviceId>{device} : ids) {
+      std::optional<Bytes> limit;
+      std::string how;
+      if (const std::optional<OomCapacity> oom = r.RecordedOom(d)) {
+        limit = oom->capacity;
+        how = "the capacity its recorded OOM implies";
+      } else if (const std::optional<RecordedLimit> stated = r.Limit(d)) {
+        limit = stated->limit;
+        how = "the limit it states";
+      }
+      if (!limit) continue;
+      if (d == device) {
+        if (header.Find("device_bytes") == nullptr) {
+          header.entries.emplace_back("device_bytes", fmt::format("{}", limit->value()));
+        }
+      } else {
+        Note(fmt::format("hbmsim convert: {}: device {}'s limit, {} ({} B), is not kept (its # device_bytes is "
+                         "device {}'s): replay it with --device {} --bytes-limit {}",
+                         out_, d.value(), how, limit->value(), device.value(), d.value(), limit->value()));
+      }
+    }
+  }
+
+  // A snapshot's live blocks become allocations at the start of OUT; the
+  // free memory its segments cached does not.
+  void KeepStartState(const Recording& r, const std::vector<DeviceId>& ids) {
+    uint64_t segments = 0;
+    for (const DeviceId d : ids) segments += r.StartStateSummary(d).value_or(StartSummary{}).segments;
+    if (segments == 0) return;
+    Note(fmt::format("hbmsim convert: {}: the start state's {} segments are not kept, only their live blocks, as "
+                     "allocations at the start (tag=preexisting): it replays as the original does with --start-state place",
+                     out_, segments));
   }
 
   // A disk error says "cannot write OUT: REASON"; an event the format cannot hold names OUT too.

@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario.h"
 
 #include "fmt/format.h"
+#include "sim/scenario/scenario_config.h"
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 
@@ -117,6 +118,17 @@ std::string Scenario::DeviceText() const {
   return out;
 }
 
+absl::StatusOr<std::optional<DeviceId>> HeaderDevice(const Recording& recording) {
+  const std::string* text = recording.metadata().Find(kDeviceKey);
+  if (text == nullptr) return std::optional<DeviceId>();
+  absl::StatusOr<uint64_t> n = ParseU64(*text);
+  if (!n.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: metadata {}: {}", recording.path(), kDeviceKey, std::string(n.status().message())));
+  }
+  return std::optional<DeviceId>(DeviceId(*n));
+}
+
 absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request) {
   Scenario s;
@@ -129,6 +141,7 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
     }
     s.start_events = *count;
   }
+  if (absl::Status st = CheckHeaderSettings(*recording); !st.ok()) return st;
   std::optional<std::vector<DeviceEvents>> listed = recording->devices();
   std::optional<DeviceId> wanted = request.device;
   if (!request.device_name.empty()) {
@@ -145,6 +158,13 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
   } else if (wanted) {
     s.device = wanted;
     s.device_reason = "--device";
+  } else {
+    absl::StatusOr<std::optional<DeviceId>> named = HeaderDevice(*recording);
+    if (!named.ok()) return named.status();
+    if (*named) {
+      s.device = *named;
+      s.device_reason = fmt::format("the trace's # {}", kDeviceKey);
+    }
   }
   if (s.device) {
     s.start_state = recording->StartState(*s.device);

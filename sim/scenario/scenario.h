@@ -15,8 +15,9 @@
 //   2. else the device with a recorded OOM (the lowest, if several);
 //   3. else the device with the most events (the lowest on a tie), a device's
 //      memory before a pinned-host allocator's;
-//   4. a streamed format lists no devices up front: the device of the first
-//      event; the engine counts the others' events as it goes.
+//   4. a streamed format lists no devices up front: the device its header's
+//      `# device:` names, else the device of the first event; the engine
+//      counts the others' events as it goes.
 // The reason is kept for the reports, with the other devices and their counts.
 //
 // The start state (a snapshot taken mid-run) obeys the limit of each run:
@@ -46,6 +47,14 @@ enum class StartStateMode : uint8_t { kSeed, kPlace };
 std::string_view StartStateModeName(StartStateMode m);  // "seed", "place"
 // "seed" or "place"; the error names the flag.
 absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text);
+
+// `# device: N` in a streamed recording's header: the device a replay picks
+// when --device is not given (a converted recording of several devices: the
+// one its original picked; an STAlloc log: its rank's).
+inline constexpr std::string_view kDeviceKey = "device";
+// The device the header names, nullopt when it names none; an error names
+// the file and the key.
+absl::StatusOr<std::optional<DeviceId>> HeaderDevice(const Recording& recording);
 
 struct ScenarioRequest {
   std::optional<DeviceId> device;  // --device N

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario_config.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "trace/core/numbers.h"
 
@@ -29,24 +31,14 @@ absl::StatusOr<LimitChoice> AutoLimit(const Scenario& s) {
                                                 s.path(), s.device->value(), hint));
 }
 
-}  // namespace
-
-std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config) {
-  // A compiled program has no start state, yet its settings say how it was packed.
-  if (!scenario.device) return {};
-  if (!scenario.start_summary && !scenario.recording->metadata().Find("compiled_program")) return {};
-  // Per device: a profile records each allocator's own framework and host facts.
-  return ApplyRecordedSettings(scenario.recording->DeviceSettings(*scenario.device).value_or(RecordedSettings{}),
-                               *scenario.device, config);
-}
-
-std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings, DeviceId device,
-                                               AllocatorConfig& config) {
+// Sets each (option, value) on an option still at its default; a value the
+// option cannot hold, or an unknown option, is left alone. Returns "key=value"
+// for each option set.
+std::vector<std::string> ApplyAtDefaults(const std::vector<std::pair<std::string, std::string>>& edits,
+                                         AllocatorConfig& config) {
   std::vector<std::string> applied;
-  const RecordingHooks& hooks = config.policy->recording;
-  if (!hooks.recorded_options) return applied;
   const OptionValues defaults = OptionValues::Defaults(config.policy->options);
-  for (const auto& [name, text] : hooks.recorded_options(settings, device)) {
+  for (const auto& [name, text] : edits) {
     const OptionSpec* spec = config.policy->FindOption(name);
     const OptionValue* now = Find(config.options, name);
     const OptionValue* def = Find(defaults, name);
@@ -57,6 +49,109 @@ std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings,
     config.options.Set(name, *std::move(v));
   }
   return applied;
+}
+
+// The words of `# allocator_settings:`, split at spaces.
+std::vector<std::string_view> Words(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) words.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return words;
+}
+
+// Each word split at its first '='. Checked when the recording opens
+// (CheckHeaderSettings), so every word is KEY=VALUE here.
+std::vector<std::pair<std::string, std::string>> SplitEdits(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> edits;
+  for (const std::string_view word : Words(text)) {
+    const size_t eq = word.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    edits.emplace_back(std::string(word.substr(0, eq)), std::string(word.substr(eq + 1)));
+  }
+  return edits;
+}
+
+// Whether the header's settings and limit are of the scenario's device: the
+// header names none, or names it.
+bool HeaderIsOfDevice(const Scenario& s) {
+  absl::StatusOr<std::optional<DeviceId>> named = HeaderDevice(*s.recording);
+  if (!named.ok() || !*named) return true;  // a bad # device fails the scenario before any run
+  return s.device == **named;
+}
+
+bool SettingsApply(const Recording& recording, DeviceId device) {
+  return recording.StartStateSummary(device).has_value() || recording.metadata().Find("compiled_program");
+}
+
+}  // namespace
+
+absl::Status CheckHeaderSettings(const Recording& recording) {
+  const std::string* text = recording.metadata().Find(kAllocatorSettingsKey);
+  if (text == nullptr) return absl::OkStatus();
+  const auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: metadata {}: {}", recording.path(), kAllocatorSettingsKey, why));
+  };
+  const std::string* named = recording.metadata().Find(kAllocatorKey);
+  const PolicySpec* policy = named != nullptr ? BuiltinPolicies().Find(*named) : nullptr;
+  if (policy == nullptr) {
+    return bad(fmt::format("the settings of no allocator hbmsim models: # {} must name one ({})", kAllocatorKey,
+                           BuiltinPolicies().Names()));
+  }
+  for (const std::string_view word : Words(*text)) {
+    const size_t eq = word.find('=');
+    if (eq == std::string_view::npos || eq == 0) return bad(fmt::format("'{}' is not KEY=VALUE", word));
+    const std::string key(word.substr(0, eq));
+    const OptionSpec* spec = policy->FindOption(key);
+    if (spec == nullptr) return bad(fmt::format("{} has no option '{}'", policy->name, key));
+    absl::StatusOr<OptionValue> v = ParseOptionValue(*spec, word.substr(eq + 1));
+    if (!v.ok()) return bad(fmt::format("{}: {}", key, std::string(v.status().message())));
+  }
+  return absl::OkStatus();
+}
+
+const PolicySpec* RecordedPolicy(const Recording& recording, std::string* why) {
+  if (const PolicySpec* made = BuiltinPolicies().MadeFormat(recording.format())) {
+    if (why != nullptr) *why = fmt::format("whose runtime writes {} recordings", recording.format());
+    return made;
+  }
+  const std::string* named = recording.metadata().Find(kAllocatorKey);
+  if (named == nullptr) return nullptr;
+  const PolicySpec* p = BuiltinPolicies().Find(*named);
+  if (p != nullptr && why != nullptr) *why = fmt::format("named by the trace's # {}", kAllocatorKey);
+  return p;
+}
+
+std::vector<std::string> RecordedOptionEdits(const Recording& recording, const PolicySpec& policy, DeviceId device) {
+  if (!SettingsApply(recording, device)) return {};
+  absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), policy.name);
+  if (!c.ok()) return {};
+  return ApplyRecordedSettings(recording.DeviceSettings(device).value_or(RecordedSettings{}), device, *c);
+}
+
+std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config) {
+  const Recording& r = *scenario.recording;
+  // A converted recording carries the settings as option edits, for the allocator it names.
+  if (const std::string* edits = r.metadata().Find(kAllocatorSettingsKey)) {
+    const std::string* named = r.metadata().Find(kAllocatorKey);
+    if (named == nullptr || *named != config.policy->name || !HeaderIsOfDevice(scenario)) return {};
+    return ApplyAtDefaults(SplitEdits(*edits), config);
+  }
+  if (!scenario.device || !SettingsApply(r, *scenario.device)) return {};
+  // Per device: a profile records each allocator's own framework and host facts.
+  return ApplyRecordedSettings(r.DeviceSettings(*scenario.device).value_or(RecordedSettings{}), *scenario.device,
+                               config);
+}
+
+std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings, DeviceId device,
+                                               AllocatorConfig& config) {
+  const RecordingHooks& hooks = config.policy->recording;
+  if (!hooks.recorded_options) return {};
+  return ApplyAtDefaults(hooks.recorded_options(settings, device), config);
 }
 
 absl::StatusOr<std::optional<LimitChoice>> LimitFromFlag(const Scenario& s, std::string_view flag) {
@@ -88,7 +183,8 @@ absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfi
   if (s.recorded_limit) {
     return LimitChoice{s.recorded_limit->limit, fmt::format("the recording's {}", s.recorded_limit->how)};
   }
-  if (const std::string* device_bytes = s.recording->metadata().Find("device_bytes")) {
+  const std::string* device_bytes = s.recording->metadata().Find("device_bytes");
+  if (device_bytes != nullptr && HeaderIsOfDevice(s)) {
     absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
     if (!b.ok()) {
       return absl::InvalidArgumentError(
@@ -96,7 +192,11 @@ absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfi
     }
     return LimitChoice{*b, "the trace's # device_bytes"};
   }
-  if (s.start_summary && config.policy->runs_unlimited) {
+  // A converted recording names the allocator that ran the job, and keeps the
+  // limit its original stated as # device_bytes: without one, the original
+  // recorded none, and replays unlimited as a snapshot does.
+  const bool runtime_record = s.start_summary || s.recording->metadata().Find(kAllocatorKey) != nullptr;
+  if (runtime_record && config.policy->runs_unlimited) {
     return LimitChoice{Bytes::Max(), "none: unlimited (the recording records no OOM)"};
   }
   if (s.start_summary) {

@@ -24,6 +24,34 @@ std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, Allocat
 std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings, DeviceId device,
                                                AllocatorConfig& config);
 
+// What a recording says about the allocator that ran it, in the header of a
+// converted one (`hbmsim convert`: a text trace or .hbt has no runtime of its
+// own): `# allocator: torch`, `# allocator_settings: expandable_segments=true
+// max_split_size=67108864` (the options the original's settings set, as
+// --set takes them). Only `# device_bytes:` was read before: the limit.
+inline constexpr std::string_view kAllocatorKey = "allocator";
+inline constexpr std::string_view kAllocatorSettingsKey = "allocator_settings";
+// Both are of the device the header's `# device:` names, when it names one
+// (kDeviceKey, sim/scenario/scenario.h): another device's replay takes neither,
+// nor `# device_bytes:`.
+
+// The header's `# allocator_settings:`, checked against the policy its
+// `# allocator:` names: each word KEY=VALUE, an option of that policy, a value
+// it can hold. The error names the file and the key.
+absl::Status CheckHeaderSettings(const Recording& recording);
+
+// The allocator that ran the job, when the recording says: the policy whose
+// runtime writes its format (a snapshot's torch, a profile's bfc), else the
+// built-in one its `# allocator:` names; nullptr otherwise. `why`, if given,
+// receives the reason ("whose runtime writes torch-snapshot recordings",
+// "named by the trace's # allocator").
+const PolicySpec* RecordedPolicy(const Recording& recording, std::string* why = nullptr);
+
+// The option edits the recording's own settings make for `policy` on
+// `device` ("key=value", as ApplyRecordedSettings reports them), for
+// `hbmsim convert` to keep as `# allocator_settings:`.
+std::vector<std::string> RecordedOptionEdits(const Recording& recording, const PolicySpec& policy, DeviceId device);
+
 struct LimitChoice {
   Bytes limit;
   std::string source;  // "--bytes-limit", "the trace's # device_bytes", ...

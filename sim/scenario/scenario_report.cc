@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "sim/scenario/scenario_config.h"
 
 namespace hbmsim {
 namespace {
@@ -82,8 +83,9 @@ Json SegmentsJson(const SegmentComparison& c) {
 }  // namespace
 
 bool HasScenarioSection(const Scenario& scenario) {
+  // A converted recording's header settings are shown where they came from.
   return scenario.start_summary.has_value() || scenario.recording->records_side_entries() ||
-         scenario.devices.size() > 1;
+         scenario.devices.size() > 1 || scenario.recording->metadata().Find(kAllocatorSettingsKey) != nullptr;
 }
 
 std::string ScenarioText(const ScenarioReportInput& in) {

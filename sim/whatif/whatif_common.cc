@@ -11,19 +11,25 @@ namespace hbmsim {
 absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario& scenario, std::string& chosen) {
   if (!given.empty()) return std::string(given);
   const Recording& r = *scenario.recording;
-  if (const PolicySpec* made = BuiltinPolicies().MadeFormat(r.format())) {
-    chosen = fmt::format("no --allocator: {}, whose runtime writes {} recordings (--allocator picks another)",
-                         made->name, r.format());
-    return made->name;
+  std::string why;
+  if (const PolicySpec* p = RecordedPolicy(r, &why)) {
+    chosen = fmt::format("no --allocator: {}, {} (--allocator picks another)", p->name, why);
+    return p->name;
   }
+  const std::string* named = r.metadata().Find(kAllocatorKey);
   return absl::InvalidArgumentError(
-      fmt::format("--allocator: required: {} ({}) does not say which allocator ran the job "
+      fmt::format("--allocator: required: {} ({}) does not say which allocator ran the job{} "
                   "(built-in: {}; or a .yaml config file)",
-                  r.path(), r.format(), BuiltinPolicies().Names()));
+                  r.path(), r.format(),
+                  named != nullptr ? fmt::format(" that hbmsim models (its # {}: {} is none of them)", kAllocatorKey,
+                                                 *named)
+                                   : "",
+                  BuiltinPolicies().Names()));
 }
 
 std::string RuntimeAllocators(const Scenario& scenario, std::string& chosen) {
-  const PolicySpec* made = BuiltinPolicies().MadeFormat(scenario.recording->format());
+  std::string why;
+  const PolicySpec* made = RecordedPolicy(*scenario.recording, &why);
   std::vector<std::string> names;
   if (made != nullptr) names.push_back(made->name);
   for (const PolicySpec* p : BuiltinPolicies().RuntimePolicies()) {
@@ -32,8 +38,11 @@ std::string RuntimeAllocators(const Scenario& scenario, std::string& chosen) {
   const std::string list = fmt::format("{}", fmt::join(names, ","));
   chosen = fmt::format("no --allocators: {}, the runtimes' allocators hbmsim models{} (--allocators picks others)",
                        fmt::join(names, ", "),
-                       made != nullptr ? fmt::format(", {} first: its runtime writes {} recordings", made->name,
-                                                     scenario.recording->format())
+                       made != nullptr ? fmt::format(", {} first: {}", made->name,
+                                                     BuiltinPolicies().MadeFormat(scenario.recording->format())
+                                                         ? fmt::format("its runtime writes {} recordings",
+                                                                       scenario.recording->format())
+                                                         : why)
                                        : "");
   return list;
 }

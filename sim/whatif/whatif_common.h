@@ -16,10 +16,11 @@
 
 namespace hbmsim {
 
-// The --allocator argument: `given` when not empty, else the policy whose
-// runtime wrote the recording (RecordingHooks::made_formats: a PyTorch
-// snapshot's is torch, a TF/JAX profile's bfc). InvalidArgument when the
-// recording does not say which allocator ran it (a text trace, an XLA dump).
+// The --allocator argument: `given` when not empty, else the allocator that
+// ran the job as the recording says (RecordedPolicy, sim/scenario/
+// scenario_config.h: a PyTorch snapshot's is torch, a TF/JAX profile's bfc, a
+// converted recording's the one its `# allocator:` names). InvalidArgument
+// when the recording does not say (a hand-written text trace, an RMM log).
 // `chosen` receives, when the recording chose, a note saying so.
 absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario& scenario, std::string& chosen);
 

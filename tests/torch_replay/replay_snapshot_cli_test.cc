@@ -246,10 +246,11 @@ TEST(ReplaySnapshotCliTest, ConvertWritesTheTextFormatWithRecordedAddresses) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = ReadFile(gen5);
   EXPECT_EQ(text.find("# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 5\n# devices: 0\n"
+                      "# allocator: torch\n"
                       "alloc 1 154389504 tag=preexisting addr=0x737a36000000\n"),
             0u)
       << text.substr(0, 300);
-  EXPECT_EQ(CountLines(text), 4 + 447 + 2162 * 3);
+  EXPECT_EQ(CountLines(text), 5 + 447 + 2162 * 3);
   const std::string h100 = TempPath("h100.trace");
   r = RunHbmsim("convert " + kDir + "h100x4_expandable_segments_oom.pickle " + h100);
   ASSERT_EQ(r.exit_code, 0) << r.err;

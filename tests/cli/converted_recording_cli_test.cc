@@ -1,0 +1,182 @@
+// `hbmsim convert` keeps in the header what a replay takes from the original
+// recording (sim/cli/convert_command.cc): the allocator that ran the job, the
+// device a replay picks, that device's recorded settings and limit. The
+// converted file then replays as the original does, with no more flags; what
+// a header cannot carry is one note each on stderr, with the flags that
+// restore it. A header's own settings are checked when the recording opens.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli/cli_test_util.h"
+
+namespace hbmsim::testing {
+namespace {
+
+const std::string kSnapshot = "../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle";
+const std::string kProfile = "../shared/profiler/tf_t4_keras_fit.xplane.pb";
+
+// The leading comment block.
+std::string Header(const std::string& text) {
+  size_t end = 0;
+  while (end < text.size() && text[end] == '#') end = text.find('\n', end) + 1;
+  return text.substr(0, end);
+}
+
+TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes) {
+  const std::string hbt = TempPath("h100.hbt");
+  const CliRun c = RunHbmsim("convert " + kSnapshot + " " + hbt);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err,
+            "hbmsim convert: " + hbt +
+                ": its settings are device 1's; device 0 ran with expandable_segments=true: replay it with --device 0 "
+                "--set expandable_segments=true\n"
+                "hbmsim convert: " + hbt +
+                ": its settings are device 1's; device 2 ran with device_index=2 expandable_segments=true: replay it "
+                "with --device 2 --set device_index=2 --set expandable_segments=true\n"
+                "hbmsim convert: " + hbt +
+                ": the recorded segment calls are kept as marks, which a replay does not act on: --check-recorded has no "
+                "segments to compare, and a segment the job released stays cached\n");
+  const std::string text = TempPath("h100.trace");
+  ASSERT_EQ(RunHbmsim("convert " + hbt + " " + text).exit_code, 0);
+  EXPECT_EQ(Header(ReadFile(text)),
+            "# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 4\n# devices: 0, 1, 2\n"
+            "# allocator: torch\n# device: 1\n# allocator_settings: device_index=1 expandable_segments=true\n"
+            "# device_bytes: 84298432512\n");
+
+  const std::string orig_json = TempPath("orig.json");
+  const std::string conv_json = TempPath("conv.json");
+  const CliRun orig = RunHbmsim("replay " + kSnapshot + " --no-advice --json " + orig_json);
+  const CliRun conv = RunHbmsim("replay " + hbt + " --no-advice --json " + conv_json);
+  EXPECT_EQ(orig.exit_code, 1) << orig.err;
+  EXPECT_EQ(conv.exit_code, 1) << conv.err;
+  EXPECT_EQ(conv.err, "hbmsim replay: no --allocator: torch, named by the trace's # allocator (--allocator picks "
+                      "another)\n");
+  EXPECT_NE(conv.out.find("1 of 200 allocations failed on device 1 with torch under the limit 84298432512 B"),
+            std::string::npos)
+      << conv.out;
+  const nlohmann::json o = nlohmann::json::parse(ReadFile(orig_json));
+  const nlohmann::json v = nlohmann::json::parse(ReadFile(conv_json));
+  EXPECT_EQ(v["allocator"]["options"], o["allocator"]["options"]);
+  EXPECT_EQ(v["allocator"]["bytes_limit"], o["allocator"]["bytes_limit"]);
+  EXPECT_EQ(v["allocator"]["bytes_limit_source"], "the trace's # device_bytes");
+  EXPECT_EQ(v["stats"], o["stats"]);
+  EXPECT_EQ(v["summary"]["allocs"], 200);
+  EXPECT_EQ(v["summary"]["failures"], 1);
+
+  // Another device takes neither the header's settings nor its limit: as the original's device 0 does.
+  const std::string dev0 = TempPath("dev0.json");
+  ASSERT_EQ(RunHbmsim("replay " + hbt + " --device 0 --no-advice --json " + dev0).exit_code, 0);
+  const nlohmann::json d = nlohmann::json::parse(ReadFile(dev0));
+  EXPECT_EQ(d["allocator"]["bytes_limit_source"], "none: unlimited (the recording records no OOM)");
+  EXPECT_EQ(d["allocator"]["options"]["expandable_segments"], false);
+  EXPECT_EQ(d["allocator"]["options"]["device_index"], 0);
+}
+
+// A snapshot's start state becomes allocations at the start: the converted
+// file replays as the snapshot does under --start-state place.
+TEST(ConvertedRecordingCliTest, AStartStateIsPlacedAndSaidSo) {
+  const std::string snapshot = "../shared/torch_snapshots/gen2_no_time_us.pickle";
+  const std::string hbt = TempPath("gen2.hbt");
+  const CliRun c = RunHbmsim("convert " + snapshot + " " + hbt);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err, "hbmsim convert: " + hbt +
+                       ": the start state's 63 segments are not kept, only their live blocks, as allocations at the "
+                       "start (tag=preexisting): it replays as the original does with --start-state place\n"
+                       "hbmsim convert: " + hbt +
+                       ": the recorded segment calls are kept as marks, which a replay does not act on: "
+                       "--check-recorded has no segments to compare, and a segment the job released stays cached\n");
+  const std::string orig_json = TempPath("orig.json");
+  const std::string conv_json = TempPath("conv.json");
+  ASSERT_EQ(RunHbmsim("replay " + snapshot + " --start-state place --json " + orig_json).exit_code, 0);
+  ASSERT_EQ(RunHbmsim("replay " + hbt + " --json " + conv_json).exit_code, 0);
+  const nlohmann::json o = nlohmann::json::parse(ReadFile(orig_json));
+  const nlohmann::json v = nlohmann::json::parse(ReadFile(conv_json));
+  EXPECT_EQ(v["summary"], o["summary"]);
+  EXPECT_EQ(v["stats"], o["stats"]);
+  EXPECT_EQ(v["allocator"], o["allocator"]);
+}
+
+TEST(ConvertedRecordingCliTest, ASnapshotWithoutATraceConvertsToNothingAndSaysWhereItsStateIs) {
+  const std::string snapshot = "../shared/torch_snapshots/state_only_tiny.pickle";
+  const std::string text = TempPath("tiny.trace");
+  const CliRun c = RunHbmsim("convert " + snapshot + " " + text);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err, "hbmsim convert: " + text + ": " + snapshot + " holds no events, so neither does it (`hbmsim inspect " +
+                       snapshot + "` reads the state it holds)\n");
+  EXPECT_EQ(ReadFile(text),
+            "# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 4\n# devices: none\n# allocator: torch\n");
+}
+
+// A profile's GPU allocator ran with garbage collection and region
+// coalescing on; its host allocator grew on demand. The header keeps the
+// GPU's, the device a replay picks.
+TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
+  const std::string text = TempPath("tf.trace");
+  const CliRun c = RunHbmsim("convert " + kProfile + " " + text);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.err.rfind("hbmsim convert: " + text +
+                            ": its settings are device 0's; device 1 ran with allow_growth=true: replay it with "
+                            "--device 1 --set allow_growth=true\n",
+                        0),
+            0u)
+      << c.err;
+  EXPECT_NE(Header(ReadFile(text)).find("# allocator: bfc\n# device: 0\n"
+                                        "# allocator_settings: garbage_collection=true region_coalescing=true\n"),
+            std::string::npos)
+      << Header(ReadFile(text));
+  const CliRun size = RunHbmsim("size " + text);
+  ASSERT_EQ(size.exit_code, 0) << size.err;
+  EXPECT_NE(size.out.find("  settings:         garbage_collection=true region_coalescing=true (from the "
+                          "recording)\n"),
+            std::string::npos)
+      << size.out;
+  EXPECT_NE(size.out.find("  min bytes_limit:  61631536 (58.78MiB)\n"), std::string::npos) << size.out;
+}
+
+TEST(ConvertedRecordingCliTest, AHeaderThatCannotBeTakenIsOneLine) {
+  const auto run = [](const std::string& name, const std::string& header, const std::string& flags) {
+    const std::string path = TempPath(name);
+    WriteFile(path, "# hbmsim-trace v1\n" + header + "alloc 1 100\nfree 1\n");
+    const CliRun r = RunHbmsim("replay " + path + " --bytes-limit 1MiB " + flags);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    return r.err.substr(r.err.find(path) + path.size());
+  };
+  EXPECT_EQ(run("a.trace", "# allocator: torch\n# allocator_settings: expandable_segments=true bogus=1\n", ""),
+            ": metadata allocator_settings: torch has no option 'bogus'\n");
+  EXPECT_EQ(run("b.trace", "# allocator: torch\n# allocator_settings: expandable_segments=maybe\n", ""),
+            ": metadata allocator_settings: expandable_segments: expected true or false\n");
+  EXPECT_EQ(run("c.trace", "# allocator: torch\n# allocator_settings: expandable_segments\n", ""),
+            ": metadata allocator_settings: 'expandable_segments' is not KEY=VALUE\n");
+  EXPECT_EQ(run("d.trace", "# allocator_settings: expandable_segments=true\n", "--allocator torch"),
+            ": metadata allocator_settings: the settings of no allocator hbmsim models: # allocator must name one "
+            "(best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu)\n");
+  EXPECT_EQ(run("e.trace", "# device: one\n", "--allocator bfc"), ": metadata device: 'one' is not a decimal number\n");
+  EXPECT_EQ(run("f.trace", "# allocator: jemalloc\n", ""),
+            " (text) does not say which allocator ran the job that hbmsim models (its # allocator: jemalloc is none "
+            "of them) (built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu; or a "
+            ".yaml config file)\n");
+}
+
+// The header's settings are its allocator's options: a replay under another
+// policy takes none of them, and the report says where they came from.
+TEST(ConvertedRecordingCliTest, TheHeadersSettingsAreOnlyItsAllocators) {
+  const std::string path = TempPath("t.trace");
+  WriteFile(path, "# hbmsim-trace v1\n# allocator: torch\n# allocator_settings: expandable_segments=true\n"
+                  "alloc 1 100\nfree 1\n");
+  const std::string json = TempPath("t.json");
+  const CliRun torch = RunHbmsim("replay " + path + " --json " + json);
+  ASSERT_EQ(torch.exit_code, 0) << torch.err;
+  EXPECT_NE(torch.out.find("\n  settings:     expandable_segments=true (from the recording)\n"), std::string::npos)
+      << torch.out;
+  const nlohmann::json t = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(t["allocator"]["options"]["expandable_segments"], true);
+  EXPECT_EQ(t["allocator"]["bytes_limit_source"], "none: unlimited (the recording records no OOM)");
+  const CliRun bfc = RunHbmsim("replay " + path + " --allocator bfc --bytes-limit 1MiB");
+  ASSERT_EQ(bfc.exit_code, 0) << bfc.err;
+  EXPECT_NE(bfc.out.find("\n  settings:     none taken from the recording\n"), std::string::npos) << bfc.out;
+}
+
+}  // namespace
+}  // namespace hbmsim::testing
