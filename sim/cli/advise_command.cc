@@ -37,7 +37,8 @@ class AdviseCommand : public Command {
     app.add_option("--set", sets_, "KEY=VALUE: a setting the job ran with (repeatable)")->allow_extra_args(false);
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L each change is checked at (units allowed; auto: the capacity a recorded OOM "
-                   "implies; default: auto when the recording has an OOM)");
+                   "implies; default: the limit the recording says the job ran under: its OOM's capacity, a profile's limit, "
+                   "a trace's # device_bytes)");
     app.add_option("--device", device_, "advise on this device (default as `compare`)");
     app.add_option("--jobs", jobs_, "trials run in parallel (default: all cores); the output never depends on it");
     app.add_option("--device-memory", device_memory_,
@@ -78,10 +79,10 @@ int AdviseCommand::Run() {
   if (!survey.ok()) return Fail(survey.status());
   absl::StatusOr<AllocatorConfig> today = ResolveWithSets(allocator_, sets_, *scenario);
   if (!today.ok()) return Fail(today.status());
-  // Without --bytes-limit, the capacity a recorded OOM implies, when there is one.
+  // Without --bytes-limit, the limit the job ran under, when the recording
+  // says (its OOM's capacity, its stated limit, # device_bytes).
   absl::StatusOr<std::optional<LimitChoice>> limit =
-      LimitFromFlag(*scenario, bytes_limit_.empty() ? "auto" : bytes_limit_);
-  if (!limit.ok() && bytes_limit_.empty()) limit = std::optional<LimitChoice>();
+      bytes_limit_.empty() ? RecordedLimitChoice(*scenario) : LimitFromFlag(*scenario, bytes_limit_);
   if (!limit.ok()) return Fail(limit.status());
   const std::optional<Bytes> l = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
   SizeOptions options{256, jobs_};
@@ -100,7 +101,7 @@ int AdviseCommand::Run() {
   } else if (scenario->recorded_oom && scenario->recorded_oom->capacity.value() > 0) {
     device_memory = scenario->recorded_oom->capacity;
   }
-  const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory);
+  const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory, *limit ? (*limit)->source : "");
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
   if (!json_.empty()) {
     if (absl::Status s = outputs->Write("--json", AdviceJson(*scenario, l, *advice, device_memory).dump(2) + "\n");

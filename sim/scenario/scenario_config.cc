@@ -171,6 +171,26 @@ absl::StatusOr<std::optional<LimitChoice>> LimitFromFlag(const Scenario& s, std:
       LimitChoice{*b, note.empty() ? std::string("--bytes-limit") : fmt::format("--bytes-limit, {}", note)});
 }
 
+absl::StatusOr<std::optional<LimitChoice>> RecordedLimitChoice(const Scenario& s) {
+  using Choice = std::optional<LimitChoice>;
+  if (s.recorded_oom) {
+    absl::StatusOr<LimitChoice> a = AutoLimit(s);
+    if (!a.ok()) return a.status();
+    return Choice(*a);
+  }
+  if (s.recorded_limit) {
+    return Choice(LimitChoice{s.recorded_limit->limit, fmt::format("the recording's {}", s.recorded_limit->how)});
+  }
+  const std::string* device_bytes = s.recording->metadata().Find("device_bytes");
+  if (device_bytes == nullptr || !HeaderIsOfDevice(s)) return Choice();
+  absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
+  if (!b.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: metadata device_bytes: {}", s.path(), std::string(b.status().message())));
+  }
+  return Choice(LimitChoice{*b, "the trace's # device_bytes"});
+}
+
 absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfig& config,
                                          std::string_view flag) {
   absl::StatusOr<std::optional<LimitChoice>> given = LimitFromFlag(s, flag);
@@ -179,19 +199,9 @@ absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfi
   if (config.bytes_limit) {
     return LimitChoice{*config.bytes_limit, config.source == "built-in" ? "--set bytes_limit" : config.source};
   }
-  if (s.recorded_oom) return AutoLimit(s);
-  if (s.recorded_limit) {
-    return LimitChoice{s.recorded_limit->limit, fmt::format("the recording's {}", s.recorded_limit->how)};
-  }
-  const std::string* device_bytes = s.recording->metadata().Find("device_bytes");
-  if (device_bytes != nullptr && HeaderIsOfDevice(s)) {
-    absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
-    if (!b.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: metadata device_bytes: {}", s.path(), std::string(b.status().message())));
-    }
-    return LimitChoice{*b, "the trace's # device_bytes"};
-  }
+  absl::StatusOr<std::optional<LimitChoice>> recorded = RecordedLimitChoice(s);
+  if (!recorded.ok()) return recorded.status();
+  if (*recorded) return **recorded;
   // A converted recording names the allocator that ran the job, and keeps the
   // limit its original stated as # device_bytes: without one, the original
   // recorded none, and replays unlimited as a snapshot does.

@@ -72,6 +72,11 @@ struct LimitChoice {
 // --bytes-limit alone (a size, or auto); nullopt when `flag` is empty.
 absl::StatusOr<std::optional<LimitChoice>> LimitFromFlag(const Scenario& scenario, std::string_view flag);
 
+// The limit the job ran under, as the recording says (the three recorded
+// rules above: its OOM's capacity, its stated limit, `# device_bytes:`), or
+// nullopt; `advise` checks each change at it when --bytes-limit is not given.
+absl::StatusOr<std::optional<LimitChoice>> RecordedLimitChoice(const Scenario& scenario);
+
 absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& scenario, const AllocatorConfig& config,
                                          std::string_view flag);
 

@@ -197,13 +197,16 @@ std::optional<Bytes> StartStateDecides(const Scenario& scenario, const Advice& a
 }
 
 std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
-                       const Advice& advice, std::optional<Bytes> device_memory) {
+                       const Advice& advice, std::optional<Bytes> device_memory, const std::string& limit_source) {
   std::string out = "hbmsim advise\n";
   out += fmt::format("  recording:       {}\n  device:          {}\n", scenario.path(), DeviceLine(scenario, survey));
   out += fmt::format("  today:           {} ({})\n", RowLabel(advice.today.row.config),
                      EffectiveOptionsText(advice.today.row.config));
   out += fmt::format("  peak live bytes: {} (no allocator needs less)\n", BytesText(survey.peak_live_bytes));
-  out += fmt::format("  limit L:         {}\n", limit ? BytesText(*limit) : "- (no --bytes-limit)");
+  out += fmt::format("  limit L:         {}\n",
+                     !limit                 ? std::string("- (no --bytes-limit)")
+                     : limit_source.empty() ? BytesText(*limit)
+                                            : fmt::format("{} from {}", BytesText(*limit), limit_source));
   out += fmt::format("  today's minimum: {}; at L: {}\n\n", MinText(advice.today.row), FitsText(advice.today.row));
   if (advice.candidates.empty()) return out + "Nothing to try: the policy lists no change that differs from today.\n";
   out += CandidateTable(advice);

@@ -37,8 +37,10 @@ absl::StatusOr<Advice> Advise(const Scenario& scenario, const ScenarioSurvey& su
 
 // `device_memory`: the device's total memory, when known, so each minimum
 // limit is also said as the policy's fraction setting (PolicySpec::limit_setting).
+// `limit_source`: where L came from ("--bytes-limit", "the recording's ..."), shown after it.
 std::string AdviceText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
-                       const Advice& advice, std::optional<Bytes> device_memory = std::nullopt);
+                       const Advice& advice, std::optional<Bytes> device_memory = std::nullopt,
+                       const std::string& limit_source = "");
 nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes> limit, const Advice& advice,
                                   std::optional<Bytes> device_memory = std::nullopt);
 

@@ -134,6 +134,27 @@ TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
   EXPECT_NE(size.out.find("  min bytes_limit:  61631536 (58.78MiB)\n"), std::string::npos) << size.out;
 }
 
+// Without --bytes-limit, `advise` checks each change at the limit the job ran
+// under, wherever the recording says it: a profile's stated limit, a
+// converted snapshot's # device_bytes (its original's OOM capacity).
+TEST(ConvertedRecordingCliTest, AdviseChecksAtTheLimitTheRecordingStates) {
+  const CliRun profile = RunHbmsim("advise " + kProfile);
+  ASSERT_EQ(profile.exit_code, 0) << profile.err;
+  EXPECT_NE(profile.out.find("\n  limit L:         14648653952 (13.64GiB) from the recording's bytes_allocated + "
+                             "bytes_available + bytes_reserved of GPU_0_bfc\n  today's minimum: 61631536 (58.78MiB); "
+                             "at L: yes\n"),
+            std::string::npos)
+      << profile.out;
+  const std::string hbt = TempPath("h100.hbt");
+  ASSERT_EQ(RunHbmsim("convert " + kSnapshot + " " + hbt).exit_code, 0);
+  const CliRun converted = RunHbmsim("advise " + hbt);
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_NE(converted.out.find("\n  limit L:         84298432512 (78.51GiB) from the trace's # device_bytes\n"
+                               "  today's minimum: 89508544724 (83.36GiB); at L: no (1 fail)\n"),
+            std::string::npos)
+      << converted.out;
+}
+
 TEST(ConvertedRecordingCliTest, AHeaderThatCannotBeTakenIsOneLine) {
   const auto run = [](const std::string& name, const std::string& header, const std::string& flags) {
     const std::string path = TempPath(name);
