@@ -19,6 +19,7 @@ absl::Status BadEvent(const EventReader& reader, const Event& e, std::string_vie
 ReplayEngine::ReplayEngine(Allocator& allocator, const ReplayOptions& options)
     : allocator_(allocator), options_(options) {
   allocator_.set_observer(this);
+  if (options_.numbered_ids) buffers_.KeysAreHomes();
 }
 
 ReplayEngine::~ReplayEngine() { allocator_.set_observer(nullptr); }

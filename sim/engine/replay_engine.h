@@ -57,6 +57,10 @@ struct ReplayOptions {
   // hold for a moment (the fillers that lay out its regions) are not the
   // job's, so the peak counts from the state they leave behind.
   uint64_t peak_from = 0;
+  // Buffer ids are small numbers handed out again as soon as they are freed
+  // (a `size` log's, sim/whatif/event_log.h): the live table indexes by them
+  // instead of hashing (trace/core/live_id_table.h, KeysAreHomes).
+  bool numbered_ids = false;
 };
 
 // Simulated vs recorded addresses (--check-recorded). Text traces carry no
@@ -187,6 +191,7 @@ class ReplayEngine : private PolicyObserver {
   // Before Run(): the reader then has to start at event summary.events_read.
   void RestoreState(const State& s) {
     buffers_ = LiveIdTable<uint64_t, Live>();
+    if (options_.numbered_ids) buffers_.KeysAreHomes();
     for (const auto& [id, live] : s.buffers) buffers_.TryInsert(id, live);
     programs_ = s.programs;
     live_bytes_ = s.live_bytes;

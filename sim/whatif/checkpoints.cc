@@ -280,6 +280,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   replay.on_oom = options.stop_at_first_failure ? OnOom::kStop : OnOom::kContinue;
   replay.device = scenario_.device;
   replay.peak_from = scenario_.start_events;
+  replay.numbered_ids = log_->ids_numbered;
   ReplayEngine engine(*policy, replay);
   const uint64_t start = from ? from->next_event : 0;
   const double began_ms = MsSinceStart();
@@ -385,6 +386,7 @@ std::unique_ptr<EarlyLeader> EarlyLeader::Start(const Scenario& scenario, const 
   std::unique_ptr<EarlyLeader> early(new EarlyLeader());
   early->log_ = NewGrowingLog();
   if (!early->log_) return nullptr;
+  early->log_->ids_numbered = true;  // the survey that fills it numbers the buffers (SurveyScenario)
   early->shared_.reset(new SharedTrials(scenario, *std::move(maker), early->log_));
   early->shared_->stride_ = 4096;  // the least; the leader thins its checkpoints out as it goes
   early->thread_ = std::thread([e = early.get()] {

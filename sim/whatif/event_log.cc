@@ -33,6 +33,16 @@ void LoggingReader::Drop() {
   log_.reset();
 }
 
+void LoggingReader::NumberBufferIds() {
+  if (log_) log_->ids_numbered = true;
+}
+
+void LoggingReader::NumberLast(uint64_t number) {
+  if (!log_ || !log_->ids_numbered || log_->events.empty()) return;
+  LoggedEvent& last = log_->events.back();
+  if (IsBufferEvent(last.kind())) last.id = number;
+}
+
 std::shared_ptr<EventLog> NewGrowingLog() {
   auto log = std::make_shared<EventLog>();
   try {

@@ -10,7 +10,10 @@
 //
 // The log is filled by the pass that surveys the scenario (SurveyScenario
 // with SurveyOptions::keep_events), so `size` reads a text trace once for
-// the survey and the log together instead of twice.
+// the survey and the log together instead of twice. That pass also numbers
+// the live buffers (LoggingReader::NumberBufferIds), so a trial finds a
+// buffer at the slot of its number instead of hashing the trace's id: 5-6%
+// of a bfc `size` (bench/README.md, issue 20 round 14).
 #ifndef HBMSIM_SIM_WHATIF_EVENT_LOG_H_
 #define HBMSIM_SIM_WHATIF_EVENT_LOG_H_
 
@@ -78,6 +81,10 @@ struct EventLog {
   // whether more will come. Its room is reserved up front, so records never
   // move. A log read only once complete has published == events.size().
   enum class Growth { kGrowing, kComplete, kDropped };
+  // Whether the buffer events' ids are numbers the survey gave the live
+  // buffers (LoggingReader::NumberBufferIds), not the trace's: set before
+  // any reader starts (a trial's engine then indexes by them).
+  bool ids_numbered = false;
   std::atomic<uint64_t> published{0};
   std::atomic<Growth> growth{Growth::kComplete};
   const LoggedEvent* records = nullptr;  // events.data(), kept while it grows
@@ -105,11 +112,31 @@ class LoggingReader : public EventReader {
 
   std::shared_ptr<const EventLog> log() const { return ended_ ? log_ : nullptr; }
 
+  // Buffer numbering, the survey's (sim/whatif/trial.cc): its engine hands
+  // each live buffer a number, the least free one first and reused as soon
+  // as the buffer is freed, and each alloc, free, free_requested and
+  // free_completed of the selected device is logged with its buffer's number
+  // instead of the trace's id. Trials then find a buffer by its number
+  // (ReplayOptions::numbered_ids) instead of hashing an id the trace chose.
+  // The numbers keep what the ids meant to the engine: two events of the
+  // device name one buffer iff they did before, and every event the engine
+  // refused it still refuses (the survey replays them all first: a
+  // recording it refuses has no log). Call before the first event.
+  void NumberBufferIds();
+  // The event just read is of the buffer numbered `number`: logs that as
+  // its id (only for buffer events; a program keeps its id, in a table of its own).
+  void NumberLast(uint64_t number);
+
  private:
   // No log from here on (the trials read the recording); a reader behind it
   // is told so.
   void Drop();
-  void Publish() { log_->published.store(log_->events.size(), std::memory_order_release); }
+  // Every record but the last: the engine reading through this reader may
+  // still number it (NumberLast). Once the reader has ended, all of them.
+  void Publish() {
+    const uint64_t n = log_->events.size();
+    log_->published.store(ended_ || n == 0 ? n : n - 1, std::memory_order_release);
+  }
   // The lane of (device, stream), added if new; nullopt when the log has
   // no room for another.
   std::optional<uint32_t> LaneOf(DeviceId device, StreamId stream);

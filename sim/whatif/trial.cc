@@ -40,6 +40,49 @@ class TrialObserver : public ReplayObserver {
   int64_t most_in_use_ = 0;
 };
 
+// The survey's policy when it keeps a log: the null policy's placements
+// (none that matter), and each buffer a number of its own, logged in place
+// of its id (LoggingReader::NumberBufferIds). Numbers freed go on a stack,
+// so the live buffers keep to the least numbers and a trial's table to its
+// first slots.
+class BufferNumbering final : public Allocator {
+ public:
+  explicit BufferNumbering(LoggingReader& log) : log_(log) { log_.NumberBufferIds(); }
+
+  std::string_view name() const override { return null_.name(); }
+  AllocResult Allocate(const AllocRequest& req) override {
+    AllocResult r = null_.Allocate(req);
+    uint64_t number = next_;
+    if (free_.empty()) {
+      ++next_;
+    } else {
+      number = free_.back();
+      free_.pop_back();
+    }
+    r.handle = Handle(number);
+    log_.NumberLast(number);  // a program's load keeps its id: it is not a buffer event
+    return r;
+  }
+  void Free(Handle h) override { Release(h); }
+  void RequestFree(Handle h) override { log_.NumberLast(h.value()); }
+  void CompleteFree(Handle h) override { Release(h); }
+  void ClearStats() override { null_.ClearStats(); }
+  AllocatorStats GetStats() const override { return null_.GetStats(); }
+  void WalkMemoryMap(MemoryMapVisitor& v) const override { null_.WalkMemoryMap(v); }
+  absl::Status CheckInvariants() const override { return absl::OkStatus(); }
+
+ private:
+  void Release(Handle h) {
+    log_.NumberLast(h.value());
+    free_.push_back(h.value());
+  }
+
+  NullAllocator null_;
+  LoggingReader& log_;
+  uint64_t next_ = 0;
+  std::vector<uint64_t> free_;
+};
+
 }  // namespace
 
 void TrialResult::Count(const FailureRecord& f) {
@@ -65,10 +108,12 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const Su
   // the same numbers but kept a hash map of its blocks, a tenth of the
   // survey, and the survey is what every probe waits for).
   NullAllocator null;
+  std::optional<BufferNumbering> numbering;
+  if (logging) numbering.emplace(*logging);
   ReplayOptions options;
   options.device = scenario.device;
   options.peak_from = scenario.start_events;
-  ReplayEngine engine(null, options);
+  ReplayEngine engine(numbering ? static_cast<Allocator&>(*numbering) : null, options);
   if (survey_options.observer != nullptr) engine.AddObserver(survey_options.observer);
   absl::StatusOr<ReplaySummary> s = engine.Run(events);
   if (!s.ok()) return s.status();

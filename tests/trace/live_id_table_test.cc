@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -37,6 +38,52 @@ TEST(LiveIdTableTest, DeviceScopedKeysAreDistinct) {
   EXPECT_EQ(*t.Find({5, 0}), 'c');
   EXPECT_EQ(t.Find({1, 0}), nullptr);
   EXPECT_EQ(t.size(), 3u);
+}
+
+// Keys as homes (the numbered buffers of a `size` log): dense numbers reused
+// least-recently-freed last, then numbers far above the live set (which turn
+// the table back to mixing), against std::map; nothing lost on the way.
+TEST(LiveIdTableTest, KeysAsHomesMatchAMapAndGiveWayToFarKeys) {
+  std::mt19937_64 rng(7);
+  LiveIdTable<uint64_t, uint64_t> t;
+  t.KeysAreHomes();
+  std::map<uint64_t, uint64_t> reference;
+  std::vector<uint64_t> free_numbers;
+  uint64_t next = 0;
+  for (int step = 0; step < 100000; ++step) {
+    if (reference.empty() || rng() % 2 == 0) {
+      uint64_t n = next;
+      if (free_numbers.empty()) {
+        ++next;
+      } else {
+        n = free_numbers.back();
+        free_numbers.pop_back();
+      }
+      ASSERT_TRUE(t.TryInsert(n, n + 1).second) << "step " << step;
+      reference.emplace(n, n + 1);
+    } else {
+      auto it = std::next(reference.begin(), static_cast<long>(rng() % reference.size()));
+      ASSERT_TRUE(t.Erase(it->first)) << "step " << step;
+      free_numbers.push_back(it->first);
+      reference.erase(it);
+    }
+  }
+  for (const uint64_t far : {uint64_t{1} << 20, uint64_t{1} << 40, ~uint64_t{0}}) {
+    ASSERT_TRUE(t.TryInsert(far, 5).second);
+    reference.emplace(far, 5);
+  }
+  EXPECT_FALSE(t.TryInsert(uint64_t{1} << 40, 6).second);
+  ASSERT_EQ(t.size(), reference.size());
+  for (const auto& [k, v] : reference) {
+    const uint64_t* found = t.Find(k);
+    ASSERT_NE(found, nullptr) << k;
+    EXPECT_EQ(*found, v) << k;
+  }
+  for (uint64_t n = 0; n < next; ++n) EXPECT_EQ(t.Find(n) != nullptr, reference.contains(n)) << n;
+  for (const auto& [k, v] : std::map<uint64_t, uint64_t>(reference)) {
+    ASSERT_TRUE(t.Erase(k)) << k;
+  }
+  EXPECT_EQ(t.size(), 0u);
 }
 
 // Extreme and clustered ids (multiples of a large power of two, the ends of

@@ -269,6 +269,60 @@ TEST(SharedTrialsTest, AnEarlyLeaderChangesNothing) {
   }
 }
 
+// The survey numbers the buffers of the device it replays (event_log.h):
+// with deferred frees, another device's buffers (not numbered, skipped) whose
+// ids equal the numbers, and programs (which keep their ids) in the trace,
+// `size` through the numbered log finds what trials reading the text find,
+// and every resumed trial is the fresh one.
+TEST(SharedTrialsTest, NumberedBuffersChangeNoTrial) {
+  std::mt19937_64 rng(11);
+  std::string text;
+  std::vector<uint64_t> live;
+  for (uint64_t next = 1; next < 12000; ++next) {
+    if (live.size() > 40 || (!live.empty() && rng() % 2 == 0)) {
+      const size_t i = rng() % live.size();
+      text += rng() % 3 == 0 ? fmt::format("free_requested {0}\nfree_completed {0}\n", live[i])
+                             : fmt::format("free {}\n", live[i]);
+      live[i] = live.back();
+      live.pop_back();
+    } else {
+      const uint64_t id = 1000 + next;  // above the numbers, below device 1's ids
+      text += fmt::format("alloc {} {}\n", id, 256 * (1 + rng() % 4000));
+      live.push_back(id);
+    }
+    if (next % 97 == 0) text += fmt::format("alloc {0} 4096 device=1\nfree {0} device=1\n", next % 50);
+    if (next % 1001 == 0) text += fmt::format("program_load {0} 65536\nprogram_unload {0}\n", next % 7);
+  }
+  const testing::TestTrace t = testing::TraceFromText(text);
+  testing::TestTrace kept = t;
+  kept.survey = *SurveyScenario(*t.scenario, SurveyOptions{true});
+  ASSERT_NE(kept.survey.events, nullptr);
+  ASSERT_TRUE(kept.survey.events->ids_numbered);
+  for (const std::string policy : {"bfc", "torch"}) {
+    const TrialTarget target = testing::Target(kept, testing::Config(policy));
+    std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
+    ASSERT_NE(shared, nullptr) << policy;
+    for (uint64_t eighths = 8; eighths <= 16; ++eighths) {
+      const Bytes limit(t.peak_live_bytes().value() / 8 * eighths);
+      const absl::StatusOr<TrialResult> resumed = shared->Run(limit, TrialOptions{});
+      const absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, TrialOptions{});
+      ASSERT_TRUE(resumed.ok() && fresh.ok()) << policy << " " << limit.value();
+      ExpectSame(*resumed, *fresh, fmt::format("{} limit {}", policy, limit.value()));
+    }
+    EXPECT_GT(shared->resumed(), 0u) << policy;
+    // The leader and the 9: none fell back to reading the text (which a
+    // number the engine refused would make it do).
+    EXPECT_EQ(shared->trials(), 10u) << policy;
+    absl::StatusOr<SizeResult> logged = FindMinLimit(target, SizeOptions{256, 2, true});
+    absl::StatusOr<SizeResult> without = FindMinLimit(testing::Target(t, testing::Config(policy)),
+                                                      SizeOptions{256, 2, false});
+    ASSERT_TRUE(logged.ok() && without.ok()) << policy;
+    EXPECT_TRUE(logged->trials_shared) << policy;
+    ExpectSameSearch(*logged, *without, policy);
+    ExpectSame(logged->at_answer, without->at_answer, policy);
+  }
+}
+
 // A leader whose survey never came, or filled another log, or could not log
 // the events, gives nothing to use, and nothing is left waiting.
 TEST(SharedTrialsTest, AnEarlyLeaderWithoutItsLogGivesNothing) {

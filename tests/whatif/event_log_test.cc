@@ -34,21 +34,48 @@ TEST(EventLogTest, TheSurveyKeepsEveryEventWhenAsked) {
   ASSERT_EQ(e.size(), 8u);
   EXPECT_EQ(kept->events_read, 8u);
   EXPECT_EQ(e[0].kind(), EventKind::kAlloc);
-  EXPECT_EQ(e[0].id, 1u);
+  EXPECT_EQ(e[0].id, 0u);  // buffer 1 is the device's first: number 0
   EXPECT_EQ(e[0].bytes(), 1000u);
+  EXPECT_EQ(e[1].id, 1u);
   EXPECT_EQ(kept->events->lanes[e[1].lane()].stream, 3u);
   EXPECT_EQ(e[1].bytes(), 4096u);
   EXPECT_EQ(e[2].kind(), EventKind::kMark);
   EXPECT_EQ(kept->events->lanes[e[3].lane()].device, 1u);
-  EXPECT_EQ(e[3].id, 3u);
+  EXPECT_EQ(e[3].id, 3u);  // another device's: never replayed, not numbered
+  EXPECT_EQ(e[4].id, 0u);
   EXPECT_EQ(e[5].kind(), EventKind::kFreeRequested);
+  EXPECT_EQ(e[5].id, 1u);
   EXPECT_EQ(e[6].kind(), EventKind::kFreeCompleted);
+  EXPECT_EQ(e[6].id, 1u);
+  EXPECT_EQ(e[7].id, 3u);
+  EXPECT_TRUE(kept->events->ids_numbered);
   EXPECT_EQ(kept->events->lanes[e[6].lane()].stream, 3u);
   EXPECT_EQ(kept->events->lanes[e[7].lane()].device, 1u);
   // The rest of the survey is what it is without the log.
   EXPECT_EQ(kept->peak_live_bytes, t.survey.peak_live_bytes);
   EXPECT_EQ(kept->events_replayed, t.survey.events_replayed);
   EXPECT_EQ(t.survey.events, nullptr);  // not asked
+}
+
+// The survey numbers the live buffers, a freed number first, so the ids a
+// trial looks up are the least numbers; a program keeps its id (programs
+// have a table of their own). A log read without the survey keeps the ids.
+TEST(EventLogTest, TheSurveyNumbersTheLiveBuffersReusingFreedNumbers) {
+  const testing::TestTrace t = testing::TraceFromText(
+      "alloc 900 64\nalloc 70 64\nprogram_load 5 128\nfree 900\nalloc 31 64\nalloc 8 64\n"
+      "free 70\nprogram_unload 5\nfree 31\nfree 8\n");
+  absl::StatusOr<ScenarioSurvey> kept = SurveyScenario(*t.scenario, SurveyOptions{true});
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  ASSERT_NE(kept->events, nullptr);
+  std::vector<uint64_t> ids;
+  for (const LoggedEvent& e : kept->events->events) ids.push_back(e.id);
+  // 900 -> 0, 70 -> 1, the program (number 2) keeps 5, 31 -> 0 (900's, freed
+  // last), 8 -> 3.
+  EXPECT_EQ(ids, (std::vector<uint64_t>{0, 1, 5, 0, 0, 3, 1, 5, 0, 3}));
+  std::shared_ptr<const EventLog> read = ReadEventLog(*t.scenario, 0);
+  ASSERT_NE(read, nullptr);
+  EXPECT_FALSE(read->ids_numbered);
+  EXPECT_EQ(read->events[0].id, 900u);
 }
 
 TEST(EventLogTest, NoLogForEventsARecordCannotHold) {
