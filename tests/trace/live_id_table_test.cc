@@ -40,9 +40,9 @@ TEST(LiveIdTableTest, DeviceScopedKeysAreDistinct) {
   EXPECT_EQ(t.size(), 3u);
 }
 
-// Keys as homes (the numbered buffers of a `size` log): dense numbers reused
-// least-recently-freed last, then numbers far above the live set (which turn
-// the table back to mixing), against std::map; nothing lost on the way.
+// Keys as homes (the numbered buffers of a `size` log): dense numbers, the
+// last freed reused first, then keys far past the capacity (which wrap
+// around and probe like any other), against std::map; nothing lost.
 TEST(LiveIdTableTest, KeysAsHomesMatchAMapAndGiveWayToFarKeys) {
   std::mt19937_64 rng(7);
   LiveIdTable<uint64_t, uint64_t> t;

@@ -18,13 +18,14 @@
 //
 // Keys that are small numbers handed out again as soon as they are given
 // back (the buffer numbers of a `size` log, sim/whatif/event_log.h) need no
-// mix: KeysAreHomes() makes a key its own home slot, so the live set fills
-// the first slots of the table without a collision, and each lookup reads
-// one slot that recent ones left in cache.
+// mix: after KeysAreHomes() key k's home is slot 2k (modulo the capacity),
+// so the live set keeps to the first slots of the table, each lookup reads
+// a slot recent ones left in cache, and with every other slot empty a run is
+// one entry long, so an erase moves nothing. It is the same multiply and
+// shift as the mix, with another factor: a table of ids pays nothing for it.
 #ifndef HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
 #define HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -57,11 +58,16 @@ class LiveIdTable {
 
   size_t size() const { return size_; }
 
-  // From now on a key's home slot is the key itself: for keys numbered
-  // densely from 0 by their maker, never for ids a trace chose. The table
-  // grows until every key is below its capacity, so every entry sits in its
-  // home and an erase moves nothing. Only on an empty table.
-  void KeysAreHomes() { keys_are_homes_ = size_ == 0; }
+  // From now on key k's home slot is 2k (see the top): for keys numbered
+  // densely from 0 by their maker, never for ids a trace chose (a key past
+  // half the capacity wraps around and probes like any other). Only on an
+  // empty table.
+  void KeysAreHomes() {
+    if (size_ != 0) return;
+    keys_are_homes_ = true;
+    seed_ = 0;
+    factor_ = HomeFactor();
+  }
 
   Value* Find(const Key& key) { return const_cast<Value*>(std::as_const(*this).Find(key)); }
   const Value* Find(const Key& key) const {
@@ -74,8 +80,8 @@ class LiveIdTable {
   // Inserts key -> value unless the key is present. Returns the stored value
   // and whether it was inserted (false: the existing value, unchanged).
   std::pair<Value*, bool> TryInsert(const Key& key, const Value& value) {
-    if (size_ == max_size_ || (keys_are_homes_ && LiveIdBits(key) > mask())) [[unlikely]]
-      MakeRoomFor(key);
+    if (size_ == max_size_) [[unlikely]]
+      Grow();
     size_t i = Home(key);
     for (; used_[i]; i = (i + 1) & mask()) {
       if (slots_[i].key == key) return {&slots_[i].value, false};
@@ -100,11 +106,6 @@ class LiveIdTable {
   // with no insert or erase since).
   void Erase(Value* value) {
     size_t hole = SlotIndex(value);
-    if (keys_are_homes_) {  // every entry is in its home: nothing to move back
-      used_[hole] = 0;
-      --size_;
-      return;
-    }
     // Move back every later entry of the run that may live in the hole: one
     // whose home is not cyclically in (hole, j].
     for (size_t j = (hole + 1) & mask(); used_[j]; j = (j + 1) & mask()) {
@@ -154,37 +155,25 @@ class LiveIdTable {
   }
   size_t mask() const { return slots_.size() - 1; }
   size_t Home(const Key& key) const {
-    if (keys_are_homes_) return static_cast<size_t>(LiveIdBits(key)) & mask();
-    const uint64_t h = (LiveIdBits(key) ^ seed_) * 0x9E3779B97F4A7C15ull;
+    const uint64_t h = (LiveIdBits(key) ^ seed_) * factor_;
     return static_cast<size_t>(h >> shift_);
   }
   size_t SlotIndex(const Value* value) const {
     return static_cast<size_t>(reinterpret_cast<const Slot*>(value) - slots_.data());
   }
 
-  // Room for `key`: a slot to spare and, while keys are homes, a capacity
-  // above the key, so that it too sits in its home. A key far above the
-  // entries (a number that outlived a large live set) would make that table
-  // mostly empty: from then on keys are mixed as usual.
-  [[gnu::noinline]] void MakeRoomFor(const Key& key) {
-    if (size_ == max_size_) Grow();
-    while (keys_are_homes_ && LiveIdBits(key) > mask()) {
-      if (LiveIdBits(key) >= std::max<uint64_t>(kSparseSlots, 4 * uint64_t{size_})) {
-        keys_are_homes_ = false;
-        Rehash(slots_.size());
-        return;
-      }
-      Grow();
-    }
-  }
+  // The mix's factor, or for keys as homes the one that makes (k · factor)
+  // >> shift_ equal 2k modulo the capacity: 2^(shift_ + 1).
+  static constexpr uint64_t kMixFactor = 0x9E3779B97F4A7C15ull;
+  uint64_t HomeFactor() const { return keys_are_homes_ ? uint64_t{2} << shift_ : kMixFactor; }
 
-  void Grow() { Rehash(slots_.size() * 2); }
-  void Rehash(size_t capacity) {
-    std::vector<Slot> old(capacity);
+  [[gnu::noinline]] void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
     std::vector<uint8_t> old_used(old.size());
     old.swap(slots_);
     old_used.swap(used_);
     shift_ = 64 - std::countr_zero(slots_.size());
+    factor_ = HomeFactor();
     max_size_ = MaxSize(slots_.size());
     size_ = 0;
     for (size_t i = 0; i < old.size(); ++i) {
@@ -198,6 +187,7 @@ class LiveIdTable {
   size_t max_size_ = MaxSize(kMinCapacity);  // entries allowed before the next Grow
   int shift_ = 64 - std::countr_zero(kMinCapacity);
   uint64_t seed_;
+  uint64_t factor_ = kMixFactor;
   bool keys_are_homes_ = false;
 };
 
