@@ -12,7 +12,7 @@
 // with SurveyOptions::keep_events), so `size` reads a text trace once for
 // the survey and the log together instead of twice. That pass also numbers
 // the live buffers (LoggingReader::NumberBufferIds), so a trial finds a
-// buffer at the slot of its number instead of hashing the trace's id: 5-6%
+// buffer at the slot of its number instead of hashing the trace's id: ~6%
 // of a bfc `size` (bench/README.md, issue 20 round 14).
 #ifndef HBMSIM_SIM_WHATIF_EVENT_LOG_H_
 #define HBMSIM_SIM_WHATIF_EVENT_LOG_H_
@@ -113,8 +113,8 @@ class LoggingReader : public EventReader {
   std::shared_ptr<const EventLog> log() const { return ended_ ? log_ : nullptr; }
 
   // Buffer numbering, the survey's (sim/whatif/trial.cc): its engine hands
-  // each live buffer a number, the least free one first and reused as soon
-  // as the buffer is freed, and each alloc, free, free_requested and
+  // each live buffer a number (0, 1, ...; a freed number is the next one
+  // given, so the numbers stay below the most buffers ever live), and each alloc, free, free_requested and
   // free_completed of the selected device is logged with its buffer's number
   // instead of the trace's id. Trials then find a buffer by its number
   // (ReplayOptions::numbered_ids) instead of hashing an id the trace chose.
