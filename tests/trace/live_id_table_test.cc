@@ -43,7 +43,7 @@ TEST(LiveIdTableTest, DeviceScopedKeysAreDistinct) {
 // Keys as homes (the numbered buffers of a `size` log): dense numbers, the
 // last freed reused first, then keys far past the capacity (which wrap
 // around and probe like any other), against std::map; nothing lost.
-TEST(LiveIdTableTest, KeysAsHomesMatchAMapAndGiveWayToFarKeys) {
+TEST(LiveIdTableTest, KeysAsHomesMatchAMapAndWrapFarKeys) {
   std::mt19937_64 rng(7);
   LiveIdTable<uint64_t, uint64_t> t;
   t.KeysAreHomes();
