@@ -271,9 +271,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   }
   const EventReader& events = (*run)->reader();
   recorder.WatchReader(events);
-  MemoryAttribution attribution(kLargestBuffersListed, [&events](const Event&) {
-    return TopUserFrame(events.context_table(), events.context().frames);
-  });
+  MemoryAttribution attribution(kLargestBuffersListed, TopUserFrames(events));
   ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
   engine.AddObserver(&attribution);

@@ -43,32 +43,84 @@ std::string OpOfTag(std::string_view tag) {
 }
 
 MemoryAttribution::MemoryAttribution(size_t top_buffers, FrameFn frame)
-    : top_buffers_(top_buffers), frame_(std::move(frame)) {}
+    : top_buffers_(top_buffers), frame_(std::move(frame)), labels_{{std::string(kUntagged), 0}, {"", 0}} {}
+
+uint32_t MemoryAttribution::Hold(std::string_view label) {
+  if (label.empty()) return 1;  // nearly every frame of a trace without stacks
+  // absl's string_view is not std's here: look up through it, copy only a new label.
+  auto at = label_ids_.find(absl::string_view(label.data(), label.size()));
+  if (at == label_ids_.end()) {
+    uint32_t id;
+    if (free_labels_.empty()) {
+      id = static_cast<uint32_t>(labels_.size());
+      labels_.push_back({std::string(label), 0});
+    } else {
+      id = free_labels_.back();
+      free_labels_.pop_back();
+      labels_[id].text = std::string(label);
+    }
+    at = label_ids_.emplace(labels_[id].text, id).first;
+  }
+  ++labels_[at->second].holders;
+  return at->second;
+}
+
+void MemoryAttribution::Unhold(uint32_t label) {
+  if (label < 2 || --labels_[label].holders > 0) return;
+  label_ids_.erase(labels_[label].text);
+  labels_[label].text = std::string();
+  free_labels_.push_back(label);
+}
+
+HeldBuffer MemoryAttribution::Unpack(uint64_t id, const Held& h) const {
+  return HeldBuffer{id, h.bytes, h.event, labels_[h.tag].text, labels_[h.frame].text};
+}
 
 void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
-  const std::string tag = e.tag.empty() ? std::string(kUntagged) : std::string(e.tag);
-  const std::string frame = frame_ ? frame_(e) : std::string();
   if (!r.ok()) {
-    pending_ = FailedRequest{index, e.id, e.bytes.value(), r.status, tag, frame};
+    pending_ = FailedRequest{index,        e.id, e.bytes.value(), r.status, e.tag.empty() ? std::string(kUntagged) : std::string(e.tag),
+                             frame_ ? frame_(e) : std::string()};
     return;
   }
   if (e.bytes.is_zero()) return;  // holds nothing
-  held_[e.id] = Held{HeldBuffer{e.id, e.bytes.value(), index, tag, frame}, peaks_};
-  held_bytes_ += e.bytes.value();
-  if (held_bytes_ > peak_bytes_) {
-    peak_bytes_ = held_bytes_;
-    peak_event_ = index;
-    ++peaks_;  // everything held now, this buffer included, is held at the peak
-    died_after_peak_.clear();
+  const uint32_t tag = e.tag.empty() ? 0 : Hold(e.tag);
+  const uint32_t frame = frame_ ? Hold(frame_(e)) : 1;
+  const Held h{e.bytes.value(), index, tag, frame, peaks_};
+  const auto [at, added] = held_.TryInsert(e.id, h);
+  if (!added) {  // the engine refuses a live id twice; were one let through, the newer wins
+    held_bytes_ -= at->bytes;
+    Unhold(*at);
+    *at = h;
   }
+  held_bytes_ += e.bytes.value();
+  if (held_bytes_ > peak_bytes_) NewPeak(index);  // this buffer included
+}
+
+// The peak counts from the state a recording's start state leaves.
+void MemoryAttribution::OnStartStateBuilt(EventIndex last) { NewPeak(last); }
+
+void MemoryAttribution::NewPeak(EventIndex event) {
+  peak_bytes_ = held_bytes_;
+  peak_event_ = event;
+  ++peaks_;
+  for (const auto& [id, h] : died_after_peak_) Unhold(h);
+  died_after_peak_.clear();
 }
 
 void MemoryAttribution::OnRelease(EventIndex, const Event& e) {
-  auto it = held_.find(e.id);
-  if (it == held_.end()) return;  // its alloc failed or took 0 bytes
-  held_bytes_ -= it->second.buffer.bytes;
-  if (!BornAfterPeak(it->second)) died_after_peak_[e.id] = std::move(it->second.buffer);
-  held_.erase(it);
+  Held* h = held_.Find(e.id);
+  if (h == nullptr) return;  // its alloc failed or took 0 bytes
+  held_bytes_ -= h->bytes;
+  if (BornAfterPeak(*h)) {
+    Unhold(*h);
+  } else {
+    const auto [kept, added] = died_after_peak_.try_emplace(e.id, *h);  // its labels stay held
+    if (!added) {
+      Unhold(kept->second);
+      kept->second = *h;
+    }
+  }
+  held_.Erase(h);
 }
 
 void MemoryAttribution::OnFailure(const FailureRecord& f) {
@@ -79,20 +131,26 @@ void MemoryAttribution::OnFailure(const FailureRecord& f) {
     // A program load or run: no alloc event carried its labels.
     failed_ = FailedRequest{f.event, f.id, f.requested.value(), f.kind, std::string(kUntagged), ""};
   }
+  std::vector<HeldBuffer> buffers;
+  buffers.reserve(held_.size());
+  held_.ForEach([&](uint64_t id, const Held& h) { buffers.push_back(Unpack(id, h)); });
   std::vector<const HeldBuffer*> held;
-  held.reserve(held_.size());
-  for (const auto& [id, h] : held_) held.push_back(&h.buffer);
+  held.reserve(buffers.size());
+  for (const HeldBuffer& b : buffers) held.push_back(&b);
   at_failure_ = Breakdown(f.event, held);
 }
 
 std::optional<MemoryBreakdown> MemoryAttribution::AtPeak() const {
   if (!peak_event_) return std::nullopt;
+  std::vector<HeldBuffer> buffers;
+  buffers.reserve(held_.size() + died_after_peak_.size());
+  held_.ForEach([&](uint64_t id, const Held& h) {
+    if (!BornAfterPeak(h)) buffers.push_back(Unpack(id, h));
+  });
+  for (const auto& [id, h] : died_after_peak_) buffers.push_back(Unpack(id, h));
   std::vector<const HeldBuffer*> held;
-  held.reserve(held_.size() + died_after_peak_.size());
-  for (const auto& [id, h] : held_) {
-    if (!BornAfterPeak(h)) held.push_back(&h.buffer);
-  }
-  for (const auto& [id, b] : died_after_peak_) held.push_back(&b);
+  held.reserve(buffers.size());
+  for (const HeldBuffer& b : buffers) held.push_back(&b);
   return Breakdown(*peak_event_, held);
 }
 

@@ -35,6 +35,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_observer.h"
+#include "trace/core/live_id_table.h"
 
 namespace hbmsim {
 
@@ -90,18 +91,16 @@ class MemoryAttribution : public ReplayObserver {
   void OnRelease(EventIndex index, const Event& e) override;
   void OnFailure(const FailureRecord& f) override;
   // The peak counts from the state a recording's start state leaves.
-  void OnStartStateBuilt(EventIndex last) override {
-    peak_bytes_ = held_bytes_;
-    peak_event_ = last;
-    ++peaks_;  // everything held now is held at the peak
-    died_after_peak_.clear();
-  }
+  void OnStartStateBuilt(EventIndex last) override;
 
   // Nullopt before anything was held.
   std::optional<MemoryBreakdown> AtPeak() const;
   // Nullopt when nothing failed: the state just before the first failed request.
   const std::optional<MemoryBreakdown>& AtFirstFailure() const { return at_failure_; }
   const std::optional<FailedRequest>& first_failure() const { return failed_; }
+  // Tags and frames kept now, "(untagged)" and "" included: those of the
+  // held buffers and of the ones kept for the peak (for tests).
+  size_t labels_kept() const { return labels_.size() - free_labels_.size(); }
 
  private:
   MemoryBreakdown Breakdown(EventIndex event, const std::vector<const HeldBuffer*>& held) const;
@@ -111,18 +110,45 @@ class MemoryAttribution : public ReplayObserver {
   // A held buffer and the peak it was placed after: born after the latest
   // peak iff its peaks_ is this one's. A new peak is one increment, where a
   // set of those ids cost a tree node per alloc (a sixth of a churn replay).
+  // Its tag and frame are numbers into labels_: every alloc of a replay
+  // passes here, and two strings per held buffer were a fifth of `hbmsim
+  // replay`'s time on an untagged trace (built, hashed into the table,
+  // moved on every rehash, destroyed on release).
   struct Held {
-    HeldBuffer buffer;
+    uint64_t bytes = 0;  // requested
+    EventIndex event;    // its alloc
+    uint32_t tag = 0;    // labels_[tag]
+    uint32_t frame = 0;  // labels_[frame]
     uint64_t peaks = 0;
   };
   bool BornAfterPeak(const Held& h) const { return h.peaks == peaks_; }
+  // The number of `label`, one more buffer holding it. "(untagged)" and ""
+  // are 0 and 1 and always there; any other label is dropped with the last
+  // buffer that holds it, so memory stays with the held set, never with how
+  // many labels the trace ever used.
+  uint32_t Hold(std::string_view label);
+  void Unhold(uint32_t label);
+  void Unhold(const Held& h) {
+    Unhold(h.tag);
+    Unhold(h.frame);
+  }
+  HeldBuffer Unpack(uint64_t id, const Held& h) const;
+  // A new peak at `event`: everything held now is held at it.
+  void NewPeak(EventIndex event);
 
-  absl::flat_hash_map<uint64_t, Held> held_;  // id -> buffer (iterated only to copy, then sorted)
+  struct Label {
+    std::string text;
+    uint64_t holders = 0;  // held buffers and those kept for the peak
+  };
+  std::vector<Label> labels_;                              // tags and frames, each once
+  std::vector<uint32_t> free_labels_;                      // indices of dropped labels, to reuse
+  absl::flat_hash_map<std::string, uint32_t> label_ids_;  // text -> its index in labels_
+  LiveIdTable<uint64_t, Held> held_;  // id -> buffer (iterated only to copy, then sorted)
   uint64_t held_bytes_ = 0;
   uint64_t peak_bytes_ = 0;
   uint64_t peaks_ = 0;  // new peaks so far
   std::optional<EventIndex> peak_event_;
-  std::map<uint64_t, HeldBuffer> died_after_peak_;  // held at the peak, released since
+  std::map<uint64_t, Held> died_after_peak_;  // held at the peak, released since
   // The last alloc seen, so OnFailure (which follows OnAlloc) knows its tag.
   std::optional<FailedRequest> pending_;
   std::optional<MemoryBreakdown> at_failure_;

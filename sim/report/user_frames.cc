@@ -59,4 +59,10 @@ std::string TopUserFrame(const ContextTable* table, uint32_t frames) {
   return "";
 }
 
+std::function<std::string(const Event&)> TopUserFrames(const EventReader& events) {
+  const ContextTable* table = events.context_table();
+  if (table == nullptr) return nullptr;
+  return [&events, table](const Event&) { return TopUserFrame(table, events.context().frames); };
+}
+
 }  // namespace hbmsim

@@ -6,10 +6,12 @@
 #ifndef HBMSIM_SIM_REPORT_USER_FRAMES_H_
 #define HBMSIM_SIM_REPORT_USER_FRAMES_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "trace/core/context_table.h"
+#include "trace/core/reader.h"
 
 namespace hbmsim {
 
@@ -27,6 +29,11 @@ std::string FrameText(const StackFrame& f);
 // The innermost user frame of a reader's current event, as ShortFrameText;
 // "" when it has none (or the table is null).
 std::string TopUserFrame(const ContextTable* table, uint32_t frames);
+// TopUserFrame of each event `events` reads, for MemoryAttribution; nullptr
+// when the recording has no stacks (a reader's table is there from the
+// start or never), so a replay of a trace without them pays nothing per
+// alloc. `events` must outlive it.
+std::function<std::string(const Event&)> TopUserFrames(const EventReader& events);
 
 }  // namespace hbmsim
 

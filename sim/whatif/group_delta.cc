@@ -62,9 +62,7 @@ absl::StatusOr<MemoryBreakdown> PeakLiveBreakdown(const Scenario& scenario) {
       ScenarioRun::Prepare(scenario, *ideal, Bytes::Max(), ReplayOptions{});
   if (!run.ok()) return run.status();
   const EventReader& events = (*run)->reader();
-  MemoryAttribution attribution(/*top_buffers=*/0, [&events](const Event&) {
-    return TopUserFrame(events.context_table(), events.context().frames);
-  });
+  MemoryAttribution attribution(/*top_buffers=*/0, TopUserFrames(events));
   (*run)->engine().AddObserver(&attribution);
   absl::StatusOr<ReplaySummary> summary = (*run)->Run();
   if (!summary.ok()) return summary.status();

@@ -211,6 +211,54 @@ TEST(MemoryAttributionTest, FramesGroupWhenTheCallerNamesThem) {
   EXPECT_EQ(peak->by_frame[1].key, "train.py:12");  // ids 1 and 3: 3000 bytes
 }
 
+// Every alloc of a replay passes the attribution, so its tags and frames are
+// kept once each and dropped with the last buffer that holds them: a trace
+// whose every buffer has a tag of its own holds as many labels as buffers
+// held or kept for the peak, never as many as it ever named. A dropped
+// label's number, given to another, never renames a buffer kept for the peak.
+TEST(MemoryAttributionTest, LabelsStayWithTheHeldBuffers) {
+  MemoryAttribution attribution(10, [](const Event& e) { return e.id == 1 ? "models.py:181" : ""; });
+  const auto alloc = [&](uint64_t id, uint64_t bytes, std::string tag) {
+    Event e;
+    e.kind = EventKind::kAlloc;
+    e.id = id;
+    e.bytes = Bytes(bytes);
+    e.tag = std::move(tag);
+    attribution.OnAlloc(EventIndex(id), e, AllocResult{});
+  };
+  const auto release = [&](uint64_t id) {
+    Event e;
+    e.kind = EventKind::kFree;
+    e.id = id;
+    attribution.OnRelease(EventIndex(id), e);
+  };
+  alloc(1, 5000, "weights");  // the peak: 5000 held
+  release(1);                 // kept for the peak, with its tag and frame
+  EXPECT_EQ(attribution.labels_kept(), 4u);
+  for (uint64_t id = 2; id < 1002; ++id) {
+    alloc(id, 10, "scratch." + std::to_string(id));
+    alloc(id + 100000, 10, "");  // untagged: "(untagged)", always kept
+    release(id);
+    release(id + 100000);
+  }
+  EXPECT_EQ(attribution.labels_kept(), 4u);
+  alloc(5000, 20, "kv_cache");
+  EXPECT_EQ(attribution.labels_kept(), 5u);
+  const std::optional<MemoryBreakdown> peak = attribution.AtPeak();
+  ASSERT_TRUE(peak.has_value());
+  ASSERT_EQ(peak->by_tag.size(), 1u);
+  EXPECT_EQ(peak->by_tag[0].key, "weights");
+  EXPECT_EQ(peak->by_tag[0].bytes, 5000u);
+  ASSERT_EQ(peak->by_frame.size(), 1u);
+  EXPECT_EQ(peak->by_frame[0].key, "models.py:181");
+  ASSERT_EQ(peak->largest.size(), 1u);
+  EXPECT_EQ(peak->largest[0].tag, "weights");
+  alloc(6000, 9000, "activations");  // a new peak: the one kept before goes, and its labels
+  EXPECT_EQ(attribution.labels_kept(), 4u);
+  EXPECT_EQ(attribution.AtPeak()->by_tag[0].key, "activations");
+  EXPECT_EQ(attribution.AtPeak()->by_tag[1].key, "kv_cache");
+}
+
 TEST(MemoryAttributionTest, NothingHeldSaysSo) {
   MemoryAttribution attribution;
   EXPECT_FALSE(attribution.AtPeak().has_value());
