@@ -114,11 +114,7 @@ void MemoryAttribution::OnRelease(EventIndex, const Event& e) {
   if (BornAfterPeak(*h)) {
     Unhold(*h);
   } else {
-    const auto [kept, added] = died_after_peak_.try_emplace(e.id, *h);  // its labels stay held
-    if (!added) {
-      Unhold(kept->second);
-      kept->second = *h;
-    }
+    died_after_peak_.emplace_back(e.id, *h);  // its labels stay held
   }
   held_.Erase(h);
 }

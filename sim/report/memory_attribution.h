@@ -148,7 +148,9 @@ class MemoryAttribution : public ReplayObserver {
   uint64_t peak_bytes_ = 0;
   uint64_t peaks_ = 0;  // new peaks so far
   std::optional<EventIndex> peak_event_;
-  std::map<uint64_t, Held> died_after_peak_;  // held at the peak, released since
+  // Held at the peak, released since, each once (a buffer placed again after
+  // the peak is born after it); in release order (AtPeak sorts).
+  std::vector<std::pair<uint64_t, Held>> died_after_peak_;
   // The last alloc seen, so OnFailure (which follows OnAlloc) knows its tag.
   std::optional<FailedRequest> pending_;
   std::optional<MemoryBreakdown> at_failure_;
