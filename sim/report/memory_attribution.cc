@@ -1,6 +1,7 @@
 #include "sim/report/memory_attribution.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 namespace hbmsim {
@@ -78,8 +79,8 @@ HeldBuffer MemoryAttribution::Unpack(uint64_t id, const Held& h) const {
 
 void MemoryAttribution::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
   if (!r.ok()) {
-    pending_ = FailedRequest{index,        e.id, e.bytes.value(), r.status, e.tag.empty() ? std::string(kUntagged) : std::string(e.tag),
-                             frame_ ? frame_(e) : std::string()};
+    const std::string tag = e.tag.empty() ? std::string(kUntagged) : std::string(e.tag);
+    pending_ = FailedRequest{index, e.id, e.bytes.value(), r.status, tag, frame_ ? frame_(e) : std::string()};
     return;
   }
   if (e.bytes.is_zero()) return;  // holds nothing
