@@ -4,8 +4,10 @@
 // replay` runs on the same scenario.
 // `hbmsim compare --baseline A --candidate B --allocator X [--bytes-limit L]`:
 // the side-by-side table a performance PR needs, each line with its delta.
-// Either form exits 1 when a configuration fails at the given limit, as
-// `replay` does.
+// L is --bytes-limit, else the limit the job ran under where the recording
+// states it (its OOM's capacity, its stated limit, `# device_bytes:`), as
+// `advise` and `replay` take it. Either form exits 1 when a configuration
+// fails at L, as `replay` does.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -51,7 +53,8 @@ class CompareCommand : public Command {
     app.add_option("--allocator", allocator_, "the allocator for --baseline/--candidate");
     app.add_option("--set", sets_, "KEY=VALUE for --allocator (repeatable)")->allow_extra_args(false);
     app.add_option("--bytes-limit", bytes_limit_,
-                   "the limit L for failures and peaks (units allowed; auto: the capacity a recorded OOM implies)");
+                   "the limit L for failures and peaks (units allowed; auto: the capacity a recorded OOM implies; "
+                   "default: the limit the recording states, else none)");
     app.add_option("--device", device_,
                    "compare on this device (default: the one with the recorded OOM, else the one with the most "
                    "events; for formats that do not list their devices, the first event's)");
@@ -75,8 +78,9 @@ class CompareCommand : public Command {
  private:
   std::optional<Failure> Compare();
   std::optional<Failure> ParseCommon(SizeOptions& options, ScenarioRequest& request) const;
-  // The limit L for `scenario`: --bytes-limit (a size, or auto), else none.
-  absl::StatusOr<std::optional<Bytes>> Limit(const Scenario& scenario) const;
+  // The limit L for `scenario`: --bytes-limit (a size, or auto), else the
+  // one the job ran under as the recording states it (advise's), else none.
+  absl::StatusOr<std::optional<LimitChoice>> Limit(const Scenario& scenario) const;
   absl::StatusOr<Scenario> Load(const std::string& path, const ScenarioRequest& request,
                                 ScenarioSurvey& survey);
   std::optional<Failure> OpenOutputs();
@@ -112,11 +116,8 @@ std::optional<Failure> CompareCommand::ParseCommon(SizeOptions& options, Scenari
   return std::nullopt;
 }
 
-absl::StatusOr<std::optional<Bytes>> CompareCommand::Limit(const Scenario& scenario) const {
-  absl::StatusOr<std::optional<LimitChoice>> limit = LimitFromFlag(scenario, bytes_limit_);
-  if (!limit.ok()) return limit.status();
-  if (!*limit) return std::optional<Bytes>();
-  return std::optional<Bytes>((*limit)->limit);
+absl::StatusOr<std::optional<LimitChoice>> CompareCommand::Limit(const Scenario& scenario) const {
+  return bytes_limit_.empty() ? RecordedLimitChoice(scenario) : LimitFromFlag(scenario, bytes_limit_);
 }
 
 absl::StatusOr<Scenario> CompareCommand::Load(const std::string& path, const ScenarioRequest& request,
@@ -171,8 +172,9 @@ std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const S
   ScenarioSurvey survey;
   absl::StatusOr<Scenario> scenario = Load(trace_, request, survey);
   if (!scenario.ok()) return FromStatus(scenario.status());
-  absl::StatusOr<std::optional<Bytes>> limit = Limit(*scenario);
+  absl::StatusOr<std::optional<LimitChoice>> limit = Limit(*scenario);
   if (!limit.ok()) return FromStatus(limit.status());
+  const std::optional<Bytes> at = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
   std::string chosen;
   const std::string allocators = allocators_.empty() ? RuntimeAllocators(*scenario, chosen) : allocators_;
   absl::StatusOr<std::vector<AllocatorConfig>> configs = ParseAllocatorList(allocators, *scenario);
@@ -184,7 +186,7 @@ std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const S
       Note(fmt::format("hbmsim compare: {} plans from one more pass over the trace, then replays", c.policy->name));
     }
   }
-  absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*scenario, survey, *configs, *limit, options);
+  absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*scenario, survey, *configs, at, options);
   if (!rows.ok()) return FromStatus(rows.status());
   if (auto f = Emit(CompareText(*scenario, survey, *limit, *rows), CompareJson(*scenario, survey, *limit, *rows)))
     return f;
@@ -202,17 +204,18 @@ std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const Sc
   if (!a.ok()) return FromStatus(a.status());
   absl::StatusOr<Scenario> b = Load(candidate_, request, sb);
   if (!b.ok()) return FromStatus(b.status());
-  absl::StatusOr<std::optional<Bytes>> limit = Limit(*a);
+  absl::StatusOr<std::optional<LimitChoice>> limit = Limit(*a);
   if (!limit.ok()) return FromStatus(limit.status());
+  const std::optional<Bytes> at = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
   absl::StatusOr<AllocatorConfig> ca = ResolveWithSets(allocator_, sets_, *a);
   if (!ca.ok()) return Failure{kExitBadInput, std::string(ca.status().message())};
   absl::StatusOr<AllocatorConfig> cb = ResolveWithSets(allocator_, sets_, *b);
   if (!cb.ok()) return Failure{kExitBadInput, std::string(cb.status().message())};
   Announce(baseline_, sa);
   Announce(candidate_, sb);
-  absl::StatusOr<std::vector<CompareRow>> ra = CompareAllocators(*a, sa, {*ca}, *limit, options);
+  absl::StatusOr<std::vector<CompareRow>> ra = CompareAllocators(*a, sa, {*ca}, at, options);
   if (!ra.ok()) return FromStatus(ra.status());
-  absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, sb, {*cb}, *limit, options);
+  absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, sb, {*cb}, at, options);
   if (!rb.ok()) return FromStatus(rb.status());
   absl::StatusOr<MemoryBreakdown> ga = PeakLiveBreakdown(*a);
   if (!ga.ok()) return FromStatus(ga.status());

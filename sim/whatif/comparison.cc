@@ -230,14 +230,15 @@ bool AnyRowFails(const std::vector<CompareRow>& rows) {
                      [](const CompareRow& r) { return r.at_limit && r.at_limit->failures > 0; });
 }
 
-std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
-                        const std::vector<CompareRow>& rows) {
+std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey,
+                        const std::optional<LimitChoice>& limit, const std::vector<CompareRow>& rows) {
   std::string out = "hbmsim compare\n";
   out += fmt::format("  trace:           {} ({} events)\n", scenario.path(), survey.events_replayed);
   out += fmt::format("  device:          {}\n", DeviceLine(scenario, survey));
   out += fmt::format("  peak live bytes: {}\n", BytesCell(survey.peak_live_bytes.value()));
   out += fmt::format("  limit L:         {}\n\n",
-                     limit ? BytesCell(limit->value()) : "- (no --bytes-limit)");
+                     limit ? fmt::format("{} from {}", BytesCell(limit->limit.value()), limit->source)
+                           : "- (no --bytes-limit, and the recording states none)");
   const std::vector<std::string> labels = RowLabels(rows);
   size_t width = std::string_view("allocator").size();
   for (const std::string& l : labels) width = std::max(width, l.size() + 2);
@@ -275,18 +276,19 @@ std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, 
     for (size_t i = 0; i < rows.size(); ++i) {
       if (rows[i].at_limit && rows[i].at_limit->failures > 0) failing += (failing.empty() ? "" : ", ") + labels[i];
     }
-    out += fmt::format("\nFails at L = {}: {} (exit 1)\n", BytesCell(limit->value()), failing);
+    out += fmt::format("\nFails at L = {}: {} (exit 1)\n", BytesCell(limit->limit.value()), failing);
   }
   return out + "\n" + std::string(kLegend);
 }
 
 nlohmann::ordered_json CompareJson(const Scenario& scenario, const ScenarioSurvey& survey,
-                                   std::optional<Bytes> limit, const std::vector<CompareRow>& rows) {
+                                   const std::optional<LimitChoice>& limit, const std::vector<CompareRow>& rows) {
   nlohmann::ordered_json j;
   j["trace"] = scenario.path();
   j["device"] = survey.device ? nlohmann::ordered_json(survey.device->value()) : nlohmann::ordered_json();
   j["peak_live_bytes"] = survey.peak_live_bytes.value();
-  j["bytes_limit"] = limit ? nlohmann::ordered_json(limit->value()) : nlohmann::ordered_json();
+  j["bytes_limit"] = limit ? nlohmann::ordered_json(limit->limit.value()) : nlohmann::ordered_json();
+  j["bytes_limit_source"] = limit ? nlohmann::ordered_json(limit->source) : nlohmann::ordered_json();
   j["rows"] = nlohmann::ordered_json::array();
   for (const CompareRow& r : rows) j["rows"].push_back(RowJson(r));
   return j;
@@ -322,12 +324,13 @@ std::string Cell(const std::optional<int64_t>& v) { return v ? fmt::format("{}",
 }  // namespace
 
 std::string BaselineCandidateText(const std::string& baseline, const std::string& candidate,
-                                  const ScenarioSurvey& a, const ScenarioSurvey& b, std::optional<Bytes> limit,
-                                  const CompareRow& ra, const CompareRow& rb) {
+                                  const ScenarioSurvey& a, const ScenarioSurvey& b,
+                                  const std::optional<LimitChoice>& limit, const CompareRow& ra, const CompareRow& rb) {
   std::string out = "hbmsim compare (baseline vs candidate)\n";
   out += fmt::format("  baseline:  {}\n  candidate: {}\n  allocator: {}\n  limit L:   {}\n\n", baseline,
                      candidate, Label(ra.config),
-                     limit ? fmt::format("{}", limit->value()) : "- (no --bytes-limit)");
+                     limit ? fmt::format("{} from {}", limit->limit.value(), limit->source)
+                           : "- (no --bytes-limit, and the baseline states none)");
   out += fmt::format("{:<20} {:>16} {:>16} {:>16} {:>9}\n", "", "baseline", "candidate", "delta", "delta%");
   for (const Line& l : Lines(a, b, ra, rb)) {
     std::string delta = "-", pct = "-";
@@ -342,11 +345,12 @@ std::string BaselineCandidateText(const std::string& baseline, const std::string
 }
 
 nlohmann::ordered_json BaselineCandidateJson(const ScenarioSurvey& a, const ScenarioSurvey& b,
-                                             std::optional<Bytes> limit, const CompareRow& ra,
+                                             const std::optional<LimitChoice>& limit, const CompareRow& ra,
                                              const CompareRow& rb) {
   nlohmann::ordered_json j;
   j["allocator"] = AllocatorJson(ra.config);
-  j["bytes_limit"] = limit ? nlohmann::ordered_json(limit->value()) : nlohmann::ordered_json();
+  j["bytes_limit"] = limit ? nlohmann::ordered_json(limit->limit.value()) : nlohmann::ordered_json();
+  j["bytes_limit_source"] = limit ? nlohmann::ordered_json(limit->source) : nlohmann::ordered_json();
   for (const Line& l : Lines(a, b, ra, rb)) {
     auto v = [](const std::optional<int64_t>& x) {
       return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json();

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/allocator_config.h"
+#include "sim/scenario/scenario_config.h"
 #include "sim/whatif/size_search.h"
 
 namespace hbmsim {
@@ -65,17 +66,18 @@ std::vector<std::string> RowLabels(const std::vector<CompareRow>& rows);
 // True when a limit was given and some row failed there: `compare` exits 1.
 bool AnyRowFails(const std::vector<CompareRow>& rows);
 
-std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey, std::optional<Bytes> limit,
-                        const std::vector<CompareRow>& rows);
+// The limit L and where it came from (a flag, or what the recording states).
+std::string CompareText(const Scenario& scenario, const ScenarioSurvey& survey,
+                        const std::optional<LimitChoice>& limit, const std::vector<CompareRow>& rows);
 nlohmann::ordered_json CompareJson(const Scenario& scenario, const ScenarioSurvey& survey,
-                                   std::optional<Bytes> limit, const std::vector<CompareRow>& rows);
+                                   const std::optional<LimitChoice>& limit, const std::vector<CompareRow>& rows);
 
 // Baseline versus candidate: the same allocator over two recordings.
 std::string BaselineCandidateText(const std::string& baseline, const std::string& candidate,
-                                  const ScenarioSurvey& a, const ScenarioSurvey& b, std::optional<Bytes> limit,
-                                  const CompareRow& ra, const CompareRow& rb);
+                                  const ScenarioSurvey& a, const ScenarioSurvey& b,
+                                  const std::optional<LimitChoice>& limit, const CompareRow& ra, const CompareRow& rb);
 nlohmann::ordered_json BaselineCandidateJson(const ScenarioSurvey& a, const ScenarioSurvey& b,
-                                             std::optional<Bytes> limit, const CompareRow& ra,
+                                             const std::optional<LimitChoice>& limit, const CompareRow& ra,
                                              const CompareRow& rb);
 
 }  // namespace hbmsim

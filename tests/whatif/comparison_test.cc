@@ -54,7 +54,7 @@ TEST(ComparisonTest, FirstFitAt6KFailsOnFragmentationWithEveryMeasureExact) {
   const AtLimit& bf = *(*rows)[1].at_limit;
   EXPECT_EQ(bf.failures, 0u);
   EXPECT_FALSE(bf.frag_at_first_failure.has_value());
-  const nlohmann::ordered_json j = CompareJson(*t.scenario, t.survey, Bytes(6144), *rows);
+  const nlohmann::ordered_json j = CompareJson(*t.scenario, t.survey, LimitChoice{Bytes(6144), "--bytes-limit"}, *rows);
   EXPECT_EQ(j["rows"][0]["heap_minus_lower_bound"], 2048);
   EXPECT_EQ(j["rows"][1]["at_limit"]["fragmentation_at_first_failure"], nullptr);
 }

@@ -167,6 +167,41 @@ TEST(CompareCliTest, RowsAreLabelledBySettingsWithUnitsALegendAndExitOneOnFailur
   EXPECT_EQ(fits.out.find("Fails at L"), std::string::npos);
 }
 
+// Without --bytes-limit, compare's L is the limit the job ran under where the
+// recording states it (as advise and replay take it), said with its source;
+// --bytes-limit overrides it; a recording that states none has no L.
+TEST(CompareCliTest, WithoutBytesLimitLIsTheLimitTheRecordingStates) {
+  const std::string events = "alloc 1 2048\nalloc 2 1024\nalloc 3 1024\nalloc 4 1024\nfree 1\nfree 3\n";
+  const std::string stated = TempPath("stated_limit.trace");
+  WriteFile(stated, "# hbmsim-trace v1\n# device_bytes: 4096\n" + events);
+  const std::string json = TempPath("stated_limit.json");
+  const testing::CliRun r = RunHbmsim("compare " + stated + " --allocators ideal --jobs 1 --json " + json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("\n  limit L:         4096 (4.0KiB) from the trace's # device_bytes\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nFails at L = 4096 (4.0KiB): ideal (exit 1)\n"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["bytes_limit"], 4096);
+  EXPECT_EQ(j["bytes_limit_source"], "the trace's # device_bytes");
+  EXPECT_EQ(j["rows"][0]["at_limit"]["oom"], 1);
+
+  const testing::CliRun given = RunHbmsim("compare " + stated + " --allocators ideal --jobs 1 --bytes-limit 8KiB");
+  EXPECT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NE(given.out.find("\n  limit L:         8192 (8.0KiB) from --bytes-limit\n"), std::string::npos)
+      << given.out;
+
+  const std::string unstated = TempPath("unstated_limit.trace");
+  WriteFile(unstated, "# hbmsim-trace v1\n" + events);
+  const testing::CliRun none = RunHbmsim("compare " + unstated + " --allocators ideal --jobs 1 --json " + json);
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("\n  limit L:         - (no --bytes-limit, and the recording states none)\n"),
+            std::string::npos)
+      << none.out;
+  const nlohmann::json k = nlohmann::json::parse(ReadFile(json));
+  EXPECT_TRUE(k["bytes_limit"].is_null());
+  EXPECT_TRUE(k["bytes_limit_source"].is_null());
+}
+
 // Each advised setting's minimum limit is what `size` finds with it, and the
 // lines are ranked: fitting at L first, then the smallest minimum.
 TEST(AdviseCliTest, EachLinesMinimumLimitIsSizeWithThatSetting) {
