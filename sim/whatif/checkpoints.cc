@@ -358,6 +358,11 @@ std::shared_ptr<const SharedTrials::Checkpoint> SharedTrials::Best(Bytes limit) 
   return best;
 }
 
+uint64_t SharedTrials::ResumeEvent(Bytes limit) const {
+  const std::shared_ptr<const Checkpoint> from = Best(limit);
+  return from ? from->next_event : 0;
+}
+
 void SharedTrials::Add(std::shared_ptr<const Checkpoint> c) {
   std::lock_guard<std::mutex> lock(mu_);
   // One at the same event whose window holds this one's is as good.

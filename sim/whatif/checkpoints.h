@@ -67,6 +67,10 @@ class SharedTrials {
   // (probe_event, peak_in_use_stats unset). Thread-safe.
   absl::StatusOr<TrialResult> Run(Bytes limit, const TrialOptions& options);
 
+  // The event a trial at `limit` would resume from now (0: the first): the
+  // later, the less it has left to replay.
+  uint64_t ResumeEvent(Bytes limit) const;
+
   // From now on only limits in [lo, hi] will be asked for.
   void KeepFor(Bytes lo, Bytes hi);
 

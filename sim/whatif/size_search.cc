@@ -342,6 +342,10 @@ class Search {
   // only its verdict); then everything asked for is collected.
   absl::StatusOr<SizeResult> Complete(SizeResult& out) {
     const uint64_t answer = *SmallestPass();
+    // Every probe left is needed, whatever the others find: the one with the
+    // most events left first, so no core idles at the end while one long
+    // probe (typically one deferred since its round) runs alone.
+    if (Resumes()) queue_.RankBy([this](uint64_t k) { return shared_->ResumeEvent(Bytes(LimitOf(k))); });
     for (uint64_t k = answer + 1; k <= answer + 3; ++k) Ask(k);
     const TrialOptions every_event{false, {}, {}};
     absl::StatusOr<TrialResult> full = shared_ ? shared_->Run(Bytes(LimitOf(answer)), every_event)

@@ -25,10 +25,12 @@
 // `size`) and checked what tests/whatif/checkpoints_test.cc holds on every
 // build: a resumed trial is a fresh one, and `size` with sharing is `size`
 // without it, answer, probes and this run alike.
-// Probes run in parallel, least grid point first, and a narrowing round
-// starts as soon as the probes that decide its points are in (those still
-// running all lie above the smallest pass). Two things keep the cores on the
-// probes that decide (shared trials only):
+// Probes run in parallel, least grid point first (in the complete phase,
+// where every probe left is needed, the one with the most events left to
+// replay first, so that no core idles while one long probe ends the search),
+// and a narrowing round starts as soon as the probes that decide its points
+// are in (those still running all lie above the smallest pass). Two things
+// keep the cores on the probes that decide (shared trials only):
 //   defer      a probe running above a new smallest pass only completes the
 //              record: when the round lacks cores it is called off and
 //              queued again behind it, to resume from its own checkpoints

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -49,7 +50,10 @@ inline void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& t
 // least key waiting first: the size search's keys are grid points, and the
 // lower ones decide where the answer lies, while a probe left above a known
 // pass only completes the record (it may wait until the narrowing is done).
-// Submit and Finished are for one thread, the owner's.
+// Once every task left is needed whatever the others find (the search's last
+// phase), the owner may order them by a rank instead (RankBy: the least
+// first, ties by key): the longest first, so that the last to end is short.
+// Submit, Finished and RankBy are for one thread, the owner's.
 template <typename Result>
 class TaskQueue {
  public:
@@ -91,6 +95,14 @@ class TaskQueue {
     for (const auto& [key, result] : out) outstanding_.erase(key);
     return out;
   }
+  // From now on a worker takes the waiting task of least rank(key) (ties: the
+  // least key); `rank` runs on the workers, under the queue's lock, so it
+  // must not call the queue.
+  void RankBy(std::function<uint64_t(uint64_t)> rank) {
+    std::lock_guard<std::mutex> lock(mu_);
+    rank_ = std::move(rank);
+  }
+
   // Submitted and not yet returned by Finished().
   const std::set<uint64_t>& outstanding() const { return outstanding_; }
   // Submitted and not started yet.
@@ -105,8 +117,9 @@ class TaskQueue {
     while (true) {
       wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
-      const uint64_t key = *queue_.begin();
-      queue_.erase(queue_.begin());
+      const auto next = Next();
+      const uint64_t key = *next;
+      queue_.erase(next);
       lock.unlock();
       Result r = run_(key);
       lock.lock();
@@ -115,7 +128,23 @@ class TaskQueue {
     }
   }
 
+  // The task a worker takes next (mu_ held, queue_ not empty).
+  std::set<uint64_t>::iterator Next() {
+    if (!rank_) return queue_.begin();
+    auto best = queue_.begin();
+    uint64_t best_rank = rank_(*best);
+    for (auto it = std::next(best); it != queue_.end(); ++it) {
+      const uint64_t r = rank_(*it);
+      if (r < best_rank) {
+        best = it;
+        best_rank = r;
+      }
+    }
+    return best;
+  }
+
   const std::function<Result(uint64_t)> run_;
+  std::function<uint64_t(uint64_t)> rank_;  // empty: the least key first
   std::set<uint64_t> outstanding_;  // the owner's alone
   mutable std::mutex mu_;
   std::condition_variable wake_;  // for the workers: a task or stop_
