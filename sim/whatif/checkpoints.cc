@@ -63,7 +63,8 @@ class LogReader : public EventReader {
  public:
   LogReader(const EventLog& log, uint64_t next, uint64_t stride, const std::atomic<bool>* cancel,
             std::function<bool(uint64_t)> before)
-      : log_(log), records_(log.records != nullptr ? log.records : log.events.data()), lanes_(log.lanes.get()),
+      : log_(log), records_(log.records != nullptr ? log.records : log.events.data()),
+        wide_(log.wide_records != nullptr ? log.wide_records : log.wide.data()), lanes_(log.lanes.get()),
         end_(log.published.load(std::memory_order_acquire)), next_(next),
         next_mark_((next + stride - 1) / stride * stride), stride_(stride), cancel_(cancel),
         before_(std::move(before)) {}
@@ -87,10 +88,14 @@ class LogReader : public EventReader {
     if (next_ >= end_ || next_ == next_mark_) [[unlikely]] {
       if (!AtBoundary(stop)) return false;
     }
-    const LoggedEvent& l = records_[next_++];
+    const LoggedEvent l = records_[next_++];
+    if (l.escaped()) [[unlikely]] {
+      Wide(wide_[l.wide_index()], p);
+      return true;
+    }
     const EventLane& lane = lanes_[l.lane()];
     p.kind = l.kind();
-    p.id = l.id;
+    p.id = l.id();
     p.bytes = Bytes(l.bytes());
     p.device = DeviceId(lane.device);
     p.stream = StreamId(lane.stream);
@@ -101,6 +106,13 @@ class LogReader : public EventReader {
   std::string Location() const override { return fmt::format("event {}", next_ - 1); }
 
  private:
+  [[gnu::noinline]] void Wide(const WideEvent& w, PlainEvent& p) const {
+    p.kind = w.kind;
+    p.id = w.id;
+    p.bytes = Bytes(w.bytes);
+    p.device = DeviceId(lanes_[w.lane].device);
+    p.stream = StreamId(lanes_[w.lane].stream);
+  }
   // At the end of what is published, or at a mark: whether event next_ is
   // to be read (else `stop` says why not, or nothing for the end).
   [[gnu::noinline]] bool AtBoundary(absl::Status& stop) {
@@ -141,6 +153,7 @@ class LogReader : public EventReader {
 
   const EventLog& log_;
   const LoggedEvent* records_;
+  const WideEvent* wide_;
   const EventLane* lanes_;
   uint64_t end_;  // events [0, end_) are there to read
   uint64_t next_;

@@ -14,8 +14,9 @@ LoggingReader::LoggingReader(EventReader& inner, uint64_t expected_events)
   // Where the system refuses the address space, there is no log (the trials
   // read the recording), never a failed command.
   try {
-    log_->events.reserve(expected_events == 0 ? EventLog::kMaxEvents
-                                              : std::min(expected_events, EventLog::kMaxEvents));
+    const uint64_t room = expected_events == 0 ? EventLog::kMaxEvents : std::min(expected_events, EventLog::kMaxEvents);
+    log_->events.reserve(room);
+    log_->wide.reserve(room);
   } catch (const std::bad_alloc&) {
     log_.reset();
   }
@@ -37,20 +38,69 @@ void LoggingReader::NumberBufferIds() {
   if (log_) log_->ids_numbered = true;
 }
 
+// Nearly every event: a compact record within the room reserved, which
+// neither throws nor moves the log.
+[[gnu::always_inline]] inline bool LoggingReader::Put(const WideEvent& e) {
+  const std::optional<LoggedEvent> compact = LoggedEvent::Compact(e);
+  HugePageVector<LoggedEvent>& events = log_->events;
+  if (compact && events.size() < events.capacity()) [[likely]] {
+    events.push_back(*compact);
+    return true;
+  }
+  return PutSlowly(e, compact);
+}
+
+bool LoggingReader::PutSlowly(const WideEvent& e, const std::optional<LoggedEvent>& compact) {
+  try {
+    if (compact) {
+      log_->events.push_back(*compact);
+    } else {
+      log_->wide.push_back(e);
+      log_->events.push_back(LoggedEvent::Escape(log_->wide.size() - 1));
+    }
+  } catch (const std::bad_alloc&) {
+    return false;  // more events than reserved for, and no memory to grow
+  }
+  return true;
+}
+
 void LoggingReader::NumberLast(uint64_t number) {
   if (!log_ || !log_->ids_numbered || log_->events.empty()) return;
-  LoggedEvent& last = log_->events.back();
-  if (IsBufferEvent(last.kind())) last.id = number;
+  LoggedEvent& record = log_->events.back();
+  if (record.escaped()) [[unlikely]] {
+    RenumberWide(number);
+  } else if (IsBufferEvent(record.kind())) {
+    const std::optional<LoggedEvent> numbered = record.WithId(number);
+    if (numbered) [[likely]] {
+      record = *numbered;
+    } else {
+      RenumberWide(number);
+    }
+  }
 }
+
+void LoggingReader::RenumberWide(uint64_t number) {
+  WideEvent last = log_->At(log_->events.size() - 1);
+  if (!IsBufferEvent(last.kind)) return;
+  last.id = number;
+  // Written again, compact where the number fits though the trace's id did
+  // not: a wide record is only ever the last one's, so it goes first.
+  if (log_->events.back().escaped()) log_->wide.pop_back();
+  log_->events.pop_back();
+  if (!PutSlowly(last, LoggedEvent::Compact(last))) Drop();
+}
+
 
 std::shared_ptr<EventLog> NewGrowingLog() {
   auto log = std::make_shared<EventLog>();
   try {
     log->events.reserve(EventLog::kMaxEvents);
+    log->wide.reserve(EventLog::kMaxEvents);
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
   log->records = log->events.data();
+  log->wide_records = log->wide.data();
   log->growth.store(EventLog::Growth::kGrowing, std::memory_order_relaxed);
   return log;
 }
@@ -71,9 +121,7 @@ absl::StatusOr<bool> LoggingReader::Next(Event& e) {
     Drop();  // the trials read the recording instead; give the memory back now
     return more;
   }
-  try {
-    log_->events.push_back(LoggedEvent(e.id, e.bytes.value(), e.kind, *lane));
-  } catch (const std::bad_alloc&) {
+  if (!Put(WideEvent{e.id, e.bytes.value(), *lane, e.kind})) {
     Drop();  // more events than reserved for, and no memory to grow: no log
     return more;
   }

@@ -3,7 +3,8 @@
 //
 // A record keeps what the engine reads of an event when the policy needs no
 // shape and the event carries no attribute of its own: kind, id, bytes,
-// stream, device (16 B, LoggedEvent). A recording with anything more
+// stream, device (8 B, LoggedEvent; 8 more and a wide record of 24 for an
+// event whose fields do not fit). A recording with anything more
 // (shapes, open attributes, an event of 256 TiB or more, more than 4,096
 // (device, stream) pairs) or more than kMaxEvents events has no log: its
 // trials read the recording itself.
@@ -32,33 +33,65 @@
 
 namespace hbmsim {
 
-// One event in 16 bytes: its id, and its bytes with the kind and its lane
-// (the event's device and stream, as an index into EventLog::lanes) above
-// them. Halving the record halved the fresh pages the survey faults in
-// (on the virtual machines we measure, zeroing them was a third of the
-// survey) and the bytes every probe reads.
-struct LoggedEvent {
-  static constexpr int kBytesBits = 48;  // up to 256 TiB
-  static constexpr int kKindBits = 4;
-  static constexpr int kLaneBits = 64 - kBytesBits - kKindBits;
-  static constexpr uint64_t kMaxBytes = (uint64_t{1} << kBytesBits) - 1;
-  static constexpr uint32_t kMaxLanes = uint32_t{1} << kLaneBits;  // 4096
-  static_assert(static_cast<int>(EventKind::kMark) < (1 << kKindBits));
-
+// An event as the log gives it back: what the engine reads of it.
+struct WideEvent {
   uint64_t id = 0;
-  uint64_t packed = 0;  // bytes | kind << 48 | lane << 52
-
-  LoggedEvent() = default;
-  // bytes <= kMaxBytes, lane < kMaxLanes.
-  LoggedEvent(uint64_t id, uint64_t bytes, EventKind kind, uint32_t lane)
-      : id(id),
-        packed(bytes | uint64_t{static_cast<uint8_t>(kind)} << kBytesBits |
-               uint64_t{lane} << (kBytesBits + kKindBits)) {}
-  uint64_t bytes() const { return packed & kMaxBytes; }
-  EventKind kind() const { return static_cast<EventKind>((packed >> kBytesBits) & ((1 << kKindBits) - 1)); }
-  uint32_t lane() const { return static_cast<uint32_t>(packed >> (kBytesBits + kKindBits)); }
+  uint64_t bytes = 0;
+  uint32_t lane = 0;  // the event's device and stream, as an index into EventLog::lanes
+  EventKind kind = EventKind::kMark;
+  bool operator==(const WideEvent&) const = default;
 };
-static_assert(sizeof(LoggedEvent) == 16);
+
+// One event in 8 bytes where its fields fit, which once the survey has
+// numbered the buffers is nearly every event of every recording:
+//
+//   63    60 59     52 51          32 31                  0
+//   [ kind ] [ lane  ] [ id (number) ] [ bytes            ]
+//
+// else an escape (kind kEscape), whose low 60 bits index the event's whole
+// record in EventLog::wide. Each halving of the record halved the fresh pages
+// the survey faults in (on the virtual machines we measure, zeroing huge pages
+// no process had touched cost up to 10 ms each and more than the survey's
+// parse: bench/README.md, issue 20 round 16) and the bytes every probe reads.
+struct LoggedEvent {
+  // What a log holds at all (in wide records past the compact fields).
+  static constexpr uint64_t kMaxBytes = (uint64_t{1} << 48) - 1;  // up to 256 TiB
+  static constexpr uint32_t kMaxLanes = 4096;
+  // The compact fields.
+  static constexpr int kBytesBits = 32, kIdBits = 20, kLaneBits = 8, kKindBits = 4;
+  static_assert(kBytesBits + kIdBits + kLaneBits + kKindBits == 64);
+  static constexpr uint8_t kEscape = (1 << kKindBits) - 1;
+  static_assert(static_cast<int>(EventKind::kMark) < kEscape);
+
+  uint64_t packed = 0;
+
+  // The compact record of `e`, or nullopt when a field does not fit.
+  static std::optional<LoggedEvent> Compact(const WideEvent& e) {
+    if (e.bytes >> kBytesBits || e.id >> kIdBits || e.lane >> kLaneBits) return std::nullopt;
+    return LoggedEvent(e.bytes | e.id << kBytesBits | uint64_t{e.lane} << (kBytesBits + kIdBits) |
+                       uint64_t{static_cast<uint8_t>(e.kind)} << (64 - kKindBits));
+  }
+  static LoggedEvent Escape(uint64_t wide_index) {
+    return LoggedEvent(wide_index | uint64_t{kEscape} << (64 - kKindBits));
+  }
+  // This compact record with the id `id`, or nullopt when it does not fit.
+  std::optional<LoggedEvent> WithId(uint64_t id) const {
+    if (id >> kIdBits) return std::nullopt;
+    constexpr uint64_t kIdMask = ((uint64_t{1} << kIdBits) - 1) << kBytesBits;
+    return LoggedEvent((packed & ~kIdMask) | id << kBytesBits);
+  }
+  bool escaped() const { return packed >> (64 - kKindBits) == kEscape; }
+  uint64_t wide_index() const { return packed & ((uint64_t{1} << (64 - kKindBits)) - 1); }
+  // The fields of a compact record (!escaped()).
+  EventKind kind() const { return static_cast<EventKind>(packed >> (64 - kKindBits)); }
+  uint64_t id() const { return (packed >> kBytesBits) & ((uint64_t{1} << kIdBits) - 1); }
+  uint64_t bytes() const { return packed & ((uint64_t{1} << kBytesBits) - 1); }
+  uint32_t lane() const { return static_cast<uint32_t>((packed >> (kBytesBits + kIdBits)) & ((1 << kLaneBits) - 1)); }
+
+ private:
+  explicit LoggedEvent(uint64_t p) : packed(p) {}
+};
+static_assert(sizeof(LoggedEvent) == 8);
 
 // A device and a stream, as events name them.
 struct EventLane {
@@ -67,9 +100,12 @@ struct EventLane {
 };
 
 struct EventLog {
-  static constexpr uint64_t kMaxEvents = uint64_t{1} << 23;  // 8 M events: 128 MiB of records
+  static constexpr uint64_t kMaxEvents = uint64_t{1} << 23;  // 8 M events: 64 MiB of compact records
 
   HugePageVector<LoggedEvent> events;  // written once, read by every trial
+  // The events no compact record holds, in order (LoggedEvent::Escape). Room
+  // for as many as `events` is made with it, so they never move either.
+  HugePageVector<WideEvent> wide;
   // The lanes the records name, room for all of them made up front: a
   // reader behind a growing log reads lanes written before the records it
   // was published, and nothing ever moves.
@@ -88,6 +124,14 @@ struct EventLog {
   std::atomic<uint64_t> published{0};
   std::atomic<Growth> growth{Growth::kComplete};
   const LoggedEvent* records = nullptr;  // events.data(), kept while it grows
+  const WideEvent* wide_records = nullptr;  // wide.data(), likewise
+
+  // Event i (< events.size(), or < published while the log grows).
+  WideEvent At(uint64_t i) const {
+    const LoggedEvent l = (records != nullptr ? records : events.data())[i];
+    if (l.escaped()) return (wide_records != nullptr ? wide_records : wide.data())[l.wide_index()];
+    return WideEvent{l.id(), l.bytes(), l.lane(), l.kind()};
+  }
 };
 
 // Reads through `inner`, logging each event it passes on; `log()` is the
@@ -137,6 +181,12 @@ class LoggingReader : public EventReader {
     const uint64_t n = log_->events.size();
     log_->published.store(ended_ || n == 0 ? n : n - 1, std::memory_order_release);
   }
+  // Appends `e` as the last record (a wide one where it must); false when
+  // there is no memory for it.
+  bool Put(const WideEvent& e);
+  [[gnu::noinline]] bool PutSlowly(const WideEvent& e, const std::optional<LoggedEvent>& compact);
+  // NumberLast for a last record that is or becomes a wide one.
+  [[gnu::noinline]] void RenumberWide(uint64_t number);
   // The lane of (device, stream), added if new; nullopt when the log has
   // no room for another.
   std::optional<uint32_t> LaneOf(DeviceId device, StreamId stream);

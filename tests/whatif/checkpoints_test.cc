@@ -323,6 +323,52 @@ TEST(SharedTrialsTest, NumberedBuffersChangeNoTrial) {
   }
 }
 
+// Events a compact record cannot hold (bytes of 4 GiB or more, a lane past
+// 255, a trace id past 2^20 where the buffers are not numbered) go to wide
+// records (event_log.h); trials read them back as they were, through the
+// survey's numbered log and through a log of the trace's own ids alike.
+TEST(SharedTrialsTest, WideRecordsChangeNoTrial) {
+  std::mt19937_64 rng(5);
+  std::string text;
+  std::vector<std::pair<uint64_t, uint64_t>> live;  // id, stream
+  for (uint64_t next = 1; next < 6000; ++next) {
+    if (live.size() > 40 || (!live.empty() && rng() % 2 == 0)) {
+      const size_t i = rng() % live.size();
+      text += fmt::format("free {} stream={}\n", live[i].first, live[i].second);
+      live[i] = live.back();
+      live.pop_back();
+    } else {
+      const uint64_t id = 5'000'000 + next;
+      const uint64_t bytes = next % 53 == 0 ? (uint64_t{1} << 32) + 256 * (rng() % 64) : 256 * (1 + rng() % 4000);
+      const uint64_t stream = next % 7 == 0 ? rng() % 300 : 0;
+      text += fmt::format("alloc {} {} stream={}\n", id, bytes, stream);
+      live.emplace_back(id, stream);
+    }
+  }
+  const testing::TestTrace t = testing::TraceFromText(text);
+  testing::TestTrace kept = t;
+  kept.survey = *SurveyScenario(*t.scenario, SurveyOptions{true});
+  ASSERT_NE(kept.survey.events, nullptr);
+  EXPECT_GT(kept.survey.events->wide.size(), 50u);  // the large ones and the high lanes
+  EXPECT_LT(kept.survey.events->wide.size(), 1000u);  // not the numbered ids
+  for (const std::string policy : {"bfc", "torch"}) {
+    const testing::TestTrace* sources[] = {&kept, &t};  // the survey's log; one read with the trace's ids
+    for (const testing::TestTrace* from : sources) {
+      const TrialTarget target = testing::Target(*from, testing::Config(policy));
+      std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
+      ASSERT_NE(shared, nullptr) << policy;
+      for (uint64_t eighths = 8; eighths <= 16; eighths += 2) {
+        const Bytes limit(t.peak_live_bytes().value() / 8 * eighths);
+        const absl::StatusOr<TrialResult> shared_run = shared->Run(limit, TrialOptions{});
+        const absl::StatusOr<TrialResult> fresh = RunTrial(target, limit, TrialOptions{});
+        ASSERT_TRUE(shared_run.ok() && fresh.ok()) << policy << " " << limit.value();
+        ExpectSame(*shared_run, *fresh, fmt::format("{} limit {}", policy, limit.value()));
+      }
+      EXPECT_EQ(shared->trials(), 6u) << policy;  // the leader and the 5, none from the text
+    }
+  }
+}
+
 // A leader whose survey never came, or filled another log, or could not log
 // the events, gives nothing to use, and nothing is left waiting.
 TEST(SharedTrialsTest, AnEarlyLeaderWithoutItsLogGivesNothing) {

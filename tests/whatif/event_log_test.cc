@@ -30,27 +30,30 @@ TEST(EventLogTest, TheSurveyKeepsEveryEventWhenAsked) {
   absl::StatusOr<ScenarioSurvey> kept = SurveyScenario(*t.scenario, SurveyOptions{true});
   ASSERT_TRUE(kept.ok()) << kept.status().message();
   ASSERT_NE(kept->events, nullptr);
-  const HugePageVector<LoggedEvent>& e = kept->events->events;
-  ASSERT_EQ(e.size(), 8u);
+  const EventLog& log = *kept->events;
+  ASSERT_EQ(log.events.size(), 8u);
   EXPECT_EQ(kept->events_read, 8u);
-  EXPECT_EQ(e[0].kind(), EventKind::kAlloc);
+  std::vector<WideEvent> e;
+  for (uint64_t i = 0; i < 8; ++i) e.push_back(log.At(i));
+  EXPECT_EQ(log.wide.size(), 0u);  // every one fits a compact record
+  EXPECT_EQ(e[0].kind, EventKind::kAlloc);
   EXPECT_EQ(e[0].id, 0u);  // buffer 1 is the device's first: number 0
-  EXPECT_EQ(e[0].bytes(), 1000u);
+  EXPECT_EQ(e[0].bytes, 1000u);
   EXPECT_EQ(e[1].id, 1u);
-  EXPECT_EQ(kept->events->lanes[e[1].lane()].stream, 3u);
-  EXPECT_EQ(e[1].bytes(), 4096u);
-  EXPECT_EQ(e[2].kind(), EventKind::kMark);
-  EXPECT_EQ(kept->events->lanes[e[3].lane()].device, 1u);
+  EXPECT_EQ(log.lanes[e[1].lane].stream, 3u);
+  EXPECT_EQ(e[1].bytes, 4096u);
+  EXPECT_EQ(e[2].kind, EventKind::kMark);
+  EXPECT_EQ(log.lanes[e[3].lane].device, 1u);
   EXPECT_EQ(e[3].id, 3u);  // another device's: never replayed, not numbered
   EXPECT_EQ(e[4].id, 0u);
-  EXPECT_EQ(e[5].kind(), EventKind::kFreeRequested);
+  EXPECT_EQ(e[5].kind, EventKind::kFreeRequested);
   EXPECT_EQ(e[5].id, 1u);
-  EXPECT_EQ(e[6].kind(), EventKind::kFreeCompleted);
+  EXPECT_EQ(e[6].kind, EventKind::kFreeCompleted);
   EXPECT_EQ(e[6].id, 1u);
   EXPECT_EQ(e[7].id, 3u);
   EXPECT_TRUE(kept->events->ids_numbered);
-  EXPECT_EQ(kept->events->lanes[e[6].lane()].stream, 3u);
-  EXPECT_EQ(kept->events->lanes[e[7].lane()].device, 1u);
+  EXPECT_EQ(log.lanes[e[6].lane].stream, 3u);
+  EXPECT_EQ(log.lanes[e[7].lane].device, 1u);
   // The rest of the survey is what it is without the log.
   EXPECT_EQ(kept->peak_live_bytes, t.survey.peak_live_bytes);
   EXPECT_EQ(kept->events_replayed, t.survey.events_replayed);
@@ -68,14 +71,14 @@ TEST(EventLogTest, TheSurveyNumbersTheLiveBuffersReusingFreedNumbers) {
   ASSERT_TRUE(kept.ok()) << kept.status().message();
   ASSERT_NE(kept->events, nullptr);
   std::vector<uint64_t> ids;
-  for (const LoggedEvent& e : kept->events->events) ids.push_back(e.id);
+  for (uint64_t i = 0; i < kept->events->events.size(); ++i) ids.push_back(kept->events->At(i).id);
   // 900 -> 0, 70 -> 1, the program (number 2) keeps 5, 31 -> 0 (900's, freed
   // last), 8 -> 3.
   EXPECT_EQ(ids, (std::vector<uint64_t>{0, 1, 5, 0, 0, 3, 1, 5, 0, 3}));
   std::shared_ptr<const EventLog> read = ReadEventLog(*t.scenario, 0);
   ASSERT_NE(read, nullptr);
   EXPECT_FALSE(read->ids_numbered);
-  EXPECT_EQ(read->events[0].id, 900u);
+  EXPECT_EQ(read->At(0).id, 900u);
 }
 
 TEST(EventLogTest, NoLogForEventsARecordCannotHold) {
@@ -109,13 +112,46 @@ TEST(EventLogTest, NoLogPastWhatARecordPacks) {
   const testing::TestTrace t = testing::TraceFromText(most_lanes);
   std::shared_ptr<const EventLog> log = ReadEventLog(*t.scenario, 0);
   ASSERT_NE(log, nullptr);
-  const LoggedEvent& last = log->events[log->events.size() - 1];
-  EXPECT_EQ(last.kind(), EventKind::kFree);
+  const WideEvent last = log->At(log->events.size() - 1);
+  EXPECT_EQ(last.kind, EventKind::kFree);
   EXPECT_EQ(last.id, 4096u);
-  EXPECT_EQ(last.lane(), 4095u);
-  EXPECT_EQ(log->lanes[last.lane()].stream, 4095u);
+  EXPECT_EQ(last.lane, 4095u);
+  EXPECT_EQ(log->lanes[last.lane].stream, 4095u);
   const testing::TestTrace big = testing::TraceFromText(largest);
-  EXPECT_EQ(ReadEventLog(*big.scenario, 0)->events[0].bytes(), (uint64_t{1} << 48) - 1);
+  EXPECT_EQ(ReadEventLog(*big.scenario, 0)->At(0).bytes, (uint64_t{1} << 48) - 1);
+}
+
+// A record is 8 bytes where the fields fit (bytes < 2^32, id < 2^20, lane <
+// 256), else an escape to a wide record; the events read back the same either
+// way, and an id too large for a compact record may become a number that fits.
+TEST(EventLogTest, EventsPastTheCompactFieldsGoWide) {
+  std::string text = fmt::format("alloc 5000000 {}\nalloc 7 {}\n", uint64_t{1} << 32, (uint64_t{1} << 32) - 1);
+  for (int s = 0; s < 300; ++s) text += fmt::format("alloc {} 256 stream={}\n", 100 + s, s);
+  text += "free 5000000\nfree 7\n";
+  const testing::TestTrace t = testing::TraceFromText(text);
+  std::shared_ptr<const EventLog> read = ReadEventLog(*t.scenario, 0);  // the trace's ids
+  ASSERT_NE(read, nullptr);
+  ASSERT_EQ(read->events.size(), 304u);
+  EXPECT_TRUE(read->events[0].escaped());  // id and bytes both too large
+  EXPECT_EQ(read->At(0), (WideEvent{5000000, uint64_t{1} << 32, 0, EventKind::kAlloc}));
+  EXPECT_FALSE(read->events[1].escaped());
+  EXPECT_EQ(read->At(1), (WideEvent{7, (uint64_t{1} << 32) - 1, 0, EventKind::kAlloc}));
+  EXPECT_FALSE(read->events[257].escaped());  // stream 255: lane 255
+  EXPECT_EQ(read->At(257).lane, 255u);
+  EXPECT_TRUE(read->events[258].escaped());  // lane 256
+  EXPECT_EQ(read->lanes[read->At(258).lane].stream, 256u);
+  EXPECT_TRUE(read->events[302].escaped());  // the free of id 5000000
+  EXPECT_EQ(read->At(302), (WideEvent{5000000, 0, 0, EventKind::kFree}));
+  EXPECT_EQ(read->wide.size(), 1u + 44u + 1u);  // the first alloc, lanes 256-299, its free
+  // The survey numbers the buffers: 5000000 becomes 0, its free compact again.
+  absl::StatusOr<ScenarioSurvey> kept = SurveyScenario(*t.scenario, SurveyOptions{true});
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  ASSERT_NE(kept->events, nullptr);
+  EXPECT_EQ(kept->events->At(0), (WideEvent{0, uint64_t{1} << 32, 0, EventKind::kAlloc}));
+  EXPECT_TRUE(kept->events->events[0].escaped());  // its bytes still do not fit
+  EXPECT_FALSE(kept->events->events[302].escaped());
+  EXPECT_EQ(kept->events->At(302), (WideEvent{0, 0, 0, EventKind::kFree}));
+  EXPECT_EQ(kept->events->wide.size(), 1u + 44u);
 }
 
 TEST(EventLogTest, NoLogUntilTheReaderHasEnded) {
