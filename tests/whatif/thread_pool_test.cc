@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -75,9 +76,10 @@ TEST(ThreadPoolTest, DestroyingTheQueueDropsTasksNotStarted) {
   EXPECT_EQ(started.load(), 2);
 }
 
-// With threads, the least key waiting starts first, whatever the order of
-// submission: the size search's lower probes decide where the answer lies.
-TEST(ThreadPoolTest, TheLeastWaitingKeyStartsFirst) {
+// The order in which 2 workers start the tasks 50, 10, 30 and 20, submitted
+// while both are held by tasks 100 and 101, then let through one at a time;
+// `rank`, when given, is set with RankBy before those four are submitted.
+std::vector<uint64_t> WaitingTasksStartOrder(std::function<uint64_t(uint64_t)> rank) {
   std::mutex mu;
   std::vector<uint64_t> order;
   std::atomic<int> holding{0};
@@ -96,45 +98,28 @@ TEST(ThreadPoolTest, TheLeastWaitingKeyStartsFirst) {
   q.Submit(100);
   q.Submit(101);
   while (holding < 2) std::this_thread::yield();  // both workers busy
+  if (rank) q.RankBy(std::move(rank));
   for (const uint64_t k : {50, 10, 30, 20}) q.Submit(k);
   release_101 = true;  // one worker takes the waiting ones, one at a time
   size_t done = 0;
   while (done < 5) done += q.Finished().size();
   release_100 = true;
   while (!q.outstanding().empty()) q.Finished();
-  EXPECT_EQ(order, (std::vector<uint64_t>{10, 20, 30, 50}));
+  return order;
+}
+
+// With threads, the least key waiting starts first, whatever the order of
+// submission: the size search's lower probes decide where the answer lies.
+TEST(ThreadPoolTest, TheLeastWaitingKeyStartsFirst) {
+  EXPECT_EQ(WaitingTasksStartOrder(nullptr), (std::vector<uint64_t>{10, 20, 30, 50}));
 }
 
 // Once the owner ranks the tasks, the waiting one of least rank starts first
 // (ties by key): the size search's last phase runs the probe with the most
 // events left first.
 TEST(ThreadPoolTest, RankedTasksStartLeastRankFirst) {
-  std::mutex mu;
-  std::vector<uint64_t> order;
-  std::atomic<int> holding{0};
-  std::atomic<bool> release_101{false};
-  std::atomic<bool> release_100{false};
-  TaskQueue<int> q(2, [&](uint64_t k) {
-    if (k >= 100) {
-      ++holding;
-      while (!(k == 100 ? release_100 : release_101)) std::this_thread::yield();
-      return 0;
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    order.push_back(k);
-    return 0;
-  });
-  q.Submit(100);
-  q.Submit(101);
-  while (holding < 2) std::this_thread::yield();  // both workers busy
-  q.RankBy([](uint64_t k) -> uint64_t { return k == 20 ? 0 : k == 30 ? 5 : 7; });  // 10 and 50 tie: 10 first
-  for (const uint64_t k : {50, 10, 30, 20}) q.Submit(k);
-  release_101 = true;  // one worker takes the waiting ones, one at a time
-  size_t done = 0;
-  while (done < 5) done += q.Finished().size();
-  release_100 = true;
-  while (!q.outstanding().empty()) q.Finished();
-  EXPECT_EQ(order, (std::vector<uint64_t>{20, 30, 10, 50}));
+  const auto rank = [](uint64_t k) -> uint64_t { return k == 20 ? 0 : k == 30 ? 5 : 7; };  // 10 and 50 tie
+  EXPECT_EQ(WaitingTasksStartOrder(rank), (std::vector<uint64_t>{20, 30, 10, 50}));
 }
 
 }  // namespace
