@@ -90,7 +90,6 @@ void LoggingReader::RenumberWide(uint64_t number) {
   if (!PutSlowly(last, LoggedEvent::Compact(last))) Drop();
 }
 
-
 std::shared_ptr<EventLog> NewGrowingLog() {
   auto log = std::make_shared<EventLog>();
   try {
