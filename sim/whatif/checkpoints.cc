@@ -63,8 +63,7 @@ class LogReader : public EventReader {
  public:
   LogReader(const EventLog& log, uint64_t next, uint64_t stride, const std::atomic<bool>* cancel,
             std::function<bool(uint64_t)> before)
-      : log_(log), records_(log.records != nullptr ? log.records : log.events.data()),
-        wide_(log.wide_records != nullptr ? log.wide_records : log.wide.data()), lanes_(log.lanes.get()),
+      : log_(log), records_(log.record_data()), wide_(log.wide_data()), lanes_(log.lanes.get()),
         end_(log.published.load(std::memory_order_acquire)), next_(next),
         next_mark_((next + stride - 1) / stride * stride), stride_(stride), cancel_(cancel),
         before_(std::move(before)) {}

@@ -126,10 +126,15 @@ struct EventLog {
   const LoggedEvent* records = nullptr;  // events.data(), kept while it grows
   const WideEvent* wide_records = nullptr;  // wide.data(), likewise
 
+  // The records, as a reader reads them: through the pointers kept while the
+  // log grows (the vectors themselves are the writer's), else the vectors'.
+  const LoggedEvent* record_data() const { return records != nullptr ? records : events.data(); }
+  const WideEvent* wide_data() const { return wide_records != nullptr ? wide_records : wide.data(); }
+
   // Event i (< events.size(), or < published while the log grows).
   WideEvent At(uint64_t i) const {
-    const LoggedEvent l = (records != nullptr ? records : events.data())[i];
-    if (l.escaped()) return (wide_records != nullptr ? wide_records : wide.data())[l.wide_index()];
+    const LoggedEvent l = record_data()[i];
+    if (l.escaped()) return wide_data()[l.wide_index()];
     return WideEvent{l.id(), l.bytes(), l.lane(), l.kind()};
   }
 };
