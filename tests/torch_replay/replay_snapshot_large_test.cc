@@ -42,6 +42,23 @@ TEST(ReplaySnapshotLargeTest, Gen2NoTimeUsIsExact) {
   EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 6471811072);
 }
 
+// History from mid-run: 664 blocks live at the start, 438 of them freed in
+// the trace at their requests only. Three held an unsplit 960 KiB remainder
+// that the trace's first allocs after them reveal (RebuildInitialState);
+// without it the 8 MiB alloc at device_traces[0][179] went to another
+// segment and 901 allocs differed. The final state is the snapshot's own
+// (MANIFEST.md: reserved, active_allocated and requested bytes).
+TEST(ReplaySnapshotLargeTest, Gen5MediumFromMidRunIsExact) {
+  const nlohmann::json j = CheckRecorded("gen5_medium_512_training.pickle");
+  EXPECT_EQ(j["recorded_check"].dump(),
+            R"({"allocs_matched":7591,"allocs_total":7591,"segments_matched":1,"segments_total":1})");
+  EXPECT_EQ(j["recording"]["initial_live_blocks"], 664);
+  EXPECT_EQ(j["recording"]["initial_live_bytes"], 5100482560);
+  EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 12660506624);
+  EXPECT_EQ(j["counters"]["allocated_bytes.all.current"], 6838108672);
+  EXPECT_EQ(j["counters"]["requested_bytes.all.current"], 6829260804);
+}
+
 // Expandable segments, history enabled after every page was mapped: the seeded
 // 21.25 GiB run gets the unmapped rest of its VA range, so at event 384 the
 // free 88.5 MiB block at its end ranks by 88.5 MiB + that tail and the freed

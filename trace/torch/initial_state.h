@@ -20,7 +20,10 @@
 // the allocator's block size is not recorded, so `size` is the request
 // rounded up to 512 bytes (the native allocator's minimum rounding) and
 // `size_known` is false. The real block may have been larger (an unsplit
-// remainder), never smaller, so the estimate cannot create false overlaps.
+// remainder), never smaller, so the estimate cannot create false overlaps;
+// where the trace's first alloc into the free space after such a block lands
+// past its start, by at most what a large segment leaves unsplit, the block
+// owned the space before it and gets it (ClaimRemainders).
 // Anything the walk cannot undo (an alloc with no live block, an address
 // outside every segment, a segment_alloc undone while blocks are still live
 // in it...) is reported, and the walk goes on.
@@ -62,6 +65,7 @@ struct InitialState {
   // Counts of what the walk undid, for reports and tests.
   uint64_t live_blocks = 0;                 // blocks live at the start
   uint64_t live_blocks_freed_in_trace = 0;  // of those, freed during the trace
+  uint64_t remainders_claimed = 0;          // of those, grown by the free space the trace shows they held
   // Problems found, first 100 in trace order of discovery (newest entry first),
   // each "device_traces[0][17]: alloc at 0x7f0000000000: no live block there".
   std::vector<std::string> issues;
