@@ -156,8 +156,12 @@ constexpr uint64_t kMiB = uint64_t{1} << 20;
 enum class Order { kOwnerFreedLast, kOwnerFreedFirst };
 
 InitialState StartOf(uint64_t segment, bool small, bool expandable, uint64_t held, uint64_t at, uint64_t bytes,
-                     Order order) {
+                     Order order, int64_t max_split_size) {
   Snapshot snap;
+  if (max_split_size != 0) {
+    snap.allocator_settings.emplace();
+    snap.allocator_settings->max_split_size = max_split_size;
+  }
   SnapshotSegment seg;
   seg.address = Offset(kBase);
   seg.total_size = Bytes(segment);
@@ -181,7 +185,8 @@ InitialState StartOf(uint64_t segment, bool small, bool expandable, uint64_t hel
 
 // The first alloc into the free space after a block of estimated size
 // says how much of that space the block held: PyTorch leaves a remainder of
-// at most 1 MiB unsplit in a large segment, and nowhere else.
+// at most 1 MiB unsplit in a large segment (any amount after a block of at
+// least max_split_size, which it never splits), and nowhere else.
 TEST(InitialStateTest, TheFirstAllocAfterABlockShowsTheRemainderItHeld) {
   struct Case {
     const char* what;
@@ -189,7 +194,8 @@ TEST(InitialStateTest, TheFirstAllocAfterABlockShowsTheRemainderItHeld) {
     bool small, expandable;
     uint64_t held, at;
     Order order;
-    uint64_t owner_size;  // expected, at the start
+    uint64_t owner_size;         // expected, at the start
+    int64_t max_split_size = 0;  // recorded in allocator_settings (0: no settings)
   } kCases[] = {
       {"960 KiB held", 20 * kMiB, false, false, 4 * kMiB, 4 * kMiB + 983040, Order::kOwnerFreedLast,
        4 * kMiB + 983040},
@@ -204,10 +210,17 @@ TEST(InitialStateTest, TheFirstAllocAfterABlockShowsTheRemainderItHeld) {
        Order::kOwnerFreedLast, 512 * 1024},
       {"an expandable segment splits off any 512 bytes", 20 * kMiB, false, true, 4 * kMiB, 4 * kMiB + 983040,
        Order::kOwnerFreedLast, 4 * kMiB},
+      {"max_split_size unlimited: 1 MiB at most", 20 * kMiB, false, false, 4 * kMiB, 6 * kMiB,
+       Order::kOwnerFreedLast, 4 * kMiB, -1},
+      {"below max_split_size: 1 MiB at most", 40 * kMiB, false, false, 4 * kMiB, 6 * kMiB, Order::kOwnerFreedLast,
+       4 * kMiB, 8 * kMiB},
+      {"at max_split_size: never split", 40 * kMiB, false, false, 8 * kMiB, 14 * kMiB, Order::kOwnerFreedLast,
+       14 * kMiB, 8 * kMiB},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.what);
-    const InitialState s = StartOf(c.segment, c.small, c.expandable, c.held, c.at, 2 * kMiB, c.order);
+    const InitialState s =
+        StartOf(c.segment, c.small, c.expandable, c.held, c.at, 2 * kMiB, c.order, c.max_split_size);
     EXPECT_EQ(s.issue_count, 0u) << (s.issues.empty() ? "" : s.issues[0]);
     ASSERT_EQ(s.segments.size(), 1u);
     const std::vector<InitialBlock>& blocks = s.segments[0].blocks;

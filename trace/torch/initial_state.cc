@@ -1,6 +1,8 @@
 #include "trace/torch/initial_state.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "fmt/format.h"
@@ -232,7 +234,8 @@ class BackwardWalk {
   // gap after it. The trace says how much where it places the first block in
   // that gap while the owner is still live: an alloc lands at the start of a
   // free block, and two free blocks side by side would have merged, so the
-  // space before it can only be the owner's remainder. Without this the
+  // space before it can only be the owner's remainder (when no more than the
+  // allocator leaves unsplit: MostLeftUnsplit). Without this the
   // remainder merges into the free block after it, which a best fit then
   // sees as larger than it was (gen5_medium_512_training's 8 MiB request at
   // device_traces[0][179] took a 20 MiB block, not a 21 MiB one, because a
@@ -268,12 +271,23 @@ class BackwardWalk {
         auto it = gaps.upper_bound(addr);
         if (it == gaps.begin() || addr >= std::prev(it)->second.end) continue;
         --it;
-        if (addr > it->first && addr - it->first <= kSmallSize) Claim(it->second, addr - it->first);
         InitialBlock& owner = state_.segments[it->second.segment].blocks[it->second.block - 1];
+        if (addr > it->first && addr - it->first <= MostLeftUnsplit(owner)) Claim(it->second, addr - it->first);
         owners.erase(owner.address.value());
         gaps.erase(it);
       }
     }
+  }
+  // What the native allocator may have left unsplit after `owner`: at most
+  // kSmallSize, unless the recording set max_split_size and the owner is that
+  // large, which is never split (its remainder is bounded by
+  // max_non_split_rounding, which the settings do not record: the trace's
+  // evidence is taken as it is).
+  uint64_t MostLeftUnsplit(const InitialBlock& owner) const {
+    const std::optional<int64_t> max_split =
+        snap_.allocator_settings ? snap_.allocator_settings->max_split_size : std::nullopt;
+    if (max_split && *max_split > 0 && owner.size.value() >= static_cast<uint64_t>(*max_split)) return UINT64_MAX;
+    return kSmallSize;
   }
   void Claim(const Gap& gap, uint64_t bytes) {
     std::vector<InitialBlock>& blocks = state_.segments[gap.segment].blocks;
