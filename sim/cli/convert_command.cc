@@ -9,10 +9,12 @@
 // `# device:` (the device a replay of the original picks, when it holds
 // several), `# allocator_settings:` (the options that device's recorded
 // settings set) and `# device_bytes:` (the capacity its recorded OOM implies,
-// or the limit it states). Replaying OUT then needs no more flags than
-// replaying IN did; what cannot be kept (another device's settings or limit,
-// a start state's cached segments, the segment calls a replay acts on) is said on
-// stderr, with the flags that restore it where flags can.
+// or the limit it states), and each other device's own settings and limit as
+// `# allocator_settings.device_N:` and `# device_bytes.device_N:`. Replaying
+// OUT, any device of it, then needs no more flags than replaying IN did; what
+// cannot be kept (a setting whose value holds a space, a start state's cached
+// segments, the segment calls a replay acts on) is said on stderr, with the
+// flags that restore it where flags can.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -126,10 +128,20 @@ class ConvertCommand : public Command {
     }
   }
 
-  // The option edits `device`'s settings make; another device's that differ, noted.
+  // The option edits `device`'s settings make, as # allocator_settings:, and
+  // each other device's as its own # allocator_settings.device_N:.
   void KeepSettings(const Recording& r, const PolicySpec& policy, DeviceId device, const std::vector<DeviceId>& ids,
                     TraceMetadata& header) {
-    std::vector<std::string> kept = RecordedOptionEdits(r, policy, device);
+    KeepEdits(RecordedOptionEdits(r, policy, device), std::string(kAllocatorSettingsKey), "", header);
+    for (const DeviceId other : ids) {
+      if (other == device) continue;
+      KeepEdits(RecordedOptionEdits(r, policy, other), PerDeviceKey(kAllocatorSettingsKey, other),
+                fmt::format("--device {} ", other.value()), header);
+    }
+  }
+
+  void KeepEdits(std::vector<std::string> kept, const std::string& key, const std::string& flags,
+                 TraceMetadata& header) {
     // A value with a space would split in two when read back.
     std::vector<std::string> spaced;
     std::erase_if(kept, [&](const std::string& edit) {
@@ -137,52 +149,28 @@ class ConvertCommand : public Command {
       spaced.push_back(edit);
       return true;
     });
-    if (!kept.empty()) header.entries.emplace_back(kAllocatorSettingsKey, fmt::format("{}", fmt::join(kept, " ")));
+    if (!kept.empty() && header.Find(key) == nullptr) {
+      header.entries.emplace_back(key, fmt::format("{}", fmt::join(kept, " ")));
+    }
     if (!spaced.empty()) {
-      Note(fmt::format("hbmsim convert: {}: not kept (a space in the value): {}; replay it with --set KEY=VALUE", out_,
-                       fmt::join(spaced, ", ")));
-    }
-    for (const DeviceId other : ids) {
-      if (other == device) continue;
-      const std::vector<std::string> edits = RecordedOptionEdits(r, policy, other);
-      if (edits == RecordedOptionEdits(r, policy, device)) continue;
-      Note(fmt::format("hbmsim convert: {}: its settings are device {}'s; device {} ran with {}: replay it with "
-                       "--device {}{}",
-                       out_, device.value(), other.value(),
-                       edits.empty() ? std::string("the defaults") : fmt::format("{}", fmt::join(edits, " ")),
-                       other.value(), SetFlags(edits)));
+      Note(fmt::format("hbmsim convert: {}: not kept (a space in the value): {}; replay it with {}--set KEY=VALUE",
+                       out_, fmt::join(spaced, ", "), flags));
     }
   }
 
-  static std::string SetFlags(const std::vector<std::string>& edits) {
-    std::string out;
-    for (const std::string& e : edits) out += " --set " + e;
-    return out;
-  }
-
-  // The limit a replay of the original takes from the recording for `device`;
-  // another device's, noted.
+  // The limit a replay of the original takes from the recording for `device`,
+  // as # device_bytes:, and each other device's as its own.
   void KeepLimit(const Recording& r, DeviceId device, const std::vector<DeviceId>& ids, TraceMetadata& header) {
     for (const DeviceId d : ids.empty() ? std::vector<DeviceId>{device} : ids) {
-      std::optional<Bytes> limit;
-      std::string how;
+      std::optional<Bytes> limit;  // the capacity its recorded OOM implies, else the limit it states
       if (const std::optional<OomCapacity> oom = r.RecordedOom(d)) {
         limit = oom->capacity;
-        how = "the capacity its recorded OOM implies";
       } else if (const std::optional<RecordedLimit> stated = r.Limit(d)) {
         limit = stated->limit;
-        how = "the limit it states";
       }
       if (!limit) continue;
-      if (d == device) {
-        if (header.Find("device_bytes") == nullptr) {
-          header.entries.emplace_back("device_bytes", fmt::format("{}", limit->value()));
-        }
-      } else {
-        Note(fmt::format("hbmsim convert: {}: device {}'s limit, {} ({} B), is not kept (its # device_bytes is "
-                         "device {}'s): replay it with --device {} --bytes-limit {}",
-                         out_, d.value(), how, limit->value(), device.value(), d.value(), limit->value()));
-      }
+      const std::string key = d == device ? std::string(kDeviceBytesKey) : PerDeviceKey(kDeviceBytesKey, d);
+      if (header.Find(key) == nullptr) header.entries.emplace_back(key, fmt::format("{}", limit->value()));
     }
   }
 

@@ -83,33 +83,58 @@ bool HeaderIsOfDevice(const Scenario& s) {
   return s.device == **named;
 }
 
+// KEY itself, or "KEY.device_N" for a decimal N.
+bool IsKeyOrPerDevice(std::string_view name, std::string_view key) {
+  if (name == key) return true;
+  const std::string prefix = fmt::format("{}.device_", key);
+  return name.starts_with(prefix) && ParseU64(name.substr(prefix.size())).ok();
+}
+
 bool SettingsApply(const Recording& recording, DeviceId device) {
   return recording.StartStateSummary(device).has_value() || recording.metadata().Find("compiled_program");
 }
 
 }  // namespace
 
-absl::Status CheckHeaderSettings(const Recording& recording) {
-  const std::string* text = recording.metadata().Find(kAllocatorSettingsKey);
-  if (text == nullptr) return absl::OkStatus();
-  const auto bad = [&](const std::string& why) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: metadata {}: {}", recording.path(), kAllocatorSettingsKey, why));
-  };
-  const std::string* named = recording.metadata().Find(kAllocatorKey);
-  const PolicySpec* policy = named != nullptr ? BuiltinPolicies().Find(*named) : nullptr;
-  if (policy == nullptr) {
-    return bad(fmt::format("the settings of no allocator hbmsim models: # {} must name one ({})", kAllocatorKey,
-                           BuiltinPolicies().Names()));
+std::string PerDeviceKey(std::string_view key, DeviceId device) {
+  return fmt::format("{}.device_{}", key, device.value());
+}
+
+const std::string* HeaderValueFor(const Scenario& scenario, std::string_view key) {
+  const TraceMetadata& header = scenario.recording->metadata();
+  if (scenario.device) {
+    if (const std::string* own = header.Find(PerDeviceKey(key, *scenario.device))) return own;
   }
-  for (const std::string_view word : Words(*text)) {
-    const size_t eq = word.find('=');
-    if (eq == std::string_view::npos || eq == 0) return bad(fmt::format("'{}' is not KEY=VALUE", word));
-    const std::string key(word.substr(0, eq));
-    const OptionSpec* spec = policy->FindOption(key);
-    if (spec == nullptr) return bad(fmt::format("{} has no option '{}'", policy->name, key));
-    absl::StatusOr<OptionValue> v = ParseOptionValue(*spec, word.substr(eq + 1));
-    if (!v.ok()) return bad(fmt::format("{}: {}", key, std::string(v.status().message())));
+  return HeaderIsOfDevice(scenario) ? header.Find(key) : nullptr;
+}
+
+bool HasHeaderSettings(const Recording& recording) {
+  const auto& entries = recording.metadata().entries;
+  return std::any_of(entries.begin(), entries.end(),
+                     [](const auto& e) { return IsKeyOrPerDevice(e.first, kAllocatorSettingsKey); });
+}
+
+absl::Status CheckHeaderSettings(const Recording& recording) {
+  for (const auto& [name, text] : recording.metadata().entries) {
+    if (!IsKeyOrPerDevice(name, kAllocatorSettingsKey)) continue;
+    const auto bad = [&](const std::string& why) {
+      return absl::InvalidArgumentError(fmt::format("{}: metadata {}: {}", recording.path(), name, why));
+    };
+    const std::string* named = recording.metadata().Find(kAllocatorKey);
+    const PolicySpec* policy = named != nullptr ? BuiltinPolicies().Find(*named) : nullptr;
+    if (policy == nullptr) {
+      return bad(fmt::format("the settings of no allocator hbmsim models: # {} must name one ({})", kAllocatorKey,
+                             BuiltinPolicies().Names()));
+    }
+    for (const std::string_view word : Words(text)) {
+      const size_t eq = word.find('=');
+      if (eq == std::string_view::npos || eq == 0) return bad(fmt::format("'{}' is not KEY=VALUE", word));
+      const std::string key(word.substr(0, eq));
+      const OptionSpec* spec = policy->FindOption(key);
+      if (spec == nullptr) return bad(fmt::format("{} has no option '{}'", policy->name, key));
+      absl::StatusOr<OptionValue> v = ParseOptionValue(*spec, word.substr(eq + 1));
+      if (!v.ok()) return bad(fmt::format("{}: {}", key, std::string(v.status().message())));
+    }
   }
   return absl::OkStatus();
 }
@@ -136,9 +161,10 @@ std::vector<std::string> RecordedOptionEdits(const Recording& recording, const P
 std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config) {
   const Recording& r = *scenario.recording;
   // A converted recording carries the settings as option edits, for the allocator it names.
-  if (const std::string* edits = r.metadata().Find(kAllocatorSettingsKey)) {
+  if (HasHeaderSettings(r)) {
     const std::string* named = r.metadata().Find(kAllocatorKey);
-    if (named == nullptr || *named != config.policy->name || !HeaderIsOfDevice(scenario)) return {};
+    const std::string* edits = HeaderValueFor(scenario, kAllocatorSettingsKey);
+    if (named == nullptr || *named != config.policy->name || edits == nullptr) return {};
     return ApplyAtDefaults(SplitEdits(*edits), config);
   }
   if (!scenario.device || !SettingsApply(r, *scenario.device)) return {};
@@ -181,14 +207,16 @@ absl::StatusOr<std::optional<LimitChoice>> RecordedLimitChoice(const Scenario& s
   if (s.recorded_limit) {
     return Choice(LimitChoice{s.recorded_limit->limit, fmt::format("the recording's {}", s.recorded_limit->how)});
   }
-  const std::string* device_bytes = s.recording->metadata().Find("device_bytes");
-  if (device_bytes == nullptr || !HeaderIsOfDevice(s)) return Choice();
+  const std::string* device_bytes = HeaderValueFor(s, kDeviceBytesKey);
+  if (device_bytes == nullptr) return Choice();
+  const bool own = s.device && device_bytes == s.recording->metadata().Find(PerDeviceKey(kDeviceBytesKey, *s.device));
+  const std::string key = own ? PerDeviceKey(kDeviceBytesKey, *s.device) : std::string(kDeviceBytesKey);
   absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
   if (!b.ok()) {
     return absl::InvalidArgumentError(
-        fmt::format("{}: metadata device_bytes: {}", s.path(), std::string(b.status().message())));
+        fmt::format("{}: metadata {}: {}", s.path(), key, std::string(b.status().message())));
   }
-  return Choice(LimitChoice{*b, "the trace's # device_bytes"});
+  return Choice(LimitChoice{*b, fmt::format("the trace's # {}", key)});
 }
 
 absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfig& config,

@@ -32,12 +32,22 @@ std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings,
 inline constexpr std::string_view kAllocatorKey = "allocator";
 inline constexpr std::string_view kAllocatorSettingsKey = "allocator_settings";
 // Both are of the device the header's `# device:` names, when it names one
-// (kDeviceKey, sim/scenario/scenario.h): another device's replay takes neither,
-// nor `# device_bytes:`.
+// (kDeviceKey, sim/scenario/scenario.h), as is `# device_bytes:`; another
+// device's own are `# allocator_settings.device_N:` and `# device_bytes.device_N:`
+// (PerDeviceKey), so that a converted multi-device recording replays each
+// device as the original does.
+inline constexpr std::string_view kDeviceBytesKey = "device_bytes";
+// "KEY.device_N": device N's own KEY.
+std::string PerDeviceKey(std::string_view key, DeviceId device);
+// The header's KEY for the scenario's device: its own PerDeviceKey, else KEY
+// when the header's `# device:` names that device or none; nullptr otherwise.
+const std::string* HeaderValueFor(const Scenario& scenario, std::string_view key);
+// Whether the header carries settings for any device.
+bool HasHeaderSettings(const Recording& recording);
 
-// The header's `# allocator_settings:`, checked against the policy its
-// `# allocator:` names: each word KEY=VALUE, an option of that policy, a value
-// it can hold. The error names the file and the key.
+// The header's `# allocator_settings:` (and each device's own), checked
+// against the policy its `# allocator:` names: each word KEY=VALUE, an option
+// of that policy, a value it can hold. The error names the file and the key.
 absl::Status CheckHeaderSettings(const Recording& recording);
 
 // The allocator that ran the job, when the recording says: the policy whose

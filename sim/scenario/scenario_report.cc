@@ -85,7 +85,7 @@ Json SegmentsJson(const SegmentComparison& c) {
 bool HasScenarioSection(const Scenario& scenario) {
   // A converted recording's header settings are shown where they came from.
   return scenario.start_summary.has_value() || scenario.recording->records_side_entries() ||
-         scenario.devices.size() > 1 || scenario.recording->metadata().Find(kAllocatorSettingsKey) != nullptr;
+         scenario.devices.size() > 1 || HasHeaderSettings(*scenario.recording);
 }
 
 std::string ScenarioText(const ScenarioReportInput& in) {

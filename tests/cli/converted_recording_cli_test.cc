@@ -29,12 +29,6 @@ TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes)
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.err,
             "hbmsim convert: " + hbt +
-                ": its settings are device 1's; device 0 ran with expandable_segments=true: replay it with --device 0 "
-                "--set expandable_segments=true\n"
-                "hbmsim convert: " + hbt +
-                ": its settings are device 1's; device 2 ran with device_index=2 expandable_segments=true: replay it "
-                "with --device 2 --set device_index=2 --set expandable_segments=true\n"
-                "hbmsim convert: " + hbt +
                 ": the recorded segment calls are kept as marks, which a replay does not act on: --check-recorded has no "
                 "segments to compare, and a segment the job released stays cached\n");
   const std::string text = TempPath("h100.trace");
@@ -42,6 +36,8 @@ TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes)
   EXPECT_EQ(Header(ReadFile(text)),
             "# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 4\n# devices: 0, 1, 2\n"
             "# allocator: torch\n# device: 1\n# allocator_settings: device_index=1 expandable_segments=true\n"
+            "# allocator_settings.device_0: expandable_segments=true\n"
+            "# allocator_settings.device_2: device_index=2 expandable_segments=true\n"
             "# device_bytes: 84298432512\n");
 
   const std::string orig_json = TempPath("orig.json");
@@ -64,13 +60,24 @@ TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes)
   EXPECT_EQ(v["summary"]["allocs"], 200);
   EXPECT_EQ(v["summary"]["failures"], 1);
 
-  // Another device takes neither the header's settings nor its limit: as the original's device 0 does.
-  const std::string dev0 = TempPath("dev0.json");
-  ASSERT_EQ(RunHbmsim("replay " + hbt + " --device 0 --no-advice --json " + dev0).exit_code, 0);
-  const nlohmann::json d = nlohmann::json::parse(ReadFile(dev0));
-  EXPECT_EQ(d["allocator"]["bytes_limit_source"], "none: unlimited (the recording records no OOM)");
-  EXPECT_EQ(d["allocator"]["options"]["expandable_segments"], false);
-  EXPECT_EQ(d["allocator"]["options"]["device_index"], 0);
+  // Every other device takes its own settings, and no limit (it recorded no
+  // OOM), as the original's does: the job's PYTORCH_CUDA_ALLOC_CONF was the
+  // whole process's.
+  for (const int dev : {0, 2}) {
+    SCOPED_TRACE(dev);
+    const std::string conv_dev = TempPath("conv_dev.json");
+    const std::string orig_dev = TempPath("orig_dev.json");
+    const std::string flags = " --device " + std::to_string(dev) + " --no-advice --json ";
+    ASSERT_EQ(RunHbmsim("replay " + hbt + flags + conv_dev).exit_code, 0);
+    ASSERT_EQ(RunHbmsim("replay " + kSnapshot + flags + orig_dev).exit_code, 0);
+    const nlohmann::json d = nlohmann::json::parse(ReadFile(conv_dev));
+    const nlohmann::json e = nlohmann::json::parse(ReadFile(orig_dev));
+    EXPECT_EQ(d["allocator"]["bytes_limit_source"], "none: unlimited (the recording records no OOM)");
+    EXPECT_EQ(d["allocator"]["options"]["expandable_segments"], true);
+    EXPECT_EQ(d["allocator"]["options"]["device_index"], dev);
+    EXPECT_EQ(d["allocator"]["options"], e["allocator"]["options"]);
+    EXPECT_EQ(d["stats"], e["stats"]);
+  }
 }
 
 // A snapshot's start state becomes allocations at the start: the converted
@@ -110,21 +117,25 @@ TEST(ConvertedRecordingCliTest, ASnapshotWithoutATraceConvertsToNothingAndSaysWh
 
 // A profile's GPU allocator ran with garbage collection and region
 // coalescing on; its host allocator grew on demand. The header keeps the
-// GPU's, the device a replay picks.
+// GPU's, the device a replay picks, and the host allocator's as its own.
 TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
   const std::string text = TempPath("tf.trace");
   const CliRun c = RunHbmsim("convert " + kProfile + " " + text);
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  EXPECT_EQ(c.err.rfind("hbmsim convert: " + text +
-                            ": its settings are device 0's; device 1 ran with allow_growth=true: replay it with "
-                            "--device 1 --set allow_growth=true\n",
-                        0),
-            0u)
-      << c.err;
+  EXPECT_EQ(c.err.find("settings"), std::string::npos) << c.err;
   EXPECT_NE(Header(ReadFile(text)).find("# allocator: bfc\n# device: 0\n"
-                                        "# allocator_settings: garbage_collection=true region_coalescing=true\n"),
+                                        "# allocator_settings: garbage_collection=true region_coalescing=true\n"
+                                        "# allocator_settings.device_1: allow_growth=true\n"
+                                        "# device_bytes.device_1: 68719476736\n"),
             std::string::npos)
       << Header(ReadFile(text));
+  const std::string host_json = TempPath("host.json");
+  ASSERT_EQ(RunHbmsim("replay " + text + " --device 1 --json " + host_json).exit_code, 0);
+  const nlohmann::json host = nlohmann::json::parse(ReadFile(host_json));
+  EXPECT_EQ(host["allocator"]["options"]["allow_growth"], true);
+  EXPECT_EQ(host["allocator"]["options"]["garbage_collection"], false);
+  EXPECT_EQ(host["allocator"]["bytes_limit"], 68719476736);
+  EXPECT_EQ(host["allocator"]["bytes_limit_source"], "the trace's # device_bytes.device_1");
   const CliRun size = RunHbmsim("size " + text);
   ASSERT_EQ(size.exit_code, 0) << size.err;
   EXPECT_NE(size.out.find("  settings:         garbage_collection=true region_coalescing=true (from the "
@@ -174,10 +185,34 @@ TEST(ConvertedRecordingCliTest, AHeaderThatCannotBeTakenIsOneLine) {
             ": metadata allocator_settings: the settings of no allocator hbmsim models: # allocator must name one "
             "(best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu)\n");
   EXPECT_EQ(run("e.trace", "# device: one\n", "--allocator bfc"), ": metadata device: 'one' is not a decimal number\n");
+  EXPECT_EQ(run("g.trace", "# allocator: torch\n# allocator_settings.device_3: bogus=1\n", ""),
+            ": metadata allocator_settings.device_3: torch has no option 'bogus'\n");
   EXPECT_EQ(run("f.trace", "# allocator: jemalloc\n", ""),
             " (text) does not say which allocator ran the job that hbmsim models (its # allocator: jemalloc is none "
             "of them) (built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, paged, torch, tpu; or a "
             ".yaml config file)\n");
+}
+
+// A device's own limit is taken for that device alone, and checked where it
+// is taken.
+TEST(ConvertedRecordingCliTest, EachDeviceTakesItsOwnLimit) {
+  const std::string path = TempPath("limits.trace");
+  WriteFile(path, "# hbmsim-trace v1\n# device: 1\n# device_bytes: 1000\n# device_bytes.device_0: 4096\n"
+                  "# device_bytes.device_2: lots\nalloc 1 100\nfree 1\nalloc 2 100 device=1\nfree 2 device=1\n"
+                  "alloc 3 100 device=2\nfree 3 device=2\n");
+  const auto limit_line = [&](const std::string& flags) {
+    const CliRun r = RunHbmsim("replay " + path + " --allocator bfc" + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const size_t at = r.out.find("  limit:");
+    return at == std::string::npos ? r.out : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  EXPECT_EQ(limit_line(""), "  limit:      1000 (1000B) from the trace's # device_bytes");
+  EXPECT_EQ(limit_line(" --device 0"), "  limit:      4096 (4.0KiB) from the trace's # device_bytes.device_0");
+  const CliRun bad = RunHbmsim("replay " + path + " --allocator bfc --device 2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "hbmsim replay: " + path +
+                         ": metadata device_bytes.device_2: 'lots' is not a size (plain bytes, or a number with B, "
+                         "KiB, MiB, GiB, TiB, PiB, KB, MB, GB or TB)\n");
 }
 
 // The header's settings are its allocator's options: a replay under another
