@@ -127,7 +127,7 @@ absl::Status ReplayEngine::ApplyAlloc(const Event& e, EventIndex index, const Ev
   req.stream = e.stream;
   req.shape = e.shape ? &*e.shape : nullptr;
   req.event = index;
-  if (options_.check_recorded && e.addr) req.recorded_address = Offset(*e.addr);
+  if ((options_.check_recorded || options_.recorded_bases) && e.addr) req.recorded_address = Offset(*e.addr);
   AllocResult r;
   if (!AllocAs(allocator_, req, r)) return BadEvent(reader, e, "that is still live");
   if (options_.check_recorded && e.addr) {
@@ -150,7 +150,7 @@ absl::Status ReplayEngine::ApplyFree(const Event& e, const EventReader& reader) 
 }
 
 bool ReplayEngine::PlainAllowed() const {
-  if (options_.paranoid || options_.check_recorded) return false;
+  if (options_.paranoid || options_.check_recorded || options_.recorded_bases) return false;
   return std::none_of(observers_.begin(), observers_.end(),
                       [](const ReplayObserver* o) { return o->needs_allocs_and_releases(); });
 }

@@ -52,6 +52,10 @@ struct ReplayOptions {
   bool paranoid = false;
   std::optional<DeviceId> device;  // nullopt: the device of the first event
   bool check_recorded = false;     // pass `addr=` to the policy and compare placements
+  // Pass `addr=` to the policy (AllocRequest::recorded_address: where a new
+  // segment or region goes), without comparing: a runtime's own recording
+  // replayed under its model (ScenarioRun::Prepare).
+  bool recorded_bases = false;
   // Events [0, peak_from) only rebuild the state the recording began in (a
   // profile's inferred pool: Scenario::start_events); the live bytes they
   // hold for a moment (the fillers that lay out its regions) are not the

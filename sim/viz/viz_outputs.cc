@@ -38,7 +38,8 @@ EventReader& VizOutputs::Attach(const Allocator& allocator, const ReplayOptions&
 
 // Which addresses the export shows: the simulated ones are the recorded ones
 // exactly when the replay placed every recorded alloc at its address (new
-// memory starts at the recorded bases only under --check-recorded).
+// memory starts at the recorded bases under --check-recorded, and in a
+// snapshot's replay by its own runtime's model: ScenarioRun::Prepare).
 absl::StatusOr<std::string> VizOutputs::AddressesShown() const {
   const MemoryVizRecorder& m = *memory_viz_;
   const std::string counts = fmt::format("{} of {} recorded allocs were placed at their recorded address",

@@ -73,9 +73,10 @@ TEST(MemoryVizContext, RecordingContextCarriesOver) {
   EXPECT_EQ(j["allocator_settings"]["hbmsim_addresses"], "recorded");
 }
 
-// Without --check-recorded new torch segments start at our own bases, so
-// no alloc lands at its recorded address: `recorded` is refused, as it is
-// for a trace that records no address at all.
+// A snapshot replayed by torch puts new segments at their recorded bases, so
+// every alloc lands at its recorded address, with --check-recorded or not.
+// Under bfc memory starts at offset 0 and no alloc does: `recorded` is
+// refused, as it is for a trace that records no address at all.
 TEST(MemoryVizContext, AddressesShown) {
   const std::string small = kDir + "small_trace_from_empty.pickle --allocator torch";
   EXPECT_EQ(Export(small, "--check-recorded --memory-viz-addresses recorded")["allocator_settings"]
@@ -84,9 +85,12 @@ TEST(MemoryVizContext, AddressesShown) {
   EXPECT_EQ(Export(small, "--check-recorded --memory-viz-addresses simulated")["allocator_settings"]
                   ["hbmsim_addresses"],
             "simulated");
-  EXPECT_EQ(Export(small, "")["allocator_settings"]["hbmsim_addresses"], "simulated (0 of 36 recorded allocs were placed at their recorded address)");
+  EXPECT_EQ(Export(small, "")["allocator_settings"]["hbmsim_addresses"], "recorded");
+  const std::string bfc = kDir + "small_trace_from_empty.pickle --allocator bfc --bytes-limit 8GiB";
+  EXPECT_EQ(Export(bfc, "")["allocator_settings"]["hbmsim_addresses"],
+            "simulated (0 of 36 recorded allocs were placed at their recorded address)");
   const CliRun refused =
-      RunHbmsim("replay " + small + " --memory-viz-addresses recorded --memory-viz " + TempPath("r.json"));
+      RunHbmsim("replay " + bfc + " --memory-viz-addresses recorded --memory-viz " + TempPath("r.json"));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(refused.err,
             "hbmsim replay: --memory-viz-addresses recorded: 0 of 36 recorded allocs were placed at their "
