@@ -115,7 +115,10 @@ bool HasHeaderSettings(const Recording& recording) {
 }
 
 absl::Status CheckHeaderSettings(const Recording& recording) {
-  for (const auto& [name, text] : recording.metadata().entries) {
+  for (const auto& entry : recording.metadata().entries) {
+    // Named, not bound: a structured binding cannot be captured by clang's lambdas.
+    const std::string& name = entry.first;
+    const std::string& text = entry.second;
     if (!IsKeyOrPerDevice(name, kAllocatorSettingsKey)) continue;
     const auto bad = [&](const std::string& why) {
       return absl::InvalidArgumentError(fmt::format("{}: metadata {}: {}", recording.path(), name, why));

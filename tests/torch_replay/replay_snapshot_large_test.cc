@@ -9,13 +9,15 @@
 namespace hbmsim::testing {
 namespace {
 
-nlohmann::json CheckRecorded(const std::string& file) {
-  const std::string json = TempPath("check.json");
-  const CliRun r = RunHbmsim("replay ../shared/torch_snapshots/" + file +
-                             " --allocator torch --check-recorded --json " + json);
+// `hbmsim replay` of a shipped snapshot with `flags`: its --json report.
+nlohmann::json Replayed(const std::string& file, const std::string& flags) {
+  const std::string json = TempPath("replayed.json");
+  const CliRun r = RunHbmsim("replay ../shared/torch_snapshots/" + file + " " + flags + " --json " + json);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(ReadFile(json));
 }
+
+nlohmann::json CheckRecorded(const std::string& file) { return Replayed(file, "--allocator torch --check-recorded"); }
 
 TEST(ReplaySnapshotLargeTest, Cs336FullstepIsExact) {
   const nlohmann::json j = CheckRecorded("cs336_ctx128_fullstep.pickle");
@@ -63,10 +65,7 @@ TEST(ReplaySnapshotLargeTest, Gen5MediumFromMidRunIsExact) {
 // replay puts each new segment at its recorded base and is the recording
 // (its own bases took other blocks: 436 segments, a 6.21 GB reserved peak).
 TEST(ReplaySnapshotLargeTest, ChurnReplaysAsRecordedWithoutAFlag) {
-  const std::string json = TempPath("churn.json");
-  const CliRun r = RunHbmsim("replay ../shared/torch_snapshots/segment_alloc_free_churn_4dev.pickle --json " + json);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  const nlohmann::json j = Replayed("segment_alloc_free_churn_4dev.pickle", "");
   EXPECT_EQ(j["counters"]["segment.all.allocated"], 424);
   EXPECT_EQ(j["counters"]["reserved_bytes.all.peak"], 5802819584);
   EXPECT_EQ(j["counters"]["reserved_bytes.all.current"], 230686720);
