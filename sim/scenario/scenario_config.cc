@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_config.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "fmt/format.h"
 #include "trace/core/numbers.h"
@@ -100,12 +101,13 @@ std::string PerDeviceKey(std::string_view key, DeviceId device) {
   return fmt::format("{}.device_{}", key, device.value());
 }
 
-const std::string* HeaderValueFor(const Scenario& scenario, std::string_view key) {
+HeaderValue HeaderValueFor(const Scenario& scenario, std::string_view key) {
   const TraceMetadata& header = scenario.recording->metadata();
   if (scenario.device) {
-    if (const std::string* own = header.Find(PerDeviceKey(key, *scenario.device))) return own;
+    std::string own = PerDeviceKey(key, *scenario.device);
+    if (const std::string* value = header.Find(own)) return {std::move(own), value};
   }
-  return HeaderIsOfDevice(scenario) ? header.Find(key) : nullptr;
+  return {std::string(key), HeaderIsOfDevice(scenario) ? header.Find(key) : nullptr};
 }
 
 bool HasHeaderSettings(const Recording& recording) {
@@ -166,7 +168,7 @@ std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, Allocat
   // A converted recording carries the settings as option edits, for the allocator it names.
   if (HasHeaderSettings(r)) {
     const std::string* named = r.metadata().Find(kAllocatorKey);
-    const std::string* edits = HeaderValueFor(scenario, kAllocatorSettingsKey);
+    const std::string* edits = HeaderValueFor(scenario, kAllocatorSettingsKey).value;
     if (named == nullptr || *named != config.policy->name || edits == nullptr) return {};
     return ApplyAtDefaults(SplitEdits(*edits), config);
   }
@@ -210,16 +212,14 @@ absl::StatusOr<std::optional<LimitChoice>> RecordedLimitChoice(const Scenario& s
   if (s.recorded_limit) {
     return Choice(LimitChoice{s.recorded_limit->limit, fmt::format("the recording's {}", s.recorded_limit->how)});
   }
-  const std::string* device_bytes = HeaderValueFor(s, kDeviceBytesKey);
-  if (device_bytes == nullptr) return Choice();
-  const bool own = s.device && device_bytes == s.recording->metadata().Find(PerDeviceKey(kDeviceBytesKey, *s.device));
-  const std::string key = own ? PerDeviceKey(kDeviceBytesKey, *s.device) : std::string(kDeviceBytesKey);
-  absl::StatusOr<Bytes> b = ParseBytes(*device_bytes, /*allow_more_units=*/true);
+  const HeaderValue device_bytes = HeaderValueFor(s, kDeviceBytesKey);
+  if (device_bytes.value == nullptr) return Choice();
+  absl::StatusOr<Bytes> b = ParseBytes(*device_bytes.value, /*allow_more_units=*/true);
   if (!b.ok()) {
     return absl::InvalidArgumentError(
-        fmt::format("{}: metadata {}: {}", s.path(), key, std::string(b.status().message())));
+        fmt::format("{}: metadata {}: {}", s.path(), device_bytes.key, std::string(b.status().message())));
   }
-  return Choice(LimitChoice{*b, fmt::format("the trace's # {}", key)});
+  return Choice(LimitChoice{*b, fmt::format("the trace's # {}", device_bytes.key)});
 }
 
 absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfig& config,

@@ -40,8 +40,13 @@ inline constexpr std::string_view kDeviceBytesKey = "device_bytes";
 // "KEY.device_N": device N's own KEY.
 std::string PerDeviceKey(std::string_view key, DeviceId device);
 // The header's KEY for the scenario's device: its own PerDeviceKey, else KEY
-// when the header's `# device:` names that device or none; nullptr otherwise.
-const std::string* HeaderValueFor(const Scenario& scenario, std::string_view key);
+// when the header's `# device:` names that device or none; value nullptr
+// otherwise. `key` is the one read, for messages.
+struct HeaderValue {
+  std::string key;
+  const std::string* value = nullptr;
+};
+HeaderValue HeaderValueFor(const Scenario& scenario, std::string_view key);
 // Whether the header carries settings for any device.
 bool HasHeaderSettings(const Recording& recording);
 
