@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian packages hbmsim builds with, only those that are missing.
-# Usage: install-deps.sh [--sanitizers] [--slurm]
+# Installs the Debian packages hbmsim needs, only those that are missing.
+# Usage: install-deps.sh [--tests] [--sanitizers] [--slurm] [--browser]
+#   (none)        what building the CLI and the Python module needs, plus
+#                 ccache and mold, which make every later build faster
+#   --tests       gtest, Google Benchmark, rapidcheck, and the Python test
+#                 suite's pytest, numpy, pandas and distributed
+#   --sanitizers  clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh)
+#   --slurm       a one-node Slurm for the slow test tests/slurm (scripts/slurm-local.sh)
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config python3
-  libabsl-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libzstd-dev
-  libprotobuf-dev protobuf-compiler zlib1g-dev
-  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-pip python3-setuptools
-  python3-wheel python3-distributed)
-# --sanitizers: also clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh).
-# --slurm: a one-node Slurm for the slow test tests/slurm (scripts/slurm-local.sh).
+packages=(cmake ninja-build g++ pkg-config ccache mold python3
+  libabsl-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libzstd-dev
+  libprotobuf-dev protobuf-compiler zlib1g-dev pybind11-dev python3-dev python3-pip)
 for arg in "$@"; do
   case $arg in
+    --tests) packages+=(libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+      python3-numpy python3-pandas python3-pytest python3-distributed) ;;
     --sanitizers) packages+=(clang libclang-rt-14-dev) ;;
     --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
-    *) echo "install-deps: unknown option $arg (--sanitizers, --slurm)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown option $arg (--tests, --sanitizers, --slurm)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The test command of the README: install what is missing, build, run the
-# default test suite (everything not labelled `slow`).
+# The test command of the README: install what is missing, build everything
+# (tests and benchmarks too), run the default test suite (everything not
+# labelled `slow`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
-"$root/scripts/build.sh"
+start=$SECONDS
+"$root/scripts/install-deps.sh" --tests
+"$root/scripts/build.sh" --tests
+echo "test: built in $((SECONDS - start)) s" >&2
 cd "${BUILD_DIR:-$root/build}"
 ctest --output-on-failure -j "$(nproc)" -LE slow --timeout 300
+echo "test: passed in $((SECONDS - start)) s" >&2
