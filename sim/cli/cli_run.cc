@@ -9,7 +9,9 @@
 
 #include "CLI/CLI.hpp"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/cli/version.h"
 #include "trace/io/output_file.h"
 
 namespace hbmsim::cli {
@@ -34,27 +36,32 @@ int CheckedStdout(const std::string& command, int code, bool captured) {
   return kExitBadInput;
 }
 
+// The first argument when it is neither a flag nor a command: CLI11 alone
+// would answer "A subcommand is required", which hides the typo.
+std::string UnknownCommand(const CommandLine& line, const std::vector<std::string>& args) {
+  if (args.empty() || args.front().empty() || args.front().front() == '-') return {};
+  std::vector<std::string> names;
+  for (const auto& [sub, command] : line.commands) {
+    if (sub->get_name() == args.front()) return {};
+    names.push_back(sub->get_name());
+  }
+  return fmt::format("hbmsim: unknown command '{}' (commands: {}; see hbmsim --help)", OneLineMessage(args.front()),
+                     fmt::join(names, ", "));
+}
+
 int Run(const std::vector<std::string>& args, bool captured) {
-  CLI::App app(
-      "hbmsim replays a device-memory allocation trace (text trace, PyTorch snapshot) through a faithful "
-      "model of a GPU/TPU allocator, to tell a true out-of-memory from fragmentation and to try other "
-      "configurations.",
-      "hbmsim");
-  app.require_subcommand(1);
-  app.footer(
-      "Exit codes: 0 everything fit, 1 some allocation failed, 2 usage error or bad input, 3 internal "
-      "error.");
-  std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
-  for (const CommandInfo& info : RegisteredCommands()) {
-    CLI::App* sub = app.add_subcommand(info.name, info.summary);
-    std::unique_ptr<Command> command = info.make();
-    command->Configure(*sub);
-    commands.emplace_back(sub, std::move(command));
+  std::unique_ptr<CommandLine> line = MakeCommandLine();
+  CLI::App& app = line->app;
+  if (std::string unknown = UnknownCommand(*line, args); !unknown.empty()) {
+    PrintError(unknown);
+    return kExitBadInput;
   }
   // CLI11 parses a vector given in reverse order, without the program name.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -64,7 +71,7 @@ int Run(const std::vector<std::string>& args, bool captured) {
     return kExitBadInput;
   }
   try {
-    for (auto& [sub, command] : commands) {
+    for (auto& [sub, command] : line->commands) {
       if (!sub->parsed()) continue;
       const int code = CheckedStdout(CommandPath(app), command->Run(), captured);
       FlushNotes(code);
@@ -79,6 +86,28 @@ int Run(const std::vector<std::string>& args, bool captured) {
 }
 
 }  // namespace
+
+std::unique_ptr<CommandLine> MakeCommandLine() {
+  auto line = std::make_unique<CommandLine>();
+  CLI::App& app = line->app;
+  app.description(
+      "hbmsim replays a device-memory allocation trace (text trace, PyTorch snapshot, TF/JAX profile, BFC log, "
+      "XLA dump) through a faithful model of a GPU/TPU allocator, to tell a true out-of-memory from fragmentation "
+      "and to try other configurations.");
+  app.name("hbmsim");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("hbmsim {}", kVersion), "print the version and exit");
+  app.footer(
+      "Exit codes: 0 everything fit, 1 some allocation failed, 2 usage error or bad input, 3 internal "
+      "error. Documentation: hbmsim help.");
+  for (const CommandInfo& info : RegisteredCommands()) {
+    CLI::App* sub = app.add_subcommand(info.name, info.summary);
+    std::unique_ptr<Command> command = info.make();
+    command->Configure(*sub);
+    line->commands.emplace_back(sub, std::move(command));
+  }
+  return line;
+}
 
 int RunCli(const std::vector<std::string>& args) { return Run(args, /*captured=*/false); }
 

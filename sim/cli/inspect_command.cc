@@ -24,7 +24,7 @@ class InspectCommand : public Command {
         ->required();
     app.add_option(
         "--probe", probes_,
-        "a request size (e.g. 512MiB, 1e9): what the torch policy would do with it now; repeatable");
+        "a request size (e.g. 512MiB, 1000000000): what the torch policy would do with it now; repeatable");
     app.add_option(
         "--at", at_,
         "replay the device's trace up to this event index, mark label (e.g. segment_alloc) or `oom` "

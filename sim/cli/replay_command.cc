@@ -1,6 +1,6 @@
 // `hbmsim replay TRACE --allocator NAME|FILE.yaml ...`: replays a trace
 // through one allocator and reports where and why allocations failed
-// (shared/spec/cli-contract.md fixes the flags, the CSV and the JSON keys).
+// (docs/cli.md gives the flags, the CSV and the JSON keys).
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -90,7 +90,7 @@ class ReplayCommand : public Command {
 
 void ReplayCommand::Configure(CLI::App& app) {
   app.add_option("TRACE", trace_,
-                 "the trace: text format v1 (shared/spec/trace-format.md) or a PyTorch snapshot")
+                 "the recording: any format hbmsim reads (hbmsim help text-trace for the text format)")
       ->required();
   app.add_option("--allocator", allocator_,
                  "a built-in policy (bfc, ...) or a YAML config such as configs/bfc_tensorflow.yaml (default: the "

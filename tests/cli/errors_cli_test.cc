@@ -104,7 +104,9 @@ TEST(ErrorsCliTest, CommandLineErrorsAreOneLine) {
                  "which allocator ran the job (built-in: best_fit, bfc, cuda_async, first_fit, ideal, offline, "
                  "paged, torch, tpu; or a .yaml config file)");
   ExpectBadInput(RunHbmsim(""), "hbmsim: A subcommand is required (see hbmsim --help)");
-  ExpectBadInput(RunHbmsim("frobnicate"), "hbmsim: A subcommand is required (see hbmsim --help)");
+  ExpectBadInput(RunHbmsim("frobnicate"),
+                 "hbmsim: unknown command 'frobnicate' (commands: advise, compare, completion, convert, diagnose, "
+                 "gen, help, inspect, replay, size, sweep; see hbmsim --help)");
 }
 
 TEST(ErrorsCliTest, HelpExitsZero) {
