@@ -27,6 +27,7 @@
 
 #include "python/snapshot_tree.h"
 #include "sim/cli/cli_run.h"
+#include "sim/cli/version.h"
 #include "trace/formats/memory_recordings.h"
 #include "trace/io/temp_registry.h"
 
@@ -79,6 +80,7 @@ std::string RegisterSnapshot(py::handle snapshot, const std::string& shown) {
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "The hbmsim command line, run in-process (see hbmsim/__init__.py for the Python API).";
+  m.attr("__version__") = hbmsim::cli::kVersion;
   m.def("run_captured", &RunCaptured, py::arg("args"),
         "Runs `hbmsim ARGS...` in-process with its stdout and stderr captured; returns "
         "(exit_code, stdout bytes, stderr bytes). The GIL is released during the run.");

@@ -9,7 +9,7 @@ Each function runs the hbmsim command of the same name in-process (the
 pybind11 module hbmsim._native runs the CLI's own code, sim/cli), with
 --json (and for a replay --placements and --html) written to a temporary
 directory, and returns a Result holding that JSON report. So the values are
-the CLI's, under the CLI's names (shared/spec/cli-contract.md), and a bad
+the CLI's, under the CLI's names (docs/cli.md), and a bad
 input raises the CLI's one-line message: OSError for a file that cannot be
 read or written, ValueError for any other bad input or option, RuntimeError
 for an internal error (exit 3). The GIL is released while a command runs.
@@ -30,6 +30,7 @@ from . import _native
 from .results import Result
 
 __all__ = ["replay", "size", "compare", "advise", "diagnose", "cli", "Result"]
+__version__ = _native.__version__  # the CLI's (the file VERSION), as `hbmsim --version` prints it
 
 # Words of the CLI's messages about a file itself (trace/io): these raise
 # OSError, every other bad input ValueError.

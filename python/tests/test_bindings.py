@@ -216,3 +216,14 @@ def test_diagnose_text_and_path_equal_cli(run_cli):
     assert from_text.exit_code == cli.code
     assert {k: v for k, v in from_text.json.items() if k != "source"} == \
         {k: v for k, v in cli.report.items() if k != "source"}
+
+
+def test_version_is_the_clis():
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "VERSION"), encoding="utf-8") as f:
+        version = f.read().strip()
+    assert hbmsim.__version__ == version
+    module = subprocess.run([sys.executable, "-m", "hbmsim", "--version"], capture_output=True, text=True,
+                            env=dict(os.environ), cwd="/")
+    assert (module.returncode, module.stdout, module.stderr) == (0, f"hbmsim {version}\n", "")
+    binary = subprocess.run([BINARY, "--version"], capture_output=True, text=True)
+    assert binary.stdout == module.stdout
