@@ -1,7 +1,7 @@
 // The `ideal` bound: an allocator that fits a request whenever the bytes the
 // live buffers requested, this one included, stay within the limit. No
 // rounding, no placement constraint: the bound no allocator can beat (XLA's
-// NoFragmentationStatsHeap, shared/reference/tpu-and-xla.md §2.2), so its
+// NoFragmentationStatsHeap, tpu-and-xla.md §2.2), so its
 // minimum limit is exactly the trace's peak live bytes.
 //
 // Model

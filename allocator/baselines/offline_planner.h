@@ -1,5 +1,5 @@
 // The `offline` bound: placement with the whole future known, as XLA's heap
-// simulator does it (shared/reference/tpu-and-xla.md §2.1–2.2).
+// simulator does it (tpu-and-xla.md §2.1–2.2; docs/what-if.md).
 //
 // Every buffer is a live interval [start, end) in trace time (the positions of
 // its alloc and of its free; a buffer never freed lives to the end) and a size.

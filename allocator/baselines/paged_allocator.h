@@ -1,6 +1,6 @@
 // The `paged` baseline: a pool whose physical memory is fungible in pages, as
 // cuda_malloc_async's driver pool and PyTorch's expandable segments remap
-// physical pages behind virtual addresses (shared/reference/tpu-and-xla.md
+// physical pages behind virtual addresses (tpu-and-xla.md
 // §1.9: "a page-granular (e.g. 2 MiB) VA-remapping pool").
 //
 // Model

@@ -1,7 +1,7 @@
 // The `bfc` policy: TensorFlow/XLA's BFCAllocator ("best-fit with coalescing"),
 // placement- and stats-identical to google/tsl tsl/framework/bfc_allocator.cc
 // (2024, the last revision before the move to xla/tsl; "REF" in
-// shared/reference/bfc-allocator.md, whose sections are cited below).
+// the project's bfc-allocator.md reference notes, whose sections are cited below).
 //
 // Model
 // -----

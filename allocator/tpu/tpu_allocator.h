@@ -1,5 +1,5 @@
 // `tpu`: a TPU-style chunked HBM allocator (issue 4; facts in
-// /work/shared/reference/tpu-and-xla.md §1, docs/tpu-model.md for the table of
+// tpu-and-xla.md §1 of the reference notes, docs/tpu-model.md for the table of
 // what is Google-documented and what is our assumption).
 //
 // Model

@@ -12,7 +12,7 @@ import csv
 import html
 import io
 
-# The --placements CSV's columns (shared/spec/cli-contract.md) and the dtype
+# The --placements CSV's columns (docs/cli.md) and the dtype
 # each gets in the structured array. A failed alloc has no offset: -1.
 PLACEMENT_FIELDS = (
     ("event", "u8"),

@@ -15,7 +15,7 @@
 
 namespace hbmsim::cli {
 
-// Exit codes shared by every subcommand (shared/spec/cli-contract.md).
+// Exit codes shared by every subcommand (docs/cli.md).
 enum ExitCode : int {
   kExitOk = 0,        // the work ran and every allocation fit
   kExitFailures = 1,  // the work ran and at least one allocation failed
@@ -55,8 +55,8 @@ CLI::Validator UnsignedNumber();
 
 // Notes and warnings for stderr ("hbmsim size: t.trace: 8 events ...") are
 // held until the command knows its exit code: a run that ends with exit 2 or
-// 3 prints its one error line alone (shared/spec/cli-contract.md: one line
-// names the problem), any other run prints them all. Note() takes the whole
+// 3 prints its one error line alone (docs/cli.md: one line names the
+// problem), any other run prints them all. Note() takes the whole
 // line without its newline; FlushNotes() prints (or drops) what is held and
 // is called by each command before its final message, and by main().
 void Note(std::string line);

@@ -1,5 +1,5 @@
 // The `bfc` policy's entry in the registry: option names and defaults exactly
-// as shared/spec/cli-contract.md fixes them, each bound to its BfcOptions member.
+// as the CLI contract (docs/cli.md) fixes them, each bound to its BfcOptions member.
 #include <variant>
 
 #include "allocator/bfc/bfc_allocator.h"

@@ -1,6 +1,6 @@
 // TF's BFCAllocator::DumpMemoryLog, rebuilt from the outside: the memory map
 // (WalkMemoryMap), the stats, and BFC's public bin helpers. The layout follows
-// REF (shared/reference/bfc-allocator.md §3.3) line for line, without the log
+// REF (bfc-allocator.md §3.3 of the reference notes) line for line, without the log
 // prefixes, so users can put a simulated dump next to the one their job printed:
 //
 //   BFCAllocator dump for bfc

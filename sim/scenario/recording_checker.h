@@ -95,7 +95,7 @@ class RecordingChecker : public ReplayObserver {
   const std::optional<HistoryMismatch>& first_history_mismatch() const { return first_history_mismatch_; }
 
   // allocs (trace allocs and gen1 history addresses) and
-  // segments (segment_alloc + segment_map), as cli-contract.md's recorded_check.
+  // segments (segment_alloc + segment_map), as docs/cli.md's recorded_check.
   RecordedCheck Check() const;
   const SegmentComparison& segment_allocs() const { return segment_allocs_; }
   const SegmentComparison& segment_frees() const { return segment_frees_; }

@@ -1,5 +1,5 @@
 // `hbmsim replay --memory-viz out.pickle|out.json`: the simulated run as a
-// PyTorch memory snapshot (shared/reference/pytorch-caching-allocator.md
+// PyTorch memory snapshot (pytorch-caching-allocator.md
 // §3–4), so pytorch.org/memory_viz and torch.cuda._memory_viz show any
 // policy's run. docs/memory-viz-rules.md lists what the viewers require; the
 // export keeps all of it at every step of the viewer's backward walk:

@@ -2,7 +2,7 @@
 // number comes from trials (sim/whatif/trial.h), the replay `hbmsim replay`
 // runs, so a row at L equals `hbmsim replay --allocator A --bytes-limit L`.
 //
-// Measures (shared/reference/tpu-and-xla.md §4), at the limit L:
+// Measures (tpu-and-xla.md §4; docs/what-if.md), at the limit L:
 //   failures                  oom and fragmentation, replaying on after each
 //   peak_bytes_in_use         the allocator's own (block sizes, rounding included)
 //   peak_pool_bytes           what it held from the device at most

@@ -1,7 +1,7 @@
 // What a TensorFlow / XLA BFC allocator prints when an allocation fails: the
 // OOM header, then DumpMemoryLog's body (bins, chunk state, regions with their
 // chunks, in-use summary, pool line, Stats) and the occupancy line
-// (shared/reference/bfc-allocator.md §2-§3). One BfcDump holds one such dump,
+// (bfc-allocator.md §2-§3 of the reference notes). One BfcDump holds one such dump,
 // exactly as far as the log shows it: every part is optional, because users
 // paste excerpts. Numbers printed by HumanReadableNumBytes ("585.94MiB") are
 // kept as text beside the bytes they stand for, since they are rounded.

@@ -1,5 +1,5 @@
 // Rebuilding a BFC heap from a dump's chunk list, and the consistency checks of
-// shared/reference/bfc-allocator.md §3.4 that prove the rebuild is exact:
+// bfc-allocator.md §3.4 (reference notes) that prove the rebuild is exact:
 //
 //   contiguity   chunk[i].addr + chunk[i].size == chunk[i+1].addr   (per region)
 //   region ends  the last chunk of a region prints next 18446744073709551615

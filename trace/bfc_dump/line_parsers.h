@@ -1,4 +1,4 @@
-// One matcher per kind of BFC log line (shared/reference/bfc-allocator.md §3).
+// One matcher per kind of BFC log line (docs/formats/bfc-dump.md).
 // Each takes the message with the logger prefix removed and surrounding spaces
 // trimmed, and returns what the line says, or nullopt when it is not that kind.
 // Matchers are lenient about what follows the fields they need, because pasted

@@ -1,7 +1,7 @@
 // Reads a TensorFlow / JAX log (or a pasted excerpt of one) and collects every
-// BFC allocator OOM dump in it, of every era in shared/reference/bfc-allocator.md
-// §3. Lines that are no part of a dump are counted, never fatal; '#' lines and
-// "[...]" cut marks (the convention of shared/bfc_dumps) are understood.
+// BFC allocator OOM dump in it, of every era docs/formats/bfc-dump.md lists.
+// Lines that are no part of a dump are counted, never fatal; '#' lines and
+// "[...]" cut marks (as in the real logs the tests use) are understood.
 //
 // Where one dump ends and the next begins: a dumping OOM header, a second
 // "BFCAllocator dump for" title, a line of an earlier part of the dump than the

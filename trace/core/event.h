@@ -1,5 +1,5 @@
 // The event model every reader produces and every writer and the replay
-// engine consume (the text format of shared/spec/trace-format.md, v1).
+// engine consume (the text format of docs/formats/text-trace.md, v1).
 //
 // An Event is a plain value. Its string fields are views into storage owned by
 // the reader that produced it and stay valid until that reader's next Next()

@@ -1,5 +1,5 @@
-// The semantic checks every trace reader shares (shared/spec/trace-format.md,
-// "Errors"), independent of any allocator:
+// The semantic checks every trace reader shares (docs/formats/text-trace.md,
+// what the reader checks), independent of any allocator:
 //
 //   buffer ids   alloc       : id not tracked             -> live
 //   (per device) free        : live                       -> gone

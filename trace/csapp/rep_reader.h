@@ -1,5 +1,5 @@
 // Reads a CS:APP Malloc Lab `.rep` trace, the input of the lab's `mdriver`
-// (shared/reference/tpu-and-xla.md §5.3; docs/formats/csapp-rep.md):
+// (docs/formats/csapp-rep.md; tpu-and-xla.md §5.3 of the reference notes):
 //
 //   20000        header line 1: suggested heap size (2002 lab; the 2022 CMU driver: weight)
 //   3            header line 2: number of ids, i.e. the largest id + 1

@@ -1,5 +1,5 @@
 // Reads the CSV that RAPIDS RMM's logging_resource_adaptor writes
-// (shared/reference/tpu-and-xla.md §5.1):
+// (docs/formats/rmm-log.md; tpu-and-xla.md §5.1 of the reference notes):
 //
 //   Thread,Time,Action,Pointer,Size,Stream
 //   140202006063936,08:21:48.312812,allocate,0x7f8b2a000000,256,0x0

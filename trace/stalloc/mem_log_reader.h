@@ -1,5 +1,5 @@
 // Reads the `mem_log_dev<N>.txt` that STAlloc's Trace mode writes
-// (shared/reference/tpu-and-xla.md §5.2; docs/formats/stalloc-mem-log.md).
+// (docs/formats/stalloc-mem-log.md; tpu-and-xla.md §5.2 of the reference notes).
 // Its allocator hook writes one line per cudaMalloc/cudaFree through a C++
 // ostream, so pointers and streams are printed as `void*` ("0x7f1e41329c00",
 // a null one as "0") and sizes in decimal; its Python hooks append marker

@@ -1,5 +1,5 @@
 // Parses one event line of the text trace format, v1
-// (shared/spec/trace-format.md) into an Event. Syntax only: whether the ids
+// (docs/formats/text-trace.md) into an Event. Syntax only: whether the ids
 // make sense together is TraceValidator's job.
 #ifndef HBMSIM_TRACE_TEXT_EVENT_PARSER_H_
 #define HBMSIM_TRACE_TEXT_EVENT_PARSER_H_

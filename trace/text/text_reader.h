@@ -1,4 +1,4 @@
-// Streaming reader of the text trace format, v1 (shared/spec/trace-format.md).
+// Streaming reader of the text trace format, v1 (docs/formats/text-trace.md).
 //
 //   file --ByteSource--> LineReader (1 MiB blocks, 1 MiB line cap)
 //        --> header/comment handling (here) --> ParseEventLine --> TraceValidator

@@ -1,5 +1,5 @@
 // Writes the canonical form of the text trace format, v1
-// (shared/spec/trace-format.md): what `hbmsim convert` emits, and the form in
+// (docs/formats/text-trace.md): what `hbmsim convert` emits, and the form in
 // which diffs of traces are meaningful.
 //
 //   # hbmsim-trace v1

@@ -2,7 +2,7 @@
 // _dump_snapshot(); reference/pytorch-caching-allocator.md §3) as C++ values.
 //
 // One parser reads every format generation seen in the wild
-// (shared/torch_snapshots/MANIFEST.md):
+// (docs/formats/torch-snapshot.md):
 //   gen1  blocks carry `history: [{addr, real_size, frames}]`, no block
 //         address; trace entries {action, addr, size, stream} (torch 2.0 era)
 //   gen2  blocks {address, size, requested_size, state, frames}; segments add

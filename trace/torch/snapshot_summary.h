@@ -1,6 +1,6 @@
 // Totals over a snapshot's final segments and counts of its trace entries:
 // the numbers `python -m torch.cuda._memory_viz stats` and MemoryViz show, and
-// the ground truth MANIFEST.md lists for each real snapshot.
+// the ground truth listed with each real snapshot the tests read.
 #ifndef HBMSIM_TRACE_TORCH_SNAPSHOT_SUMMARY_H_
 #define HBMSIM_TRACE_TORCH_SNAPSHOT_SUMMARY_H_
 

@@ -1,5 +1,5 @@
 // Reads the text of XLA's BufferAssignment::ToString() (the
-// `*-buffer-assignment.txt` dump, shared/reference/tpu-and-xla.md §2.4):
+// `*-buffer-assignment.txt` dump, docs/formats/xla.md):
 //
 //   BufferAssignment:
 //   allocation 0: size 1024, parameter 0, shape |f32[256]| at ShapeIndex {}:

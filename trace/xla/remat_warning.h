@@ -1,4 +1,4 @@
-// XLA's rematerialization warning (shared/reference/tpu-and-xla.md §2.6),
+// XLA's rematerialization warning (docs/formats/xla.md; tpu-and-xla.md §2.6),
 // found anywhere in a log:
 //
 //   ... hlo_rematerialization.cc:3005] Can't reduce memory use below 16.00GiB

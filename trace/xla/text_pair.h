@@ -1,4 +1,4 @@
-// The text route (shared/reference/tpu-and-xla.md §2.7.3): a buffer-assignment
+// The text route (docs/formats/xla.md; tpu-and-xla.md §2.7.3): a buffer-assignment
 // dump joined with its live ranges on the value name into intervals
 // {size, start, end, offset}, then into alloc/free events (xla_trace.h has the
 // tie rule).
