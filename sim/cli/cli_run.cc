@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/cli/command_line.h"
 #include "sim/cli/version.h"
 #include "trace/io/output_file.h"
 

@@ -5,24 +5,10 @@
 #ifndef HBMSIM_SIM_CLI_CLI_RUN_H_
 #define HBMSIM_SIM_CLI_CLI_RUN_H_
 
-#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "CLI/CLI.hpp"
-#include "sim/cli/command.h"
-
 namespace hbmsim::cli {
-
-// The whole command line: the top-level app with every registered command
-// configured on its subcommand. RunCli parses with it; `hbmsim completion`
-// walks it, so the completion script names exactly the flags the parser takes.
-struct CommandLine {
-  CLI::App app;
-  std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
-};
-std::unique_ptr<CommandLine> MakeCommandLine();
 
 // `args` without the program name ("replay", "t.trace", "--allocator", "bfc").
 // Prints to the process's stdout and stderr; returns the exit code

@@ -10,7 +10,7 @@
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
-#include "sim/cli/cli_run.h"
+#include "sim/cli/command_line.h"
 #include "sim/cli/command.h"
 #include "sim/cli/help_topics.h"
 #include "sim/cli/version.h"
