@@ -61,13 +61,13 @@ hbmsim_choose_linker()
 #  - every library links hbm_common (fmt's FMT_SHARED), every test also gtest.
 # CMake adds -Winvalid-pch, so gcc says so if a target ever misses its header.
 add_compile_options(-fPIC)
-# gcc 12 reports -Warray-bounds and -Wstringop-overflow inside libstdc++'s
+# gcc 12 reports -Warray-bounds, -Wstringop-overflow and -overread inside libstdc++'s
 # string operator+ once the standard headers come from a precompiled header
 # (the inlined locations lose their system-header mark): the false positives
 # of GCC bugs 105329 and 105651, 30 of them in this tree, none in our code.
 # The sanitizer build (clang) checks bounds at run time.
 if(HBMSIM_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-  add_compile_options(-Wno-array-bounds -Wno-stringop-overflow)
+  add_compile_options(-Wno-array-bounds -Wno-stringop-overflow -Wno-stringop-overread)
 endif()
 add_library(hbm_common INTERFACE)
 target_link_libraries(hbm_common INTERFACE fmt::fmt)
