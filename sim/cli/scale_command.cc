@@ -50,6 +50,7 @@ class ScaleCommand : public Command {
   std::string start_state_ = "seed";
   std::vector<std::string> sets_;
   bool check_ = false;
+  std::optional<uint64_t> to_value_;
   io::OutputSet outputs_;
   // What the report points at, kept until it is written.
   std::optional<scale::Prediction> prediction_;
@@ -97,6 +98,12 @@ std::optional<Failure> ScaleCommand::ParseInputs(std::vector<scale::MemberInput>
   if (to_.empty() && fit_limit_.empty() && !check_) {
     return Failure{kExitBadInput, "give --to N, --fit-limit LIMIT or --check"};
   }
+  if (!to_.empty()) {
+    absl::StatusOr<uint64_t> to = ParseU64(to_);
+    if (!to.ok() || *to == 0)
+      return Failure{kExitBadInput, fmt::format("--to {}: must be a positive integer", to_)};
+    to_value_ = *to;
+  }
   if (!out_.empty() && to_.empty())
     return Failure{kExitBadInput, "--out: writes the prediction at --to; give --to"};
   if (!out_.empty() && !out_.ends_with(".pickle") && !out_.ends_with(".json")) {
@@ -135,7 +142,7 @@ std::optional<Failure> ScaleCommand::Answer(const scale::ScaleModel& model, cons
       return Failure{kExitBadInput, fmt::format("--to {}: must be a positive integer", to_)};
     viz::VizOutputs viz(viz::VizFlags{"", "", out_, "simulated"});
     scale::ScaleRunOptions options{false, true, out_.empty() ? nullptr : &viz, &outputs_};
-    absl::StatusOr<scale::Prediction> p = scale::PredictAt(model, config, bytes_limit_, *to, options);
+    absl::StatusOr<scale::Prediction> p = scale::PredictAt(model, config, bytes_limit_, *to_value_, options);
     if (!p.ok()) return FromStatus(p.status());
     prediction_ = *std::move(p);
     report.prediction = &*prediction_;
@@ -171,7 +178,7 @@ std::optional<Failure> ScaleCommand::Scale() {
   absl::StatusOr<std::vector<std::shared_ptr<const scale::MemberStream>>> members =
       scale::OpenMembers(inputs, request);
   if (!members.ok()) return FromStatus(members.status());
-  absl::StatusOr<scale::ScaleModel> model = scale::BuildScaleModel(*std::move(members));
+  absl::StatusOr<scale::ScaleModel> model = scale::BuildScaleModel(*std::move(members), to_value_);
   if (!model.ok()) return FromStatus(model.status());
   AllocatorConfig config;
   scale::ScaleReport report{&*model, &config, {}, nullptr, nullptr, nullptr, ""};

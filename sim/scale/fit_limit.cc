@@ -83,7 +83,7 @@ absl::StatusOr<FitLimitResult> FitLimit(const ScaleModel& model, const Allocator
                                         uint64_t step) {
   if (step == 0) return absl::InvalidArgumentError("--step 0: must be at least 1");
   Search s(model, config, limit, step);
-  const uint64_t k0 = std::max<uint64_t>(1, model.templ().value / step);
+  const uint64_t k0 = std::max<uint64_t>(1, model.largest_value() / step);
   absl::StatusOr<std::pair<uint64_t, uint64_t>> bracket = Bracket(s, k0);
   if (!bracket.ok()) return bracket.status();
   if (bracket->first != 0 && bracket->second != 0) {

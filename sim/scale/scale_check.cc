@@ -1,8 +1,10 @@
 #include "sim/scale/scale_check.h"
 
 #include <algorithm>
+#include <map>
 
 #include "fmt/format.h"
+#include "sim/report/user_frames.h"
 #include "sim/scale/stream_align.h"
 
 namespace hbmsim::scale {
@@ -14,12 +16,39 @@ double RelativeError(Bytes predicted, Bytes real) {
          static_cast<double>(real.value());
 }
 
-// The prediction's allocs (the template's, at the member's value) against the member's own.
+// The call's innermost user frame, else (a backward pass runs on autograd's
+// own thread, with C++ frames only) its innermost ATen kernel, the name
+// without return type, template and parameters: at::native::gpu_reduce_kernel.
+std::string CallFrame(const ContextTable* table, uint32_t frames) {
+  if (std::string user = TopUserFrame(table, frames); !user.empty() || table == nullptr) return user;
+  for (uint32_t id : table->list(frames)) {
+    const std::string& name = table->frame(id).name;
+    const size_t at = name.find("at::native::");
+    if (at == std::string::npos) continue;
+    const size_t end = name.find_first_of("<(", at);
+    return name.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  return "";
+}
+
+// The frame most of the wrong sizes come from (the first in name order on a tie).
+void NameWorstFrame(const std::map<std::string, uint64_t>& wrong_by_frame, CheckRow& row) {
+  for (const auto& [frame, count] : wrong_by_frame) {
+    if (count > row.wrong_frame_allocations) {
+      row.wrong_frame = frame;
+      row.wrong_frame_allocations = count;
+    }
+  }
+}
+
+// The prediction's allocs (the template's, at the member's value) against
+// the member's own: the calls of the trace, not the start state's blocks.
 void CompareSizes(const MemberStream& templ, const std::vector<uint64_t>& predicted, const MemberStream& real,
                   CheckRow& row) {
   const StepAlignment a = AlignMemberSteps(templ, real).steps;
   std::vector<bool> real_matched(real.allocs(), false);
-  for (size_t i = 0; i < templ.steps.size(); ++i) {
+  std::map<std::string, uint64_t> wrong_by_frame;  // ordered: the report never depends on hashing
+  for (size_t i = templ.start_steps; i < templ.steps.size(); ++i) {
     const StreamStep& s = templ.steps[i];
     if (s.kind != EventKind::kAlloc) continue;
     if (a.other_of[i] == kNoStep) {
@@ -30,11 +59,17 @@ void CompareSizes(const MemberStream& templ, const std::vector<uint64_t>& predic
     real_matched[other] = true;
     ++row.compared;
     const uint64_t p = predicted[s.alloc], r = real.alloc_bytes[other];
-    if (p == r) ++row.exact;
+    if (p == r) {
+      ++row.exact;
+      continue;
+    }
     row.largest_error_bytes = std::max(row.largest_error_bytes, p > r ? p - r : r - p);
+    ++wrong_by_frame[CallFrame(real.scenario->recording->context_table(),
+                               real.contexts[a.other_of[i]].frames)];
   }
-  row.real_only_allocations =
-      static_cast<uint64_t>(std::count(real_matched.begin(), real_matched.end(), false));
+  row.real_only_allocations = static_cast<uint64_t>(std::count(
+      real_matched.begin() + static_cast<ptrdiff_t>(real.start_allocs), real_matched.end(), false));
+  NameWorstFrame(wrong_by_frame, row);
 }
 
 absl::StatusOr<CheckRow> CheckOne(const ScaleModel& model, size_t left_out, const AllocatorConfig& config,
@@ -43,9 +78,9 @@ absl::StatusOr<CheckRow> CheckOne(const ScaleModel& model, size_t left_out, cons
   for (size_t i = 0; i < model.members.size(); ++i) {
     if (i != left_out) others.push_back(model.members[i]);
   }
-  absl::StatusOr<ScaleModel> sub = BuildScaleModel(std::move(others));
-  if (!sub.ok()) return sub.status();
   const MemberStream& real = *model.members[left_out];
+  absl::StatusOr<ScaleModel> sub = BuildScaleModel(std::move(others), real.value);
+  if (!sub.ok()) return sub.status();
   absl::StatusOr<Prediction> p = PredictAt(*sub, config, limit_flag, real.value, ScaleRunOptions{});
   if (!p.ok()) return p.status();
   absl::StatusOr<ScaleRunResult> replayed = ReplayMember(real, config, limit_flag);
@@ -60,6 +95,7 @@ absl::StatusOr<CheckRow> CheckOne(const ScaleModel& model, size_t left_out, cons
   row.real_peak_allocated = replayed->peak_allocated;
   row.predicted_peak_reserved = p->run.peak_reserved;
   row.real_peak_reserved = replayed->peak_reserved;
+  if (real.scenario->start_summary) row.real_start_reserved = real.scenario->start_summary->reserved;
   return row;
 }
 

@@ -73,6 +73,21 @@ AllocModel FitAlloc(const ScaleModel& model, uint32_t alloc) {
   return out;
 }
 
+// The member nearest `near`, the larger on a tie; the largest without one.
+size_t NearestMember(const std::vector<std::shared_ptr<const MemberStream>>& members,
+                     std::optional<uint64_t> near) {
+  size_t best = members.size() - 1;
+  if (!near) return best;
+  auto distance = [&](size_t i) {
+    const uint64_t v = members[i]->value;
+    return v > *near ? v - *near : *near - v;
+  };
+  for (size_t i = members.size(); i-- > 0;) {
+    if (distance(i) < distance(best)) best = i;
+  }
+  return best;
+}
+
 }  // namespace
 
 double ScaleModel::AlignedFraction() const {
@@ -101,7 +116,8 @@ std::array<uint64_t, kSizeForms.size()> ScaleModel::FormCounts() const {
   return out;
 }
 
-absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const MemberStream>> members) {
+absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const MemberStream>> members,
+                                           std::optional<uint64_t> near) {
   if (members.size() < 2) {
     return absl::InvalidArgumentError("--at: give at least two recordings of the job at different sizes");
   }
@@ -115,8 +131,9 @@ absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const Mem
   }
   ScaleModel model;
   model.members = std::move(members);
-  for (size_t i = 0; i + 1 < model.members.size(); ++i) {
-    model.alignments.push_back(Align(model.templ(), *model.members[i], i));
+  model.template_index = NearestMember(model.members, near);
+  for (size_t i = 0; i < model.members.size(); ++i) {
+    if (i != model.template_index) model.alignments.push_back(Align(model.templ(), *model.members[i], i));
   }
   model.allocs.reserve(model.templ().allocs());
   for (uint32_t a = 0; a < model.templ().allocs(); ++a) model.allocs.push_back(FitAlloc(model, a));

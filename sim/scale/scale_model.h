@@ -1,9 +1,10 @@
 // The job's structure and its sizes: recordings of one job at several values
-// of a size parameter, aligned with one of them (the template: the largest
-// value, the structure nearest a larger size) and each of the template's
-// allocations fitted (sim/scale/size_fit.h) over the values it aligns at.
+// of a size parameter, aligned with one of them (the template: the one
+// nearest the size asked for, the larger on a tie, else the largest: the
+// code path nearest that size) and each of the template's allocations
+// fitted (sim/scale/size_fit.h) over the values it aligns at.
 //
-//   members    sorted by value; members.back() is the template
+//   members    sorted by value; members[template_index] is the template
 //   per alloc  the other members' allocs it aligns with, its fit, and how its
 //              size at N is chosen:
 //                fitted     a confirmed form, exact on every point
@@ -55,11 +56,14 @@ struct AllocModel {
 };
 
 struct ScaleModel {
-  std::vector<std::shared_ptr<const MemberStream>> members;  // ascending value; the last is the template
-  std::vector<MemberAlignment> alignments;                   // one per member but the template
-  std::vector<AllocModel> allocs;                            // one per template alloc
+  std::vector<std::shared_ptr<const MemberStream>> members;  // ascending value
+  size_t template_index = 0;
+  std::vector<MemberAlignment> alignments;  // one per member but the template
+  std::vector<AllocModel> allocs;           // one per template alloc
 
-  const MemberStream& templ() const { return *members.back(); }
+  const MemberStream& templ() const { return *members[template_index]; }
+  std::shared_ptr<const MemberStream> templ_ptr() const { return members[template_index]; }
+  uint64_t largest_value() const { return members.back()->value; }
   // Allocs aligned in every member, over the template's allocs.
   double AlignedFraction() const;
   uint64_t AlignedAllocs() const;
@@ -68,8 +72,11 @@ struct ScaleModel {
   std::array<uint64_t, kSizeForms.size()> FormCounts() const;
 };
 
-// Needs two members or more with distinct values. Errors: InvalidArgument.
-absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const MemberStream>> members);
+// Needs two members or more with distinct values. `near`: the size the
+// model is for (the template is the member nearest it); nullopt: the
+// largest. Errors: InvalidArgument.
+absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const MemberStream>> members,
+                                           std::optional<uint64_t> near = std::nullopt);
 
 // The template's allocation sizes at n: fitted where a fit extends to n,
 // recorded elsewhere. `refitted`, if given, counts the allocs whose fit

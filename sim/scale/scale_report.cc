@@ -71,7 +71,7 @@ void PredictionText(const ScaleReport& r, std::string& out) {
   const Prediction& p = *r.prediction;
   const double factor = ExtrapolationFactor(*r.model, p.to);
   out += fmt::format("  to:               {} ({:.2f}x the largest recording, {})\n", p.to, factor,
-                     r.model->templ().value);
+                     r.model->largest_value());
   if (factor > kFarExtrapolation) {
     out += fmt::format(
         "  WARNING: {} is {:.1f}x the largest recorded size: far beyond what was run; a size the "
@@ -132,6 +132,18 @@ void CheckText(const ScaleReport& r, std::string& out) {
     out += fmt::format("  {:>8} {:>13} {:>20} {:>+15.3f}% {:>+15.3f}%  {}\n", c.value, allocs,
                        fmt::format("{}/{} ({:.2f}%)", c.exact, c.compared, 100 * c.ExactShare()),
                        100 * c.AllocatedError(), 100 * c.ReservedError(), c.name);
+    if (c.exact < c.compared) {
+      out += fmt::format("           {} sizes differ (by up to {}), {} of them from {}\n",
+                         c.compared - c.exact, Sized(Bytes(c.largest_error_bytes)), c.wrong_frame_allocations,
+                         c.wrong_frame.empty() ? "frames outside the user's code" : c.wrong_frame);
+    }
+    if (!c.real_start_reserved.is_zero() && c.real_start_reserved >= c.real_peak_reserved &&
+        c.predicted_peak_reserved < c.real_peak_reserved) {
+      out += fmt::format(
+          "           its reserved peak is its start state's {}: segments cached before the trace "
+          "began, which the trace never needs\n",
+          Sized(c.real_start_reserved));
+    }
     if (c.real_only_allocations > 0 || c.predicted_only_allocations > 0) {
       out += fmt::format(
           "           {} allocations of the recording have no counterpart in the prediction, "
@@ -144,7 +156,7 @@ void CheckText(const ScaleReport& r, std::string& out) {
 }  // namespace
 
 double ExtrapolationFactor(const ScaleModel& model, uint64_t to) {
-  const uint64_t largest = model.templ().value;
+  const uint64_t largest = model.largest_value();
   return largest == 0 ? 0 : static_cast<double>(to) / static_cast<double>(largest);
 }
 
@@ -176,8 +188,10 @@ std::string ScaleText(const ScaleReport& r) {
     out += fmt::format("  recording:        {} = {} ({} allocations, {} at the start)\n", member->value,
                        member->name, member->allocs() - member->start_allocs, member->start_allocs);
   }
-  out += fmt::format("  template:         {} (the largest: its calls, in its order, each size predicted)\n",
-                     m.templ().name);
+  out += fmt::format(
+      "  template:         {} (the nearest the size asked for: its calls, in its order, each size "
+      "predicted)\n",
+      m.templ().name);
   out += fmt::format("  aligned:          {} of {} allocations ({}) at every size\n", m.AlignedAllocs(),
                      m.allocs.size(), WithPercent(m.AlignedFraction()));
   for (const std::string& note : AlignmentNotes(m)) out += fmt::format("  not aligned:      {}\n", note);

@@ -80,6 +80,8 @@ Json CheckJson(const std::vector<CheckRow>& rows) {
                    {"exact_allocations", r.exact},
                    {"exact_share", r.ExactShare()},
                    {"largest_size_error_bytes", r.largest_error_bytes},
+                   {"wrong_size_frame", r.wrong_frame},
+                   {"wrong_size_frame_allocations", r.wrong_frame_allocations},
                    {"real_only_allocations", r.real_only_allocations},
                    {"predicted_only_allocations", r.predicted_only_allocations},
                    {"predicted_peak_allocated_bytes", r.predicted_peak_allocated.value()},
@@ -87,7 +89,8 @@ Json CheckJson(const std::vector<CheckRow>& rows) {
                    {"peak_allocated_error", r.AllocatedError()},
                    {"predicted_peak_reserved_bytes", r.predicted_peak_reserved.value()},
                    {"real_peak_reserved_bytes", r.real_peak_reserved.value()},
-                   {"peak_reserved_error", r.ReservedError()}});
+                   {"peak_reserved_error", r.ReservedError()},
+                   {"real_start_state_reserved_bytes", r.real_start_reserved.value()}});
   }
   return out;
 }
