@@ -11,10 +11,12 @@
 #include "fmt/format.h"
 #include "sim/cli/command.h"
 #include "sim/scale/fit_limit.h"
+#include "sim/scale/predicted_trace.h"
 #include "sim/scale/scale_check.h"
 #include "sim/scale/scale_predict.h"
 #include "sim/scale/scale_report.h"
 #include "sim/whatif/whatif_common.h"
+#include "trace/binary/trace_sink.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
 
@@ -50,6 +52,7 @@ class ScaleCommand : public Command {
   std::string start_state_ = "seed";
   std::vector<std::string> sets_;
   bool check_ = false;
+  bool snapshot_out_ = false;  // --out X.pickle|X.json: the predicted run as a PyTorch snapshot
   std::optional<uint64_t> to_value_;
   io::OutputSet outputs_;
   // What the report points at, kept until it is written.
@@ -79,7 +82,10 @@ void ScaleCommand::Configure(CLI::App& app) {
   app.add_option("--device", device_, "the device of every recording (default: as replay chooses)");
   app.add_option("--start-state", start_state_, "seed (default) or place, as replay takes it")
       ->check(CLI::IsMember({"seed", "place"}));
-  app.add_option("--out", out_, "write the prediction at --to as a PyTorch snapshot (.pickle or .json)");
+  app.add_option(
+      "--out", out_,
+      "write the prediction at --to: X.pickle or X.json, the snapshot of its replay (PyTorch's format); "
+      "any other name, a trace (.hbt: binary)");
   app.add_option("--json", json_, "write the report as JSON here");
 }
 
@@ -106,16 +112,15 @@ std::optional<Failure> ScaleCommand::ParseInputs(std::vector<scale::MemberInput>
   }
   if (!out_.empty() && to_.empty())
     return Failure{kExitBadInput, "--out: writes the prediction at --to; give --to"};
-  if (!out_.empty() && !out_.ends_with(".pickle") && !out_.ends_with(".json")) {
-    return Failure{kExitBadInput,
-                   fmt::format("--out {}: must end in .pickle or .json (a PyTorch snapshot)", out_)};
-  }
+  snapshot_out_ = out_.ends_with(".pickle") || out_.ends_with(".json");
   absl::StatusOr<ScenarioRequest> r = ParseScenarioRequest(device_, start_state_);
   if (!r.ok()) return FromStatus(r.status());
   request = *r;
   in.push_back({"--allocator", allocator_});
-  absl::StatusOr<io::OutputSet> outputs =
-      io::OutputSet::Open(in, {{"--json", json_}, {"--memory-viz", out_}});
+  // A snapshot --out is the viz outputs' memory-viz export of the predicted run.
+  absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
+      in,
+      {{"--json", json_}, {"--memory-viz", snapshot_out_ ? out_ : ""}, {"--out", snapshot_out_ ? "" : out_}});
   if (!outputs.ok()) return FromStatus(outputs.status());
   outputs_ = *std::move(outputs);
   return std::nullopt;
@@ -136,17 +141,20 @@ std::optional<Failure> ScaleCommand::Resolve(const scale::ScaleModel& model, All
 
 std::optional<Failure> ScaleCommand::Answer(const scale::ScaleModel& model, const AllocatorConfig& config,
                                             scale::ScaleReport& report) {
-  if (!to_.empty()) {
-    absl::StatusOr<uint64_t> to = ParseU64(to_);
-    if (!to.ok() || *to == 0)
-      return Failure{kExitBadInput, fmt::format("--to {}: must be a positive integer", to_)};
-    viz::VizOutputs viz(viz::VizFlags{"", "", out_, "simulated"});
-    scale::ScaleRunOptions options{false, true, out_.empty() ? nullptr : &viz, &outputs_};
+  if (to_value_) {
+    viz::VizOutputs viz(viz::VizFlags{"", "", snapshot_out_ ? out_ : "", "simulated"});
+    scale::ScaleRunOptions options{false, true, snapshot_out_ ? &viz : nullptr, &outputs_};
     absl::StatusOr<scale::Prediction> p = scale::PredictAt(model, config, bytes_limit_, *to_value_, options);
     if (!p.ok()) return FromStatus(p.status());
     prediction_ = *std::move(p);
     report.prediction = &*prediction_;
     report.out = out_;
+    report.out_is_snapshot = snapshot_out_;
+    if (io::OutputFile* trace = outputs_.Get("--out")) {
+      absl::Status s = scale::WritePredictedTrace(prediction_->predicted.scenario, trace->stream(),
+                                                  TraceFormatForPath(out_));
+      if (!s.ok()) return FromStatus(io::WithRole("--out", trace->status().ok() ? s : trace->status()));
+    }
   }
   if (!fit_limit_.empty()) {
     absl::StatusOr<Bytes> limit = ParseBytes(fit_limit_, /*allow_more_units=*/true);

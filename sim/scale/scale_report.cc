@@ -204,8 +204,10 @@ std::string ScaleText(const ScaleReport& r) {
   if (r.prediction != nullptr) PredictionText(r, out);
   if (r.fit_limit != nullptr) FitLimitText(r, out);
   if (r.check != nullptr) CheckText(r, out);
-  if (!r.out.empty())
-    out += fmt::format("  written:          {} (the predicted run, a PyTorch snapshot)\n", r.out);
+  if (!r.out.empty()) {
+    out += fmt::format("  written:          {} ({})\n", r.out,
+                       r.out_is_snapshot ? "the predicted run, a PyTorch snapshot" : "the predicted trace");
+  }
   return out;
 }
 

@@ -29,6 +29,7 @@ struct ScaleReport {
   const FitLimitResult* fit_limit = nullptr;     // --fit-limit
   const std::vector<CheckRow>* check = nullptr;  // --check
   std::string out;                               // --out, when written
+  bool out_is_snapshot = false;                  // a PyTorch snapshot (else a trace)
 };
 
 // "2.00x the largest recording (512)"; the factor is to / the largest value.

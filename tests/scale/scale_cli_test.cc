@@ -258,6 +258,43 @@ TEST(ScaleCliTest, FarExtrapolationWarns) {
       << s.cli.out;
 }
 
+// A text trace aligns by its tags: weights (c), activations (1024*n) and
+// scores (64*n^2) at n = 2, 4, 8; BFC's peak at 120 is exactly 1 MiB.
+std::string WriteTaggedTrace(int n) {
+  std::string text = "# hbmsim-trace v1\n# device_bytes: 1GiB\nalloc 1 4096 tag=weights\n";
+  for (int step = 0, id = 2; step < 3; ++step, id += 2) {
+    text += fmt::format("alloc {} {} tag=act shape=f32[{},256]\n", id, 1024 * n, n);
+    text += fmt::format("alloc {} {} tag=scores shape=f32[{},{},16]\n", id + 1, 64 * n * n, n, n);
+    text += fmt::format("free {}\nfree {}\n", id + 1, id);
+  }
+  const std::string path = TempPath(fmt::format("t{}.trace", n));
+  WriteFile(path, text);
+  return fmt::format(" --at {} {}", n, path);
+}
+
+TEST(ScaleCliTest, TextTracesAlignByTag) {
+  const std::string at = WriteTaggedTrace(2) + WriteTaggedTrace(4) + WriteTaggedTrace(8);
+  const std::string out = TempPath("p64.trace");
+  const Scaled s = Scale(at + " --allocator bfc --to 64 --out " + out);
+  ASSERT_EQ(s.cli.exit_code, 0) << s.cli.err;
+  EXPECT_EQ(s.json["forms"]["c"], 1);
+  EXPECT_EQ(s.json["forms"]["c*n"], 3);
+  EXPECT_EQ(s.json["forms"]["c*n^2"], 3);
+  EXPECT_EQ(s.json["allocations"], 7);
+  EXPECT_EQ(s.json["peak_allocated_bytes"], 4096 + 1024 * 64 + 64 * 64 * 64);
+  // The shapes were of another size: not written.
+  const std::string head =
+      "# hbmsim-trace v1\n# device_bytes: 1GiB\nalloc 1 4096 tag=weights\nalloc 2 65536 tag=act\nalloc 3 "
+      "262144 tag=scores\n";
+  EXPECT_EQ(ReadFile(out).substr(0, head.size()), head);
+  const Scaled f = Scale(at + " --allocator bfc --fit-limit 1MiB");
+  ASSERT_EQ(f.cli.exit_code, 0) << f.cli.err;
+  EXPECT_EQ(f.json["largest_fitting"]["to"], 120);
+  EXPECT_EQ(f.json["largest_fitting"]["peak_allocated_bytes"], 1048576);
+  EXPECT_EQ(f.json["first_failing"]["to"], 121);
+  EXPECT_EQ(f.json["first_failing"]["verdict"], "oom");
+}
+
 TEST(ScaleCliTest, ErrorsAreOneLine) {
   const std::string one = At("attention_fwd_fp32", {{256, "seq256.pickle"}});
   EXPECT_EQ(RunHbmsim("scale" + one + " --to 512").err,
@@ -270,8 +307,8 @@ TEST(ScaleCliTest, ErrorsAreOneLine) {
             "hbmsim scale: give --to N, --fit-limit LIMIT or --check\n");
   EXPECT_EQ(RunHbmsim("scale" + At("attention_fwd_fp32", kAttention) + " --to 0").err,
             "hbmsim scale: --to 0: must be a positive integer\n");
-  EXPECT_EQ(RunHbmsim("scale" + At("attention_fwd_fp32", kAttention) + " --to 512 --out x.trace").err,
-            "hbmsim scale: --out x.trace: must end in .pickle or .json (a PyTorch snapshot)\n");
+  EXPECT_EQ(RunHbmsim("scale" + At("attention_fwd_fp32", kAttention) + " --check --out x.trace").err,
+            "hbmsim scale: --out: writes the prediction at --to; give --to\n");
   EXPECT_EQ(RunHbmsim("scale --at x " + kFamilies + "attention_fwd_fp32/seq256.pickle --at 2 y --to 4").err,
             "hbmsim scale: --at x " + kFamilies +
                 "attention_fwd_fp32/seq256.pickle: the value must be a positive integer\n");
