@@ -16,21 +16,6 @@ double RelativeError(Bytes predicted, Bytes real) {
          static_cast<double>(real.value());
 }
 
-// The call's innermost user frame, else (a backward pass runs on autograd's
-// own thread, with C++ frames only) its innermost ATen kernel, the name
-// without return type, template and parameters: at::native::gpu_reduce_kernel.
-std::string CallFrame(const ContextTable* table, uint32_t frames) {
-  if (std::string user = TopUserFrame(table, frames); !user.empty() || table == nullptr) return user;
-  for (uint32_t id : table->list(frames)) {
-    const std::string& name = table->frame(id).name;
-    const size_t at = name.find("at::native::");
-    if (at == std::string::npos) continue;
-    const size_t end = name.find_first_of("<(", at);
-    return name.substr(at, end == std::string::npos ? std::string::npos : end - at);
-  }
-  return "";
-}
-
 // The frame most of the wrong sizes come from (the first in name order on a tie).
 void NameWorstFrame(const std::map<std::string, uint64_t>& wrong_by_frame, CheckRow& row) {
   for (const auto& [frame, count] : wrong_by_frame) {

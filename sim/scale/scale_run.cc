@@ -1,5 +1,6 @@
 #include "sim/scale/scale_run.h"
 
+#include "fmt/format.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/report/user_frames.h"
 #include "sim/scenario/scenario_run.h"
@@ -20,7 +21,7 @@ class FailureWatch : public ReplayObserver {
     (f.kind == AllocStatus::kOom ? oom_ : fragmentation_) += 1;
     if (first_) return;
     first_ = ScaleFailure{f.kind, f.event.value(), f.requested,
-                          TopUserFrame(events_.context_table(), events_.context().frames)};
+                          CallFrame(events_.context_table(), events_.context().frames)};
   }
   void Into(ScaleRunResult& r) const {
     r.allocations = allocations_;
@@ -37,6 +38,45 @@ class FailureWatch : public ReplayObserver {
 };
 
 }  // namespace
+
+namespace {
+
+// The first frame naming `prefix`, from the prefix up to the first of `ends`.
+std::string FirstNamed(const ContextTable& table, uint32_t frames, std::string_view prefix,
+                       std::string_view ends) {
+  for (uint32_t id : table.list(frames)) {
+    const std::string& name = table.frame(id).name;
+    const size_t at = name.find(prefix);
+    if (at == std::string::npos) continue;
+    const size_t end = name.find_first_of(ends, at + prefix.size());
+    return name.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  return "";
+}
+
+// The autograd node whose apply() made the call: "DivBackward0".
+std::string AutogradNode(const ContextTable& table, uint32_t frames) {
+  constexpr std::string_view kPrefix = "torch::autograd::generated::";
+  for (uint32_t id : table.list(frames)) {
+    const std::string& name = table.frame(id).name;
+    const size_t at = name.find(kPrefix);
+    const size_t apply = name.find("::apply(");
+    if (at == std::string::npos || apply == std::string::npos || apply < at) continue;
+    return name.substr(at + kPrefix.size(), apply - at - kPrefix.size());
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CallFrame(const ContextTable* table, uint32_t frames) {
+  if (std::string user = TopUserFrame(table, frames); !user.empty() || table == nullptr) return user;
+  std::string kernel = FirstNamed(*table, frames, "at::native::", "<(");
+  if (kernel.empty()) kernel = FirstNamed(*table, frames, "at::_ops::", ":<(");
+  const std::string node = AutogradNode(*table, frames);
+  if (node.empty()) return kernel;
+  return kernel.empty() ? node : fmt::format("{} in {}", kernel, node);
+}
 
 std::string_view ScaleRunResult::Verdict() const {
   if (!first_failure) return "fits";

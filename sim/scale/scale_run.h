@@ -20,11 +20,17 @@
 
 namespace hbmsim::scale {
 
+// The call's innermost user frame, else (a backward pass runs on autograd's
+// own thread, with C++ frames only) its innermost ATen kernel or op and the
+// autograd node running it, named without return type, template and
+// parameters: "at::_ops::mul_Tensor in DivBackward0"; "" when none is recorded.
+std::string CallFrame(const ContextTable* table, uint32_t frames);
+
 struct ScaleFailure {
   AllocStatus kind = AllocStatus::kOom;
   uint64_t event = 0;
   Bytes requested;
-  std::string frame;  // the request's top user frame; "" when the recording has no stacks
+  std::string frame;  // the request's CallFrame
 };
 
 struct ScaleRunResult {

@@ -272,6 +272,24 @@ std::string WriteTaggedTrace(int n) {
   return fmt::format(" --at {} {}", n, path);
 }
 
+// The training step at 80 GiB: its first failure is in the backward pass,
+// whose stack has no user frame; it is named by its op and autograd node.
+TEST(ScaleCliTest, TrainStepFitLimitNamesABackwardFailure) {
+  const Scaled s = Scale(At("tiny_train_step_adamw_fp32", {{128, "ctx128.pickle"}, {256, "ctx256.pickle"}}) +
+                         " --fit-limit 80GiB --step 64");
+  ASSERT_EQ(s.cli.exit_code, 0) << s.cli.err;
+  EXPECT_EQ(s.json["largest_fitting"]["to"], 1600);
+  EXPECT_EQ(s.json["largest_fitting"]["peak_reserved_bytes"], 82057363456);
+  EXPECT_EQ(s.json["first_failing"]["to"], 1664);
+  EXPECT_EQ(s.json["first_failing"]["verdict"], "fragmentation");
+  EXPECT_EQ(s.json["first_failing"]["first_failure"]["frame"], "at::_ops::mul_Tensor in DivBackward0");
+  EXPECT_NE(s.cli.out.find("  first failing:    1664: fragmentation at event 1024 (a request of 5670699008 "
+                           "(5.28GiB) from at::_ops::mul_Tensor in DivBackward0) (peak reserved 82923487232 "
+                           "(77.23GiB))\n"),
+            std::string::npos)
+      << s.cli.out;
+}
+
 TEST(ScaleCliTest, TextTracesAlignByTag) {
   const std::string at = WriteTaggedTrace(2) + WriteTaggedTrace(4) + WriteTaggedTrace(8);
   const std::string out = TempPath("p64.trace");
