@@ -69,7 +69,7 @@ class PredictedRecording final : public Recording {
     if (!oom) return std::nullopt;
     return RecordedLimit{
         oom->capacity,
-        fmt::format("the capacity {}'s recorded OOM implies (reserved + device_free)", shared_->templ->name)};
+        fmt::format("device capacity: reserved + device_free at the OOM {} recorded", shared_->templ->name)};
   }
   const ContextTable* context_table() const override { return base().context_table(); }
   std::string Describe() const override {

@@ -52,8 +52,8 @@ std::string FormsText(const ScaleModel& model) {
 std::string FailureText(const Prediction& p) {
   if (!p.run.first_failure) return "fits";
   const ScaleFailure& f = *p.run.first_failure;
-  return fmt::format("{} at event {} (a request of {}{}{})", p.run.Verdict(), f.event, Sized(f.requested),
-                     f.frame.empty() ? "" : " from ", f.frame);
+  return fmt::format("{} at event {} of the prediction (a request of {}{}{})", p.run.Verdict(), f.event,
+                     Sized(f.requested), f.frame.empty() ? "" : " from ", f.frame);
 }
 
 void PeakFramesText(const Prediction& p, std::string& out) {

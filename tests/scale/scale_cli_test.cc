@@ -283,9 +283,31 @@ TEST(ScaleCliTest, TrainStepFitLimitNamesABackwardFailure) {
   EXPECT_EQ(s.json["first_failing"]["to"], 1664);
   EXPECT_EQ(s.json["first_failing"]["verdict"], "fragmentation");
   EXPECT_EQ(s.json["first_failing"]["first_failure"]["frame"], "at::_ops::mul_Tensor in DivBackward0");
-  EXPECT_NE(s.cli.out.find("  first failing:    1664: fragmentation at event 1024 (a request of 5670699008 "
-                           "(5.28GiB) from at::_ops::mul_Tensor in DivBackward0) (peak reserved 82923487232 "
+  EXPECT_NE(s.cli.out.find("  first failing:    1664: fragmentation at event 1024 of the prediction (a "
+                           "request of 5670699008 (5.28GiB) from at::_ops::mul_Tensor in DivBackward0) (peak "
+                           "reserved 82923487232 "
                            "(77.23GiB))\n"),
+            std::string::npos)
+      << s.cli.out;
+}
+
+// The template's recorded OOM gives the device's capacity: the prediction
+// runs under it with the recorded settings (expandable segments) on the
+// device that holds the OOM, and fails where the job did.
+TEST(ScaleCliTest, ARecordedOomIsTheDevicesCapacity) {
+  const std::string snap = "../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle";
+  const Scaled s = Scale(fmt::format(" --at 1 {} --at 2 {} --to 3", snap, snap));
+  ASSERT_EQ(s.cli.exit_code, 1) << s.cli.err;
+  EXPECT_EQ(s.json["forms"]["c"], 200);
+  EXPECT_EQ(s.json["bytes_limit"], 84298432512);
+  EXPECT_EQ(s.json["allocator"]["options"]["expandable_segments"], true);
+  EXPECT_EQ(s.json["verdict"], "oom");
+  EXPECT_EQ(s.json["first_failure"]["requested"], 5308694528);
+  EXPECT_EQ(s.json["first_failure"]["frame"], "models.py:181 update_nodes");
+  EXPECT_NE(s.cli.out.find(
+                "  limit:            84298432512 (78.51GiB) (the recording's device capacity: reserved + "
+                "device_free at the OOM " +
+                snap + " recorded)\n"),
             std::string::npos)
       << s.cli.out;
 }
