@@ -1,6 +1,8 @@
 #include "sim/scale/scale_report.h"
 
+#include <algorithm>
 #include <iterator>
+#include <map>
 
 #include "fmt/format.h"
 #include "sim/report/replay_report.h"
@@ -13,8 +15,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Rows of the by-frame table at the peak.
+// Rows of the by-frame table at the peak, and of the unexplained calls.
 constexpr size_t kFrameRows = 8;
+constexpr size_t kUnexplainedRows = 5;
 
 std::string Sized(Bytes b) { return fmt::format("{} ({})", b.value(), HumanReadableNumBytes(b)); }
 
@@ -30,8 +33,11 @@ std::string RunsText(const ScaleModel& model, const MemberAlignment& a, bool in_
   if (steps == 0) return "";
   for (const UnalignedRun& r : a.runs) {
     if (r.in_template != in_template) continue;
-    return fmt::format("{} allocations ({} events) at {} only, the first at event {} from {}", allocs, steps,
-                       m.value, r.first_step, FrameOf(m, r.first_step));
+    const std::string what = allocs == 0
+                                 ? fmt::format("{} event{} (no allocation)", steps, steps == 1 ? "" : "s")
+                                 : fmt::format("{} allocations ({} events)", allocs, steps);
+    return fmt::format("{} at {} only, the first at event {} from {}", what, m.value, r.first_step,
+                       FrameOf(m, r.first_step));
   }
   return "";
 }
@@ -160,6 +166,33 @@ double ExtrapolationFactor(const ScaleModel& model, uint64_t to) {
   return largest == 0 ? 0 : static_cast<double>(to) / static_cast<double>(largest);
 }
 
+std::vector<UnexplainedGroup> UnexplainedGroups(const ScaleModel& model) {
+  const MemberStream& t = model.templ();
+  std::map<std::string, UnexplainedGroup> by_frame;  // ordered: ties resolve by frame
+  for (uint32_t a = 0; a < model.allocs.size(); ++a) {
+    if (model.allocs[a].fit) continue;
+    const uint32_t step = t.alloc_steps[a];
+    const std::string frame =
+        a < t.start_allocs ? "the start state"
+                           : CallFrame(t.scenario->recording->context_table(), t.contexts[step].frames);
+    UnexplainedGroup& g = by_frame[frame];
+    g.frame = frame;
+    if (g.allocations++ > 0) continue;
+    for (const MemberAlignment& al : model.alignments) {
+      if (al.alloc_of[a] == kNoAlloc) continue;
+      const MemberStream& m = *model.members[al.member];
+      g.sizes.emplace_back(m.value, m.alloc_bytes[al.alloc_of[a]]);
+    }
+    g.sizes.emplace_back(t.value, t.alloc_bytes[a]);
+    std::sort(g.sizes.begin(), g.sizes.end());
+  }
+  std::vector<UnexplainedGroup> out;
+  for (auto& [frame, g] : by_frame) out.push_back(std::move(g));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return x.allocations > y.allocations; });
+  return out;
+}
+
 std::vector<std::string> AlignmentNotes(const ScaleModel& model) {
   std::vector<std::string> out;
   for (const MemberAlignment& a : model.alignments) {
@@ -198,6 +231,15 @@ std::string ScaleText(const ScaleReport& r) {
   out += fmt::format("  size fits:        {}\n", FormsText(m));
   if (m.UnexplainedAllocs() > 0) {
     out += "                    (an unexplained allocation keeps the template's recorded size)\n";
+    size_t shown = 0;
+    for (const UnexplainedGroup& g : UnexplainedGroups(m)) {
+      if (shown++ == kUnexplainedRows) break;
+      std::string sizes;
+      for (const auto& [value, bytes] : g.sizes)
+        sizes += fmt::format("{}{} at {}", sizes.empty() ? "" : ", ", bytes, value);
+      out += fmt::format("  unexplained:      {} from {} (the first: {})\n", g.allocations,
+                         g.frame.empty() ? "a call with no frame" : g.frame, sizes);
+    }
   }
   out +=
       fmt::format("  allocator:        {} ({})\n", r.config->policy->name, EffectiveOptionsText(*r.config));

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nlohmann/json.hpp"
@@ -38,6 +39,16 @@ double ExtrapolationFactor(const ScaleModel& model, uint64_t to);
 // One line per member that does not align entirely ("seq16384.pickle (16384):
 // 100 allocations (300 events) at 16384 only, the first from attention.py:42 fwd").
 std::vector<std::string> AlignmentNotes(const ScaleModel& model);
+
+// The unexplained allocations by the call they come from (CallFrame), most
+// first (ties by frame), each with the sizes of its first allocation at
+// every value it aligns at: what no form explains, and where to look.
+struct UnexplainedGroup {
+  std::string frame;  // "" when the recording names none
+  uint64_t allocations = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> sizes;  // (value, bytes), ascending value
+};
+std::vector<UnexplainedGroup> UnexplainedGroups(const ScaleModel& model);
 
 std::string ScaleText(const ScaleReport& r);
 nlohmann::ordered_json ScaleJson(const ScaleReport& r);

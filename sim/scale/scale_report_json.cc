@@ -118,6 +118,13 @@ nlohmann::ordered_json ScaleJson(const ScaleReport& r) {
   for (std::string& n : AlignmentNotes(m)) notes.push_back(std::move(n));
   j["not_aligned"] = std::move(notes);
   j["forms"] = FormsJson(m);
+  Json unexplained = Json::array();
+  for (const UnexplainedGroup& g : UnexplainedGroups(m)) {
+    Json sizes = Json::array();
+    for (const auto& [value, bytes] : g.sizes) sizes.push_back({{"value", value}, {"bytes", bytes}});
+    unexplained.push_back({{"frame", g.frame}, {"allocations", g.allocations}, {"first_sizes", sizes}});
+  }
+  j["unexplained"] = std::move(unexplained);
   if (p) {
     j["extrapolation_factor"] = ExtrapolationFactor(m, p->to);
     j["start_state_kept"] = p->predicted.start_state_kept;

@@ -152,6 +152,18 @@ TEST(ScaleCliTest, TrainStepCtx512SaysWhichSizesDiffer) {
                             {{128, "ctx128.pickle"}, {256, "ctx256.pickle"}, {512, "ctx512.pickle"}}) +
                          " --check");
   ASSERT_EQ(c.cli.exit_code, 0) << c.cli.err;
+  // With three sizes the sums are confirmed too; what stays unexplained is named.
+  EXPECT_EQ(c.json["forms"]["a+b*n"], 5);
+  EXPECT_EQ(c.json["unexplained_allocations"], 49);
+  ASSERT_EQ(c.json["unexplained"].size(), 2u);
+  EXPECT_EQ(c.json["unexplained"][0]["frame"], "at::native::gpu_reduce_kernel");
+  EXPECT_EQ(c.json["unexplained"][0]["allocations"], 45);
+  EXPECT_EQ(c.json["unexplained"][1]["frame"], "the start state");
+  EXPECT_NE(
+      c.cli.out.find("  unexplained:      45 from at::native::gpu_reduce_kernel (the first: 16777216 at 128, "
+                     "33554432 at 256, 64487424 at 512)\n"),
+      std::string::npos)
+      << c.cli.out;
   const nlohmann::json row = CheckRow(c.json, 512);
   EXPECT_EQ(row["predicted_allocations"], 3595);
   EXPECT_EQ(row["real_allocations"], 3595);
