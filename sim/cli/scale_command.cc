@@ -199,7 +199,9 @@ std::optional<Failure> ScaleCommand::Scale() {
     }
   }
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return FromStatus(s);
-  const bool failed = (prediction_ && !prediction_->run.fits());
+  // Exit 1, as replay's and size's: the prediction fails, or no value fits the limit.
+  const bool failed =
+      (prediction_ && !prediction_->run.fits()) || (fit_limit_result_ && !fit_limit_result_->largest_fitting);
   return failed ? std::optional<Failure>(Failure{kExitFailures, ""}) : std::nullopt;
 }
 

@@ -2,6 +2,8 @@
 // run of calls on another path, and sequences too far apart to align.
 #include "sim/scale/stream_align.h"
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -61,6 +63,45 @@ TEST(StreamAlignTest, TooFarApartKeepsTheCommonEnds) {
   EXPECT_EQ(s.matched, 2u);
   EXPECT_EQ(s.other_of.front(), 0u);
   EXPECT_EQ(s.other_of.back(), b.size() - 1);
+}
+
+// The longest common subsequence's length by the textbook table.
+size_t LcsLength(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  std::vector<std::vector<size_t>> t(a.size() + 1, std::vector<size_t>(b.size() + 1, 0));
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      t[i][j] = a[i - 1] == b[j - 1] ? t[i - 1][j - 1] + 1 : std::max(t[i - 1][j], t[i][j - 1]);
+    }
+  }
+  return t[a.size()][b.size()];
+}
+
+// On random edits of random sequences (seed 44), the alignment matches equal
+// tokens in increasing order on both sides, and as many as the LCS has: the
+// shortest edit script, nothing less.
+TEST(StreamAlignTest, MatchesAsManyAsTheLongestCommonSubsequence) {
+  std::mt19937_64 rng(44);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<uint64_t> a(rng() % 60);
+    for (uint64_t& x : a) x = rng() % 5;
+    std::vector<uint64_t> b;
+    for (uint64_t x : a) {
+      if (rng() % 6 == 0) continue;                // dropped at the other size
+      if (rng() % 6 == 0) b.push_back(rng() % 5);  // a call at the other size only
+      b.push_back(x);
+    }
+    const StepAlignment s = AlignSteps(a, b);
+    ASSERT_TRUE(s.complete);
+    EXPECT_EQ(s.matched, LcsLength(a, b)) << "round " << round;
+    int64_t last = -1;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (s.other_of[i] == X) continue;
+      ASSERT_LT(s.other_of[i], b.size());
+      EXPECT_EQ(a[i], b[s.other_of[i]]);
+      EXPECT_GT(static_cast<int64_t>(s.other_of[i]), last);
+      last = s.other_of[i];
+    }
+  }
 }
 
 }  // namespace
