@@ -4,6 +4,7 @@
 // the tool says where a family cannot be predicted, --fit-limit against the
 // real recordings on both sides of its answer, --out read back, and the
 // one-line errors.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -345,6 +346,34 @@ TEST(ScaleCliTest, TextTracesAlignByTag) {
   EXPECT_EQ(f.json["largest_fitting"]["peak_allocated_bytes"], 1048576);
   EXPECT_EQ(f.json["first_failing"]["to"], 121);
   EXPECT_EQ(f.json["first_failing"]["verdict"], "oom");
+}
+
+// A sweep's scale: question runs the same command per allocator and
+// settings combination; its report has a row per size and per fit limit.
+TEST(ScaleCliTest, SweepAsksScale) {
+  const std::string dir = TempPath("sweep");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string fam = std::string(HBMSIM_SHARED_DIR) + "/families/attention_fwd_fp32/";
+  WriteFile(dir + "/spec.yaml",
+            fmt::format("allocators: [torch]\nscale:\n  at: {{256: {0}seq256.pickle, 1024: "
+                        "{0}seq1024.pickle, 4096: {0}seq4096.pickle}}\n  to: [8192]\n"
+                        "  fit_limits: [16GiB]\n  step: 256\n",
+                        fam));
+  const CliRun run = RunHbmsim(fmt::format("sweep {0}/spec.yaml --out {0}/out --jobs 1", dir));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const CliRun report = RunHbmsim(fmt::format("sweep report {}/out", dir));
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find(
+                "torch      (as configured)                              scale        to=8192     1     1  "
+                "    0      0     6486491136     6486491136     6486491136              -\n"),
+            std::string::npos)
+      << report.out;
+  EXPECT_NE(
+      report.out.find("scale          16GiB     1     1      0      0          13312          13312          "
+                      "13312              -\n"),
+      std::string::npos)
+      << report.out;
 }
 
 TEST(ScaleCliTest, ErrorsAreOneLine) {
