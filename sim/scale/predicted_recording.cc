@@ -84,21 +84,24 @@ class PredictedRecording final : public Recording {
   std::shared_ptr<const Shared> shared_;
 };
 
-// Whether every start-state block keeps its recorded size.
-bool StartStateUnchanged(const MemberStream& t, const std::vector<uint64_t>& alloc_bytes) {
+// How many start-state blocks do not keep their recorded size.
+uint64_t StartBlocksResized(const MemberStream& t, const std::vector<uint64_t>& alloc_bytes) {
+  uint64_t resized = 0;
   for (size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i].event;
     if (e.kind != EventKind::kAlloc || e.tag != kStartStateTag) continue;
-    if (alloc_bytes[t.steps[i].alloc] != e.bytes.value()) return false;
+    if (alloc_bytes[t.steps[i].alloc] != e.bytes.value()) ++resized;
   }
-  return true;
+  return resized;
 }
 
 }  // namespace
 
 absl::StatusOr<PredictedScenario> MakePredictedScenario(std::shared_ptr<const MemberStream> templ,
                                                         std::vector<uint64_t> alloc_bytes, std::string name) {
-  const bool kept = StartStateUnchanged(*templ, alloc_bytes);
+  const uint64_t resized = StartBlocksResized(*templ, alloc_bytes);
+  const bool kept = resized == 0;
+  const uint64_t blocks = templ->start_allocs;
   const Scenario& base = *templ->scenario;
   auto shared = std::make_shared<const Shared>(Shared{std::move(templ), std::move(alloc_bytes)});
   ScenarioRequest request;
@@ -107,7 +110,7 @@ absl::StatusOr<PredictedScenario> MakePredictedScenario(std::shared_ptr<const Me
   absl::StatusOr<Scenario> scenario =
       MakeScenario(std::make_shared<const PredictedRecording>(std::move(shared), std::move(name)), request);
   if (!scenario.ok()) return scenario.status();
-  return PredictedScenario{*std::move(scenario), kept};
+  return PredictedScenario{*std::move(scenario), kept, resized, blocks};
 }
 
 }  // namespace hbmsim::scale

@@ -28,6 +28,8 @@ namespace hbmsim::scale {
 struct PredictedScenario {
   Scenario scenario;
   bool start_state_kept = true;  // false: a start-state block changed size; placed through the policy
+  uint64_t start_blocks_resized = 0;
+  uint64_t start_blocks = 0;
 };
 
 // `alloc_bytes`: the requested size of each of the template's allocs.

@@ -88,9 +88,13 @@ void PredictionText(const ScaleReport& r, std::string& out) {
     out += fmt::format("  not extended:     {} fitted allocations give no size at {}; kept as recorded\n",
                        p.unextended, p.to);
   }
-  out += fmt::format("  start state:      {}\n", p.predicted.start_state_kept
-                                                     ? "as recorded (its blocks keep their sizes)"
-                                                     : "its blocks change size: placed through the policy");
+  const PredictedScenario& ps = p.predicted;
+  out += ps.start_state_kept
+             ? "  start state:      as recorded (its blocks keep their sizes)\n"
+             : fmt::format(
+                   "  start state:      {} of its {} blocks change size: all placed through the policy "
+                   "(the template's cache was of its own size)\n",
+                   ps.start_blocks_resized, ps.start_blocks);
   out += fmt::format("  limit:            {} ({})\n", Sized(p.limit.limit), p.limit.source);
   out += fmt::format("  allocations:      {}\n", p.run.allocations);
   out += fmt::format("  peak allocated:   {}\n", Sized(p.run.peak_allocated));

@@ -128,6 +128,7 @@ nlohmann::ordered_json ScaleJson(const ScaleReport& r) {
   if (p) {
     j["extrapolation_factor"] = ExtrapolationFactor(m, p->to);
     j["start_state_kept"] = p->predicted.start_state_kept;
+    j["start_blocks_resized"] = p->predicted.start_blocks_resized;
     j["bytes_limit"] = p->limit.limit.value();
     j["first_failure"] = FailureJson(p->run);
     j["peak_by_frame"] = PeakFramesJson(p->run);
