@@ -29,7 +29,7 @@ import tempfile
 from . import _native
 from .results import Result
 
-__all__ = ["replay", "size", "compare", "advise", "diagnose", "cli", "Result"]
+__all__ = ["replay", "size", "compare", "advise", "scale", "diagnose", "cli", "Result"]
 __version__ = _native.__version__  # the CLI's (the file VERSION), as `hbmsim --version` prints it
 
 # Words of the CLI's messages about a file itself (trace/io): these raise
@@ -109,6 +109,32 @@ def advise(recording, allocator=None, bytes_limit=None, settings=None, device=No
         if device_memory is not None:
             args += ["--device-memory", str(device_memory)]
         return run.go(args + _jobs(jobs))
+
+
+def scale(at, to=None, *, fit_limit=None, step=None, check=False, allocator=None, settings=None,
+          bytes_limit=None, device=None, out=None):
+    """`hbmsim scale`: the job at a size nobody ran, from recordings at a few
+    sizes. `at`: {value: recording} (or (value, recording) pairs), each
+    recording a path, bytes or a snapshot object; then `to=N`,
+    `fit_limit="80GiB"` (with `step=64`) and/or `check=True`. `out`: a path
+    for the predicted recording (.pickle/.json: a snapshot; else a trace)."""
+    pairs = at.items() if isinstance(at, dict) else at
+    with _Run("scale", None) as run:
+        args = []
+        for value, recording in pairs:
+            args += ["--at", str(value), run.input(recording, f"at {value}")]
+        if to is not None:
+            args += ["--to", str(to)]
+        if fit_limit is not None:
+            args += ["--fit-limit", str(fit_limit)]
+        if step is not None:
+            args += ["--step", str(step)]
+        if check:
+            args.append("--check")
+        if out is not None:
+            args += ["--out", os.fspath(out)]
+        args += _allocator(allocator) + _sets(settings) + _limit(bytes_limit) + _device(device)
+        return run.go(args)
 
 
 def diagnose(log, *, html=False):

@@ -227,3 +227,25 @@ def test_version_is_the_clis():
     assert (module.returncode, module.stdout, module.stderr) == (0, f"hbmsim {version}\n", "")
     binary = subprocess.run([BINARY, "--version"], capture_output=True, text=True)
     assert binary.stdout == module.stdout
+
+
+def test_scale_equals_cli_and_reads_snapshot_objects(run_cli):
+    folder = os.path.join(SHARED_DIR, "families", "attention_fwd_fp32")
+    if not os.path.isdir(folder):
+        pytest.skip("../shared/families is absent")
+    at = {v: os.path.join(folder, f"seq{v}.pickle") for v in (256, 1024, 4096)}
+    r = hbmsim.scale(at, to=8192, fit_limit="16GiB", step=256)
+    cli = run_cli("scale", *[x for v, p in at.items() for x in ("--at", v, p)],
+                  "--to", 8192, "--fit-limit", "16GiB", "--step", 256)
+    assert r.exit_code == cli.code == 0
+    assert r.json == cli.report
+    assert r["allocations"] == 800 and r["verdict"] == "fits"
+    assert r["peak_allocated_bytes"] == 6472728576
+    assert r["largest_fitting"]["to"] == 13312
+    with open(at[4096], "rb") as f:
+        from_object = hbmsim.scale({256: at[256], 1024: at[1024], 4096: pickle.load(f)}, to=8192)
+    assert from_object["peak_reserved_bytes"] == r["peak_reserved_bytes"]
+    assert from_object["recordings"][2]["path"] == "<at 4096 snapshot>"
+    with pytest.raises(ValueError) as e:
+        hbmsim.scale({256: at[256]}, to=512)
+    assert str(e.value) == "hbmsim scale: --at: give at least two recordings of the job at different sizes"

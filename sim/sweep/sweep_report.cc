@@ -95,8 +95,10 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
   std::map<std::string, std::string> first_settings;  // allocator -> its first size row's settings
   for (const Json& line : *lines) {
     const Json& key = line["key"];
+    // A scale task at one size is its own row, named by the size.
+    const std::string to = key.contains("to") && !key["to"].is_null() ? "to=" + Text(key["to"]) : "";
     const auto id = std::make_tuple(Text(key["allocator"]), Text(key["settings"]), Text(key["question"]),
-                                    Text(key["bytes_limit"]));
+                                    to.empty() ? Text(key["bytes_limit"]) : to);
     auto [it, added] = row_of.emplace(id, s.rows.size());
     if (added) {
       SummaryRow row;
@@ -127,6 +129,15 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
       if (auto t = today.find({row.allocator, recording}); t != today.end()) {
         row.savings.push_back(static_cast<int64_t>(t->second) - static_cast<int64_t>(need));
       }
+    } else if (row.question == "scale") {
+      ++(code == 0 ? row.fit : row.failed);
+      // At a size: the prediction's reserved peak; under a fit limit: the largest size that fits.
+      const Json& answer = result.contains("largest_fitting") ? result["largest_fitting"] : Json();
+      if (answer.is_object() && answer["to"].is_number()) {
+        row.needed.push_back(answer["to"].get<uint64_t>());
+      } else if (result.contains("peak_reserved_bytes") && result["peak_reserved_bytes"].is_number()) {
+        row.needed.push_back(result["peak_reserved_bytes"].get<uint64_t>());
+      }
     } else if (row.question == "advise") {
       const bool today_fits = result.contains("today") && result["today"].value("fits_at_limit", false);
       bool some_fits = false;
@@ -152,6 +163,11 @@ std::string SummaryText(const SweepSummary& s) {
   out += "\nfit: limit rows, fits at the limit; size rows, a fitting limit was found; advise rows, some setting "
          "fits where today's does not. need_*: min_bytes_limit over the recordings (nearest rank); saving: "
          "today's (the allocator's first settings) need minus this one, per recording, bytes.\n";
+  if (std::any_of(s.rows.begin(), s.rows.end(), [](const SummaryRow& r) { return r.question == "scale"; })) {
+    out +=
+        "scale rows: fit, the prediction fits (to=N) or some size fits the limit; need_*: the prediction's "
+        "peak reserved bytes (to=N), or the largest size that fits the limit.\n";
+  }
   return out;
 }
 

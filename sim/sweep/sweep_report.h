@@ -9,6 +9,9 @@
 //           first), median and total over the recordings both ran
 //   advise: jobs, errors, and how many recordings some setting makes fit
 //           at the limit when today's does not
+//   scale:  one row per size (to=N: fit when the prediction fits; need: its
+//           peak reserved bytes) and per fit limit (fit when some size fits;
+//           need: the largest size that fits)
 // Every figure is read from the lines; nothing is replayed here.
 #ifndef HBMSIM_SIM_SWEEP_SWEEP_REPORT_H_
 #define HBMSIM_SIM_SWEEP_SWEEP_REPORT_H_

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "fmt/format.h"
 #include "sim/config/yaml_guard.h"
+#include "sim/sweep/sweep_scale.h"
 #include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
 
@@ -16,7 +18,8 @@ namespace hbmsim::sweep {
 namespace {
 
 // Keys a spec may have; anything else is a typo the user should hear about.
-constexpr const char* kKeys[] = {"recordings", "allocators", "settings", "limits", "size", "advise", "device"};
+constexpr const char* kKeys[] = {"recordings", "allocators", "settings", "limits",
+                                 "size",       "advise",     "device",   "scale"};
 
 absl::Status Error(const std::string& file, const YAML::Node& node, const std::string& what) {
   const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 1;
@@ -147,9 +150,24 @@ absl::StatusOr<std::string> Device(const std::string& file, const YAML::Node& no
 
 absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root, const SweepSpecOptions& options);
 
+// `hbmsim scale --at V P... --allocator A --set ... [--device D] --to N | --fit-limit L [--step K]`.
+std::vector<std::string> ScaleArgs(const SweepTask& t, const std::string& json_path) {
+  std::vector<std::string> args = {"scale"};
+  for (const auto& [value, path] : t.at) args.insert(args.end(), {"--at", value, path});
+  args.insert(args.end(), {"--allocator", t.allocator});
+  for (const auto& [key, value] : t.settings) args.insert(args.end(), {"--set", key + "=" + value});
+  if (!t.device.empty()) args.insert(args.end(), {"--device", t.device});
+  if (!t.to.empty()) args.insert(args.end(), {"--to", t.to});
+  if (!t.bytes_limit.empty()) args.insert(args.end(), {"--fit-limit", t.bytes_limit});
+  if (!t.step.empty()) args.insert(args.end(), {"--step", t.step});
+  args.insert(args.end(), {"--json", json_path});
+  return args;
+}
+
 }  // namespace
 
 std::vector<std::string> SweepTask::Args(const std::string& json_path) const {
+  if (question == "scale") return ScaleArgs(*this, json_path);
   std::vector<std::string> args;
   if (question == "limit") {
     args = {"replay", recording, "--allocator", allocator, "--bytes-limit", bytes_limit, "--no-advice", "--quiet"};
@@ -176,8 +194,13 @@ nlohmann::ordered_json SweepTask::Key() const {
   key["allocator"] = allocator;
   key["settings"] = SettingsText();
   key["question"] = question;
-  key["bytes_limit"] = question == "limit" ? nlohmann::ordered_json(bytes_limit) : nlohmann::ordered_json();
+  const bool limited = question == "limit" || (question == "scale" && !bytes_limit.empty());
+  key["bytes_limit"] = limited ? nlohmann::ordered_json(bytes_limit) : nlohmann::ordered_json();
   key["device"] = device.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(device);
+  if (question == "scale") {  // only scale keys carry these, so other tasks' keys stay as they were
+    key["to"] = to.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(to);
+    key["step"] = step.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(step);
+  }
   return key;
 }
 
@@ -216,56 +239,134 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view text, const std::strin
 
 namespace {
 
+// What a spec asks of each recording, and of the scale family.
+struct Questions {
+  std::vector<std::string> limits;
+  bool size = false;
+  bool advise = false;
+  std::optional<ScaleQuestion> scale;
+  size_t per_recording() const { return limits.size() + (size ? 1 : 0) + (advise ? 1 : 0); }
+};
+
+absl::StatusOr<Questions> ReadQuestions(const std::string& path, const std::string& folder,
+                                        const YAML::Node& root, const SweepSpecOptions& options) {
+  Questions q;
+  absl::StatusOr<std::vector<std::string>> limits = Limits(path, root["limits"]);
+  if (!limits.ok()) return limits.status();
+  q.limits = *std::move(limits);
+  absl::StatusOr<bool> size = Flag(path, root["size"], "size");
+  absl::StatusOr<bool> advise = Flag(path, root["advise"], "advise");
+  if (!size.ok()) return size.status();
+  if (!advise.ok()) return advise.status();
+  q.size = *size;
+  q.advise = *advise;
+  auto exists = [&](const std::string& p) { return !(options.expand ? options.expand(p) : Glob(p)).empty(); };
+  absl::StatusOr<std::optional<ScaleQuestion>> scale =
+      ParseScaleQuestion(path, folder, root["scale"], exists);
+  if (!scale.ok()) return scale.status();
+  q.scale = *std::move(scale);
+  if (q.per_recording() == 0 && !q.scale) {
+    return Error(path, root, "ask something: limits:, size: true, advise: true or scale:");
+  }
+  if (q.per_recording() == 0 && root["recordings"]) {
+    return Error(path, root["recordings"], "recordings: no question asks them (limits:, size: or advise:)");
+  }
+  if (q.per_recording() > 0 && !root["recordings"]) return Error(path, root, "needs recordings:");
+  return q;
+}
+
+// recordings x allocators x settings x per-recording questions, then allocators x settings x scale tasks,
+// counted before any is made (each factor at least 1 and below the cap).
+absl::Status CountTasks(const std::string& path, const YAML::Node& root, size_t recordings, size_t allocators,
+                        size_t grid, const Questions& q, size_t max_tasks) {
+  auto product = [&](std::initializer_list<size_t> factors) -> std::optional<size_t> {
+    size_t total = 1;
+    for (size_t f : factors) {
+      if (f > max_tasks || (f > 0 && total > max_tasks / f)) return std::nullopt;
+      total *= f;
+    }
+    return total;
+  };
+  const std::optional<size_t> each = product({recordings, allocators, grid, q.per_recording()});
+  const std::optional<size_t> scale =
+      product({allocators, grid, q.scale ? q.scale->tasks_per_configuration() : 0});
+  if (!each || !scale || *each > max_tasks - *scale) return TooMany(path, root, max_tasks);
+  return absl::OkStatus();
+}
+
+void AddScaleTasks(const ScaleQuestion& q, const std::string& allocator,
+                   const std::vector<std::pair<std::string, std::string>>& settings,
+                   const std::string& device, SweepSpec& spec) {
+  const std::string recording = ScaleRecordingText(q.at);
+  for (const std::string& to : q.to) {
+    spec.tasks.push_back(
+        {spec.tasks.size(), recording, allocator, settings, "scale", "", device, q.at, to, ""});
+  }
+  for (const std::string& limit : q.fit_limits) {
+    spec.tasks.push_back(
+        {spec.tasks.size(), recording, allocator, settings, "scale", limit, device, q.at, "", q.step});
+  }
+}
+
 absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root, const SweepSpecOptions& options) {
   if (!root.IsMap()) return Error(path, root, "a sweep spec is a map (recordings:, allocators:, ...)");
   for (const auto& entry : root) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
-      return Error(path, entry.first, fmt::format("unknown key '{}' (recordings, allocators, settings, limits, "
-                                                  "size, advise, device)", key));
+      return Error(path, entry.first,
+                   fmt::format("unknown key '{}' (recordings, allocators, settings, limits, "
+                               "size, advise, device, scale)",
+                               key));
     }
   }
-  if (!root["recordings"] || !root["allocators"]) return Error(path, root, "needs recordings: and allocators:");
+  if (!root["allocators"]) return Error(path, root, "needs allocators:");
   const size_t slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash);
   absl::StatusOr<std::vector<std::string>> allocators = Scalars(path, root["allocators"], "allocators");
   if (!allocators.ok()) return allocators.status();
   auto grid = SettingsGrid(path, root["settings"], options.max_tasks);
   if (!grid.ok()) return grid.status();
-  absl::StatusOr<std::vector<std::string>> limits = Limits(path, root["limits"]);
-  if (!limits.ok()) return limits.status();
-  absl::StatusOr<bool> size = Flag(path, root["size"], "size");
-  absl::StatusOr<bool> advise = Flag(path, root["advise"], "advise");
-  if (!size.ok()) return size.status();
-  if (!advise.ok()) return advise.status();
-  if (limits->empty() && !*size && !*advise) return Error(path, root, "ask something: limits:, size: true or advise: true");
+  absl::StatusOr<Questions> questions = ReadQuestions(path, folder, root, options);
+  if (!questions.ok()) return questions.status();
   absl::StatusOr<std::string> device = Device(path, root["device"]);
   if (!device.ok()) return device.status();
   // The recordings last: a spec with a typo elsewhere fails before any glob runs.
   absl::StatusOr<std::vector<std::string>> recordings =
-      ExpandRecordings(path, folder, root["recordings"], options);
+      root["recordings"] ? ExpandRecordings(path, folder, root["recordings"], options)
+                         : absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{});
   if (!recordings.ok()) return recordings.status();
-  // Count before making any task (each factor is at least 1 and below the cap).
-  const size_t questions = limits->size() + (*size ? 1 : 0) + (*advise ? 1 : 0);
-  size_t total = 1;
-  for (size_t factor : {recordings->size(), allocators->size(), grid->size(), questions}) {
-    if (factor > options.max_tasks || total > options.max_tasks / factor) return TooMany(path, root, options.max_tasks);
-    total *= factor;
+  if (absl::Status s = CountTasks(path, root, recordings->size(), allocators->size(), grid->size(),
+                                  *questions, options.max_tasks);
+      !s.ok()) {
+    return s;
   }
   SweepSpec spec{path, {}};
-  spec.tasks.reserve(total);
   for (const std::string& recording : *recordings) {
     for (const std::string& a : *allocators) {
       const std::string allocator = IsYamlFile(a) ? Resolve(folder, a) : a;
       for (const auto& settings : *grid) {
         auto add = [&](std::string question, std::string limit) {
-          spec.tasks.push_back({spec.tasks.size(), recording, allocator, settings, std::move(question),
-                                std::move(limit), *device});
+          spec.tasks.push_back({spec.tasks.size(),
+                                recording,
+                                allocator,
+                                settings,
+                                std::move(question),
+                                std::move(limit),
+                                *device,
+                                {},
+                                "",
+                                ""});
         };
-        for (const std::string& limit : *limits) add("limit", limit);
-        if (*size) add("size", "");
-        if (*advise) add("advise", "");
+        for (const std::string& limit : questions->limits) add("limit", limit);
+        if (questions->size) add("size", "");
+        if (questions->advise) add("advise", "");
       }
+    }
+  }
+  if (!questions->scale) return spec;
+  for (const std::string& a : *allocators) {
+    for (const auto& settings : *grid) {
+      AddScaleTasks(*questions->scale, IsYamlFile(a) ? Resolve(folder, a) : a, settings, *device, spec);
     }
   }
   return spec;

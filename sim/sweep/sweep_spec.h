@@ -10,12 +10,16 @@
 //   size: true                          # the smallest fitting limit } question
 //   advise: false                       # hbmsim advise
 //   device: 0                           # optional, for every recording
+//   scale: {at: {128: a.pickle, 256: b.pickle}, to: [1024], fit_limits: [80GiB]}
+//                                       # hbmsim scale (sim/sweep/sweep_scale.h);
+//                                       # recordings: optional with it
 //
 // Order (the task index): recordings in the order their patterns are listed,
 // each glob's matches sorted, a path matched twice kept once; then
 // allocators; then settings combinations (the last key varies fastest, the
 // first combination is "today", the baseline of the report's savings); then
-// the questions: each limit, size, advise. The same spec over the same files
+// the questions: each limit, size, advise. Then the scale tasks: allocators,
+// settings combinations, each `to:`, each fit limit. The same spec over the same files
 // is the same list, so `--shard I/N` (task index % N == I) slices it the same
 // way on every machine.
 #ifndef HBMSIM_SIM_SWEEP_SWEEP_SPEC_H_
@@ -38,9 +42,13 @@ struct SweepTask {
   std::string recording;  // the path the command opens
   std::string allocator;
   std::vector<std::pair<std::string, std::string>> settings;  // --set KEY=VALUE, in spec order
-  std::string question;                                       // "limit", "size" or "advise"
-  std::string bytes_limit;                                    // for "limit"
+  std::string question;                                       // "limit", "size", "advise" or "scale"
+  std::string bytes_limit;                                    // for "limit", and scale's --fit-limit
   std::string device;                                         // empty: the command's default
+  // scale only: the recordings (value, path), and --to N or --step K.
+  std::vector<std::pair<std::string, std::string>> at;
+  std::string to;
+  std::string step;
 
   // The hbmsim command line (without the program name) that answers the
   // task, writing its --json report to `json_path`. Commands run with

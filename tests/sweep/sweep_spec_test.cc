@@ -44,7 +44,8 @@ TEST(SweepSpecTest, ExpandsInTheDocumentedOrder) {
   // Spec in folder "dir": patterns resolve against it, a path matched twice is kept once.
   SweepSpecOptions options = Fake();
   options.expand = [](const std::string& pattern) {
-    if (pattern == "dir/jobs/*.pickle") return std::vector<std::string>{"dir/jobs/a.pickle", "dir/jobs/b.pickle"};
+    if (pattern == "dir/jobs/*.pickle")
+      return std::vector<std::string>{"dir/jobs/a.pickle", "dir/jobs/b.pickle"};
     if (pattern == "dir/jobs/a.pickle") return std::vector<std::string>{"dir/jobs/a.pickle"};
     return std::vector<std::string>{};
   };
@@ -86,11 +87,11 @@ TEST(SweepSpecTest, TaskCommandLines) {
   ASSERT_EQ(spec->tasks.size(), 3u);
   using V = std::vector<std::string>;
   EXPECT_EQ(spec->tasks[0].Args("r.json"),
-            (V{"replay", "/abs/oom.trace", "--allocator", "bfc", "--bytes-limit", "auto", "--no-advice", "--quiet",
-               "--set", "garbage_collection=true", "--device", "1", "--json", "r.json"}));
+            (V{"replay", "/abs/oom.trace", "--allocator", "bfc", "--bytes-limit", "auto", "--no-advice",
+               "--quiet", "--set", "garbage_collection=true", "--device", "1", "--json", "r.json"}));
   EXPECT_EQ(spec->tasks[1].Args("r.json"),
-            (V{"size", "/abs/oom.trace", "--allocator", "bfc", "--set", "garbage_collection=true", "--device", "1",
-               "--jobs", "1", "--json", "r.json"}));
+            (V{"size", "/abs/oom.trace", "--allocator", "bfc", "--set", "garbage_collection=true", "--device",
+               "1", "--jobs", "1", "--json", "r.json"}));
   EXPECT_EQ(spec->tasks[2].question, "advise");
 }
 
@@ -108,12 +109,13 @@ TEST(SweepSpecTest, MalformedSpecsGetOneLine) {
   EXPECT_EQ(ErrorOf(base + "limits: [16GiBB]\n"),
             "s.yaml:3: limits: '16GiBB' is not a size (plain bytes, or a number with B, KiB, MiB, GiB, "
             "TiB, PiB, KB, MB, GB or TB)");
-  EXPECT_EQ(ErrorOf(base), "s.yaml:1: ask something: limits:, size: true or advise: true");
+  EXPECT_EQ(ErrorOf(base), "s.yaml:1: ask something: limits:, size: true, advise: true or scale:");
   EXPECT_EQ(ErrorOf(base + "size: maybe\n"), "s.yaml:3: size: expected true or false");
   EXPECT_EQ(ErrorOf(base + "size: true\nlimit: [1GiB]\n"),
-            "s.yaml:4: unknown key 'limit' (recordings, allocators, settings, limits, size, advise, device)");
-  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nsize: true\n"),
-            "s.yaml:1: needs recordings: and allocators:");
+            "s.yaml:4: unknown key 'limit' (recordings, allocators, settings, limits, size, advise, device, "
+            "scale)");
+  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nsize: true\n"), "s.yaml:1: needs allocators:");
+  EXPECT_EQ(ErrorOf("allocators: [bfc]\nsize: true\n"), "s.yaml:1: needs recordings:");
   EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: []\nsize: true\n"),
             "s.yaml:2: allocators: the list is empty");
   EXPECT_EQ(ErrorOf("recordings: [missing/*.trace]\nallocators: [bfc]\nsize: true\n"),
@@ -126,6 +128,67 @@ TEST(SweepSpecTest, MalformedSpecsGetOneLine) {
             "s.yaml:5: settings: k: expected a list of values");
   EXPECT_EQ(ErrorOf("- a\n- b\n"), "s.yaml:1: a sweep spec is a map (recordings:, allocators:, ...)");
   EXPECT_EQ(ErrorOf("recordings: [a\n"), "s.yaml:2: end of sequence flow not found");
+}
+
+// scale: one family, asked under every allocator and settings combination,
+// once per size and once per fit limit, after the per-recording tasks.
+TEST(SweepSpecTest, ScaleTasks) {
+  absl::StatusOr<SweepSpec> spec = ParseSweepSpec(
+      "allocators: [torch]\n"
+      "settings: {expandable_segments: [false, true]}\n"
+      "scale:\n"
+      "  at: {128: jobs/a.pickle, 256: /abs/oom.trace}\n"
+      "  to: [1024]\n"
+      "  fit_limits: [80GiB]\n"
+      "  step: 64\n",
+      "s.yaml", Fake());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->tasks.size(), 4u);
+  EXPECT_EQ(spec->tasks[0].Key().dump(),
+            R"({"task":0,"recording":"128=jobs/a.pickle 256=/abs/oom.trace","allocator":"torch",)"
+            R"("settings":"expandable_segments=false","question":"scale","bytes_limit":null,"device":null,)"
+            R"("to":"1024","step":null})");
+  using V = std::vector<std::string>;
+  EXPECT_EQ(spec->tasks[0].Args("r.json"),
+            (V{"scale", "--at", "128", "jobs/a.pickle", "--at", "256", "/abs/oom.trace", "--allocator",
+               "torch", "--set", "expandable_segments=false", "--to", "1024", "--json", "r.json"}));
+  EXPECT_EQ(
+      spec->tasks[3].Args("r.json"),
+      (V{"scale", "--at", "128", "jobs/a.pickle", "--at", "256", "/abs/oom.trace", "--allocator", "torch",
+         "--set", "expandable_segments=true", "--fit-limit", "80GiB", "--step", "64", "--json", "r.json"}));
+  // With recordings, their tasks come first.
+  absl::StatusOr<SweepSpec> both = ParseSweepSpec(
+      "recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsize: true\n"
+      "scale: {at: {1: jobs/a.pickle, 2: jobs/a.pickle}, to: 3}\n",
+      "s.yaml", Fake());
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ(both->tasks.size(), 3u);
+  EXPECT_EQ(both->tasks[2].question, "scale");
+  EXPECT_EQ(both->tasks[2].to, "3");
+}
+
+TEST(SweepSpecTest, MalformedScaleGetsOneLine) {
+  const std::string base = "allocators: [bfc]\nscale:\n";
+  EXPECT_EQ(ErrorOf(base + "  at: {1: jobs/a.pickle}\n  to: [4]\n"),
+            "s.yaml:3: scale: at: give two recordings or more");
+  EXPECT_EQ(ErrorOf(base + "  at: {1: jobs/a.pickle, 2: nope.pickle}\n  to: [4]\n"),
+            "s.yaml:3: scale: at: no file 'nope.pickle'");
+  EXPECT_EQ(ErrorOf(base + "  at: {x: jobs/a.pickle, 2: jobs/a.pickle}\n  to: [4]\n"),
+            "s.yaml:3: scale: at: each key is a positive integer (the size the recording was made at)");
+  EXPECT_EQ(ErrorOf(base + "  at: {1: jobs/a.pickle, 2: jobs/a.pickle}\n  to: [0]\n"),
+            "s.yaml:4: scale: to: expected a positive integer");
+  EXPECT_EQ(
+      ErrorOf(base + "  at: {1: jobs/a.pickle, 2: jobs/a.pickle}\n  fit_limits: [lots]\n"),
+      "s.yaml:4: scale: fit_limits: 'lots' is not a size (plain bytes, or a number with B, KiB, MiB, GiB, "
+      "TiB, PiB, KB, MB, GB or TB)");
+  EXPECT_EQ(ErrorOf(base + "  at: {1: jobs/a.pickle, 2: jobs/a.pickle}\n"),
+            "s.yaml:3: scale: ask something: to: or fit_limits:");
+  EXPECT_EQ(ErrorOf(base + "  to: [4]\n"), "s.yaml:3: scale: at: expected VALUE: RECORDING, two or more");
+  EXPECT_EQ(ErrorOf(base + "  at: {1: jobs/a.pickle, 2: jobs/a.pickle}\n  to: 4\n  from: 2\n"),
+            "s.yaml:5: scale: unknown key 'from' (at, to, fit_limits, step)");
+  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\n" + base +
+                    "  at: {1: jobs/a.pickle, 2: jobs/a.pickle}\n  to: 4\n"),
+            "s.yaml:1: recordings: no question asks them (limits:, size: or advise:)");
 }
 
 TEST(SweepSpecTest, DeepOrHugeSpecsAreRefusedBeforeParsing) {
@@ -142,11 +205,13 @@ TEST(SweepSpecTest, TaskCountIsCappedBeforeExpansion) {
       "recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsize: true\nsettings:\n"
       "  a: [1, 2]\n  b: [1, 2]\n  c: [1, 2]\n";
   EXPECT_EQ(ErrorOf(yaml, 16), "ok");
-  EXPECT_EQ(ErrorOf(yaml, 15), "s.yaml:1: the sweep expands to more than 15 tasks; split it into several specs");
+  EXPECT_EQ(ErrorOf(yaml, 15),
+            "s.yaml:1: the sweep expands to more than 15 tasks; split it into several specs");
   // The grid alone past the cap: refused while building it, never materialised.
   std::string grid = "recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsize: true\nsettings:\n";
   for (int i = 0; i < 40; ++i) grid += "  k" + std::to_string(i) + ": [x, y]\n";
-  EXPECT_EQ(ErrorOf(grid), "s.yaml:5: the sweep expands to more than 100000 tasks; split it into several specs");
+  EXPECT_EQ(ErrorOf(grid),
+            "s.yaml:5: the sweep expands to more than 100000 tasks; split it into several specs");
 }
 
 TEST(SweepSpecTest, ParseShard) {
