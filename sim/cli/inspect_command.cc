@@ -116,8 +116,7 @@ class InspectCommand : public Command {
       return Fail(std::string(s.message()));
     }
     if (!json_.empty()) {
-      if (absl::Status s = outputs.Write("--json", inspect::RenderHeldJson(*report).dump(2) + "\n");
-          !s.ok()) {
+      if (absl::Status s = outputs.Write("--json", inspect::HeldJsonText(*report)); !s.ok()) {
         return Fail(std::string(s.message()));
       }
     }

@@ -383,7 +383,7 @@ std::optional<Failure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording
       trace_, trace_, quiet_ ? "" : inspect::RenderHeldText(*report));
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", inspect::RenderHeldJson(*report).dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s = outputs_.Write("--json", inspect::HeldJsonText(*report)); !s.ok()) {
       return BadInput(s);
     }
   }

@@ -188,4 +188,8 @@ Json RenderHeldJson(const HeldReport& r) {
   return out;
 }
 
+std::string HeldJsonText(const HeldReport& r) {
+  return RenderHeldJson(r).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace hbmsim::inspect

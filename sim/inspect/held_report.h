@@ -71,6 +71,9 @@ bool AnyHeldProbeFailed(const HeldReport& r);
 
 std::string RenderHeldText(const HeldReport& r);
 nlohmann::ordered_json RenderHeldJson(const HeldReport& r);
+// RenderHeldJson as text, indented; bytes of the profile's strings that are
+// not UTF-8 are replaced (a stack's file names are whatever the job had).
+std::string HeldJsonText(const HeldReport& r);
 
 }  // namespace hbmsim::inspect
 
