@@ -60,11 +60,13 @@ class DiagnoseCommand : public Command {
     if (!texts.ok()) return Fail(std::string(texts.status().message()));
     // A BFC header is read as a text only when no dump explains it.
     if (log.ok()) std::erase_if(*texts, [](const oom_text::OomText& t) { return t.kind == "bfc-header"; });
-    // A log with only a remat warning or OOM texts is still worth a report; without any, the BFC error says why.
-    if (!log.ok() && texts->empty() && (remat->empty() || absl::IsNotFound(log.status()))) {
+    // A dump that cannot be read is bad input, as it always was (unless a remat warning is the report);
+    // a log with no dump at all is still worth a report when it holds a remat warning or an OOM text.
+    const bool no_dump = log.status().message().find(": no BFC allocator dump found (") != std::string_view::npos;
+    if (!log.ok() && ((!no_dump && (remat->empty() || absl::IsNotFound(log.status()))) ||
+                      (no_dump && remat->empty() && texts->empty()))) {
       return Fail(std::string(log.status().message()) + OtherRecordingHint());
     }
-
     std::vector<bfc_dump::Diagnosis> diagnoses;
     std::string text;
     if (log.ok()) {
@@ -73,11 +75,6 @@ class DiagnoseCommand : public Command {
     }
     if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
     if (!texts->empty()) text += (text.empty() ? "" : "\n") + oom_text::RenderOomTextsText(log_, *texts);
-    // A BFC dump that could not be read beside OOM texts that could: said, not fatal ("no dump" is no news).
-    const bool no_dump = log.status().message().find(": no BFC allocator dump found (") != std::string_view::npos;
-    if (!log.ok() && !absl::IsNotFound(log.status()) && !no_dump) {
-      text += fmt::format("\nBFC dump not read: {}\n", OneLineMessage(std::string(log.status().message())));
-    }
     if (absl::Status s = io::WriteStdout(input_.Rename(text)); !s.ok()) return Fail(std::string(s.message()));
     if (!json_.empty()) {
       const std::string json = input_.Rename(Json(log.ok() ? &*log : nullptr, diagnoses, *remat, *texts));
