@@ -37,6 +37,17 @@ TEST(LogForms, SizesAsPrinted) {
   EXPECT_EQ(size("12 of"), "none");
 }
 
+TEST(LogForms, ShapeBytes) {
+  EXPECT_EQ(ShapeBytes("f32[4096,128,3]"), 6291456);
+  EXPECT_EQ(ShapeBytes("bf16[2,3]{1,0:T(8,128)(2,1)}"), 12);
+  EXPECT_EQ(ShapeBytes("s64[]"), 8);
+  EXPECT_EQ(ShapeBytes("pred[0]"), 0);
+  EXPECT_EQ(ShapeBytes("s4[16]"), std::nullopt);
+  EXPECT_EQ(ShapeBytes("(f32[2], f32[3])"), std::nullopt);
+  EXPECT_EQ(ShapeBytes("f64[99999999999,99999999999,99999999999]"), std::nullopt);
+  EXPECT_EQ(ShapeBytes("f32[4,x]"), std::nullopt);
+}
+
 TEST(LogForms, AWrappedSentenceBehindRayHeadersReadsAsOne) {
   const std::vector<OomText> t = ReadOomTexts(
       "(pid=77) jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Attempting to allocate 31.06M. "

@@ -76,7 +76,10 @@ TEST(SharedOomTexts, BufferAssignmentsShowStatsAndPeakBuffers) {
                 "the program needs 12.00MiB: parameters 6.00MiB (50%), outputs 6.00MiB (50%), temp 0B (0%)",
                 "donating the parameters (jax.jit donate_argnums) lets the outputs reuse their memory: up to "
                 "6.00MiB less",
-                "the device must have 6291456 bytes free in one piece"}));
+                "the device must have 6291456 bytes free in one piece",
+                "the failing request is exactly the size of peak buffer 1 (f32[4096,128,3], "
+                "jit(concatenate)/jit(main)/concatenate[dimension=0])"}));
+  EXPECT_EQ(a[0].allocations[0].shape_bytes, 6291456);  // 4 × 4096 × 128 × 3
 
   const std::vector<OomText> b = Read("pymc-devs-pymc-extras_188_1.txt");
   ASSERT_EQ(b.size(), 1u);
@@ -89,6 +92,11 @@ TEST(SharedOomTexts, BufferAssignmentsShowStatsAndPeakBuffers) {
   EXPECT_EQ(b[0].allocations[1].op, "jit(fn)/jit(main)/mul");
   EXPECT_EQ(b[0].allocations[2].size->text, "8B");
   EXPECT_EQ(b[0].allocations[2].shape, "s64[]");
+  EXPECT_EQ(b[0].allocations[2].shape_bytes, 8);
+  // 8 × 31 × 200 × 300 × 300 = 4464000000: the parameter and the mul's output both have the request's size.
+  EXPECT_EQ(b[0].would_fit.back(),
+            "the failing request is exactly the size of peak buffer 1 (f64[31,200,300,300]) and of 2 "
+            "(f64[31,200,300,300], jit(fn)/jit(main)/mul)");
 }
 
 TEST(SharedOomTexts, CompileTimeReports) {
@@ -119,6 +127,7 @@ TEST(SharedOomTexts, CompileTimeReports) {
   ASSERT_EQ(a[0].allocations.size(), 1u);
   EXPECT_EQ(a[0].allocations[0].shape, "s32[8388608,8,4]{2,1,0:T(8,128)}");
   EXPECT_EQ(a[0].allocations[0].unpadded->text, "1.00G");
+  EXPECT_EQ(a[0].allocations[0].shape_bytes, 1073741824);  // 4 × 8388608 × 8 × 4: the unpadded 1.00G, exactly
   EXPECT_EQ(a[0].allocations[0].expansion, "32.0x");
   EXPECT_EQ(a[0].missing, (std::vector<std::string>{"the arguments' size (\"unknown size\")",
                                                     "the output size (\"unknown\")"}));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,55 @@ const Figure* OomText::Find(std::string_view name) const {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+namespace {
+
+int64_t ElementBytes(std::string_view type) {
+  for (auto [name, bytes] : {std::pair{"pred", 1},
+                             {"s8", 1},
+                             {"u8", 1},
+                             {"f8e4m3fn", 1},
+                             {"f8e5m2", 1},
+                             {"s16", 2},
+                             {"u16", 2},
+                             {"f16", 2},
+                             {"bf16", 2},
+                             {"s32", 4},
+                             {"u32", 4},
+                             {"f32", 4},
+                             {"s64", 8},
+                             {"u64", 8},
+                             {"f64", 8},
+                             {"c64", 8},
+                             {"c128", 16}}) {
+    if (type == name) return bytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<int64_t> ShapeBytes(std::string_view shape) {
+  const size_t open = shape.find('['), close = shape.find(']');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
+  int64_t bytes = ElementBytes(shape.substr(0, open));
+  if (bytes == 0) return std::nullopt;
+  std::string_view dims = shape.substr(open + 1, close - open - 1);
+  while (!dims.empty()) {
+    const size_t comma = dims.find(',');
+    const std::string_view dim = dims.substr(0, comma);
+    int64_t n = 0;
+    if (dim.empty() || dim.size() > 12) return std::nullopt;
+    for (char c : dim) {
+      if (c < '0' || c > '9') return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    if (n != 0 && bytes > INT64_MAX / n) return std::nullopt;
+    bytes *= n;
+    dims.remove_prefix(comma == std::string_view::npos ? dims.size() : comma + 1);
+  }
+  return bytes;
 }
 
 namespace {

@@ -59,6 +59,9 @@ struct ProgramAllocation {
   std::string expansion;          // "32.0x"
   std::string op;                 // op_name (op_type when no name)
   std::string shape;
+  // The bytes of `shape`'s elements, unpadded (f64[31,200,300,300]: 8 × 31 × 200 × 300 × 300),
+  // when its element type and dimensions read; derived, exact.
+  std::optional<int64_t> shape_bytes;
   std::string source;  // "models.py:689" from source_file / source_line
   std::string label;   // "XLA label" / "XLA Label"
   std::string type;    // "HLO temp", "entry parameter", ...
@@ -87,6 +90,10 @@ std::vector<OomText> ReadOomTexts(std::string_view text);
 // The first bytes of a log read (the blocks are near the failure; a longer
 // log is read up to here).
 inline constexpr size_t kMaxLogBytes = size_t{64} << 20;
+// The bytes of an XLA shape's elements ("f32[4096,128,3]{2,1,0:T(8,128)}", "s64[]"), without
+// padding; nullopt for a tuple, an unknown element type or sub-byte one, or an overflow.
+std::optional<int64_t> ShapeBytes(std::string_view shape);
+
 // The same from a file, its first kMaxLogBytes; errors: "cannot read PATH: REASON".
 absl::StatusOr<std::vector<OomText>> ReadOomTextFile(const std::string& path);
 

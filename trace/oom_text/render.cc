@@ -113,6 +113,7 @@ nlohmann::json RenderOomTextsJson(const std::vector<OomText>& texts) {
       if (a.size) j["size"] = FigureJson(*a.size);
       if (a.unpadded) j["unpadded"] = FigureJson(*a.unpadded);
       if (a.padding) j["padding"] = FigureJson(*a.padding);
+      if (a.shape_bytes) j["shape_bytes"] = *a.shape_bytes;
       allocations.push_back(std::move(j));
     }
     out.push_back({{"kind", t.kind},

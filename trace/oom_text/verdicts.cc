@@ -108,6 +108,17 @@ void ConcludeBufferAssignment(OomText& t) {
   if (req != nullptr)
     t.would_fit.push_back(fmt::format("the device must have {} free in one piece", Say(*req)));
   if (t.allocations.empty()) t.missing.push_back("the peak buffers");
+  // The failing request is often one peak buffer exactly: its shape's bytes say which.
+  std::vector<std::string> matching;
+  for (const ProgramAllocation& a : t.allocations) {
+    const std::optional<int64_t> bytes = ShapeBytes(a.shape);
+    if (req == nullptr || req->precision > 0 || !bytes || static_cast<double>(*bytes) != req->value) continue;
+    matching.push_back(fmt::format("{} ({}{})", a.index, a.shape, a.op.empty() ? "" : ", " + a.op));
+  }
+  if (!matching.empty()) {
+    t.would_fit.push_back(fmt::format("the failing request is exactly the size of peak buffer {}",
+                                      fmt::join(matching, " and of ")));
+  }
 }
 
 // What freeing the largest program allocation, or only its padding, would leave.
@@ -278,6 +289,7 @@ void Conclude(OomText& t) {
     ConcludeStats(t);
   }
   for (ProgramAllocation& a : t.allocations) {
+    a.shape_bytes = ShapeBytes(a.shape);
     a.cut = a.op.empty() && a.shape.empty();
     if (a.cut)
       t.missing.push_back(fmt::format("allocation {} shows only its size (the text ends there)", a.index));
