@@ -4,6 +4,7 @@
 #include <map>
 
 #include "fmt/format.h"
+#include "sim/config/policy_registry.h"
 #include "sim/report/user_frames.h"
 
 namespace hbmsim::inspect {
@@ -62,16 +63,18 @@ void Group(const ContextTable& table, const std::vector<HeldEntry>& entries, std
 absl::Status AddProbes(std::shared_ptr<const Recording> recording, const HeldOptions& options,
                        HeldReport& report) {
   if (options.probes.empty()) return absl::OkStatus();
-  if (!options.limit) {
+  if (!report.limit) {
     return absl::InvalidArgumentError(
-        "--probe needs --bytes-limit: a device memory profile records no device capacity");
+        "--probe needs --bytes-limit (or an --allocator preset with a bytes_limit, such as "
+        "configs/tpu_v3.yaml): "
+        "a device memory profile records no device capacity");
   }
   for (HeldDeviceReport& d : report.devices) {
     absl::StatusOr<AllocatorConfig> config = HeldPolicy(recording, d.device, options.allocator);
     if (!config.ok()) return config.status();
     report.policy = config->policy->name;
     for (Bytes size : options.probes) {
-      absl::StatusOr<HeldProbe> p = ProbeHeld(recording, d.device, *config, *options.limit, size);
+      absl::StatusOr<HeldProbe> p = ProbeHeld(recording, d.device, *config, *report.limit, size);
       if (!p.ok()) return p.status();
       d.probes.push_back(*p);
     }
@@ -91,6 +94,14 @@ absl::StatusOr<HeldReport> MakeHeldReport(std::shared_ptr<const Recording> recor
   report.source = held->source;
   report.limit = options.limit;
   if (options.limit) report.limit_source = "--bytes-limit";
+  // A device preset (configs/tpu_v3.yaml) carries its HBM size: the limit when none is given.
+  if (!options.limit && !options.allocator.empty()) {
+    absl::StatusOr<AllocatorConfig> preset = ResolveAllocator(BuiltinPolicies(), options.allocator);
+    if (preset.ok() && preset->bytes_limit) {
+      report.limit = preset->bytes_limit;
+      report.limit_source = fmt::format("bytes_limit of {}", options.allocator);
+    }
+  }
   for (const auto& [key, value] : recording->metadata().entries) {
     if (key == "warning") report.warnings.push_back(value);
   }

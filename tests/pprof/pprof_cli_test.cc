@@ -100,6 +100,19 @@ TEST(PprofCli, TpuDevicesProbeThroughTheTpuPolicy) {
             "       0.0%              0         0B      31  executable  (31 of unknown size)\n");
 }
 
+// A device preset's bytes_limit is the limit when none is given: TPU v3 is 16 GiB per core.
+TEST(PprofCli, ADevicePresetGivesTheLimit) {
+  const auto run = RunHbmsim("inspect " + kTpu8 + " --allocator " + std::string(HBMSIM_SOURCE_DIR) +
+                             "/configs/tpu_v3.yaml --probe 1GiB --device 0");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(
+      Lines(run.out, "headroom") + Lines(run.out, "  probe "),
+      "  headroom under 17179869184 B (16.00GiB) (bytes_limit of " + std::string(HBMSIM_SOURCE_DIR) +
+          "/configs/tpu_v3.yaml): 17163709440 B (15.98GiB)\n"
+          "  probe 1073741824 B (1.00GiB): fits under tpu (rounded to 1073741824, placed at 0x3bf096c00; the "
+          "buffers take 16159744 B (15.41MiB) under tpu)\n");
+}
+
 TEST(PprofCli, ReplayGivesTheHeldReportAndJsonForEveryDevice) {
   const std::string json = TempPath("held.json");
   const auto run = RunHbmsim("replay " + kTpu8 + " --json " + json);
@@ -153,7 +166,8 @@ TEST(PprofCli, DevicesAreChosenByLabelAndBadInputIsOneLine) {
   EXPECT_EQ(no_limit.exit_code, 2);
   EXPECT_EQ(
       no_limit.err,
-      "hbmsim inspect: --probe needs --bytes-limit: a device memory profile records no device capacity\n");
+      "hbmsim inspect: --probe needs --bytes-limit (or an --allocator preset with a bytes_limit, such as "
+      "configs/tpu_v3.yaml): a device memory profile records no device capacity\n");
   const std::string cut = TempPath("cut.prof");
   WriteFile(cut, ReadFile(kTinyVla).substr(0, 700));
   for (const char* command : {"inspect", "replay", "convert"}) {
@@ -164,6 +178,38 @@ TEST(PprofCli, DevicesAreChosenByLabelAndBadInputIsOneLine) {
                            ": byte offset 700: the gzip stream is cut short\n");
     EXPECT_EQ(run.out, "");
   }
+}
+
+// Two notebooks' profiles on the same 8 TPU cores: TPU_0 grew by 251040768 - 16159744 = 234881024 B,
+// all of it in three cells the baseline did not have (134217728 + 67108864 + 33554432).
+TEST(PprofCli, CompareTwoProfilesSaysWhatGrewByDeviceKindAndFrame) {
+  const std::string json = TempPath("diff.json");
+  const std::string candidate =
+      kDir + "sholtodouglas__scalingExperiments__e8c863c15775__model_parallel_tutorial__memory.prof";
+  const auto run = RunHbmsim("compare --baseline " + kTpu8 + " --candidate " + candidate + " --json " + json);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string tpu0 =
+      run.out.substr(run.out.find("\nTPU_0"), run.out.find("\nTPU_1") - run.out.find("\nTPU_0"));
+  EXPECT_EQ(
+      tpu0.substr(0, tpu0.rfind('\n', tpu0.find("+0 ")) + 1),
+      "\nTPU_0(process=0,(0,0,0,0)): 16159744 B -> 251040768 B, +234881024 B (+224.00MiB)\n"
+      "  by kind\n"
+      "              change       baseline      candidate    count  key\n"
+      "          +234881024       16159744      251040768       +3  buffer\n"
+      "  by frame (the innermost frame of the user's own code)\n"
+      "              change       baseline      candidate    count  key\n"
+      "          +134217728              0      134217728       +1  4078591761.py:2 <module>  [buffer]\n"
+      "           +67108864              0       67108864       +1  3163193449.py:14 matmult  [buffer]\n"
+      "           +33554432              0       33554432       +1  4078591761.py:1 <module>  [buffer]\n");
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  ASSERT_EQ(j["held"].size(), 9u);  // 8 devices, then what is on no device
+  EXPECT_EQ(j["held"][0]["delta_bytes"], 234881024);
+  EXPECT_EQ(j["held"][8]["scope"], "on no device");
+  EXPECT_EQ(j["held"][8]["by_kind"][0]["baseline_count"], 31);
+  EXPECT_EQ(j["held"][8]["by_kind"][0]["candidate_count"], 30);
+  const auto self = RunHbmsim("compare --baseline " + kTinyVla + " --candidate " + kTinyVla);
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  EXPECT_NE(self.out.find("cuda:0: 84000000 B -> 84000000 B, 0 B (0B)\n"), std::string::npos) << self.out;
 }
 
 }  // namespace
