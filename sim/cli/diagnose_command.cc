@@ -62,7 +62,8 @@ class DiagnoseCommand : public Command {
     if (log.ok()) std::erase_if(*texts, [](const oom_text::OomText& t) { return t.kind == "bfc-header"; });
     // A dump that cannot be read is bad input, as it always was (unless a remat warning is the report);
     // a log with no dump at all is still worth a report when it holds a remat warning or an OOM text.
-    const bool no_dump = log.status().message().find(": no BFC allocator dump found (") != std::string_view::npos;
+    const bool no_dump =
+        log.status().message().find(": no BFC allocator dump found (") != std::string_view::npos;
     if (!log.ok() && ((!no_dump && (remat->empty() || absl::IsNotFound(log.status()))) ||
                       (no_dump && remat->empty() && texts->empty()))) {
       return Fail(std::string(log.status().message()) + OtherRecordingHint());
@@ -134,6 +135,12 @@ class DiagnoseCommand : public Command {
   std::string OtherRecordingHint() const {
     absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(input_.path());
     if (!row.ok() || *row == &TraceFormats().back()) return "";  // the last row, text, takes anything
+    // A held state (a JAX device memory profile) has nothing to replay: inspect shows what it holds.
+    absl::StatusOr<std::unique_ptr<Recording>> opened = (*row)->open(input_.path());
+    if (opened.ok() && (*opened)->held_state() != nullptr) {
+      return fmt::format("; it is a recording ({}): `hbmsim inspect {}` shows what it holds", (*row)->name,
+                         log_);
+    }
     const PolicySpec* made = BuiltinPolicies().MadeFormat((*row)->name);
     return fmt::format("; it is a recording ({}): `hbmsim replay {}{}` replays it", (*row)->name, log_,
                        made != nullptr ? "" : " --allocator NAME");

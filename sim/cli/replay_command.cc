@@ -380,7 +380,7 @@ std::optional<Failure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording
   const std::string text = fmt::format(
       "{} holds what a JAX runtime had live at one moment, with no addresses and no trace to replay: its state "
       "(`hbmsim inspect {} --probe SIZE --bytes-limit LIMIT` asks whether a request would fit)\n\n{}",
-      trace_, trace_, quiet_ ? "" : inspect::RenderHeldText(*report));
+      report->file, trace_, quiet_ ? "" : inspect::RenderHeldText(*report));
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (!json_.empty()) {
     if (absl::Status s = outputs_.Write("--json", inspect::HeldJsonText(*report)); !s.ok()) {

@@ -168,6 +168,13 @@ TEST(PprofCli, DevicesAreChosenByLabelAndBadInputIsOneLine) {
       no_limit.err,
       "hbmsim inspect: --probe needs --bytes-limit (or an --allocator preset with a bytes_limit, such as "
       "configs/tpu_v3.yaml): a device memory profile records no device capacity\n");
+  const auto diagnose = RunHbmsim("diagnose " + kTinyVla);
+  EXPECT_EQ(diagnose.exit_code, 2);
+  EXPECT_EQ(diagnose.err,
+            "hbmsim diagnose: " + kTinyVla +
+                ": no BFC allocator dump found (8 lines, 8 not part of a dump); it is a recording "
+                "(jax-device-profile): `hbmsim inspect " +
+                kTinyVla + "` shows what it holds\n");
   const std::string cut = TempPath("cut.prof");
   WriteFile(cut, ReadFile(kTinyVla).substr(0, 700));
   for (const char* command : {"inspect", "replay", "convert"}) {
