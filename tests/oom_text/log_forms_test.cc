@@ -137,6 +137,24 @@ TEST(LogForms, ABfcHeaderWithoutItsListingIsUndeterminedUnlessItsStatsShow) {
             "free~536870912 shortfall~536870912");
 }
 
+TEST(LogForms, ABareRequestIsReadWithWhatItLacks) {
+  const std::vector<OomText> t = ReadOomTexts(
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+      "17179869184 bytes.\n"
+      "XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 1.00GiB (1073741824B) on device "
+      "ordinal 0\n");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].kind, "allocation-request");
+  EXPECT_EQ(t[0].verdict, "undetermined");
+  EXPECT_EQ(FigureLine(t[0]), "requested=17179869184");
+  EXPECT_EQ(t[1].line, 2u);
+  EXPECT_EQ(FigureLine(t[1]), "requested=1073741824 device_ordinal=0");
+  EXPECT_EQ(t[1].figures[0].text, "1.00GiB (1073741824B)");
+  EXPECT_EQ(t[1].why,
+            "1.00GiB was asked for; the text shows no free memory, so oom and fragmentation cannot be told apart");
+  ASSERT_EQ(t[1].missing.size(), 1u);
+}
+
 TEST(LogForms, AHostileLogStaysBounded) {
   std::string log;
   for (int i = 0; i < 5000; ++i)

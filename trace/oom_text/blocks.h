@@ -29,6 +29,7 @@ void ReadReservations(const LogLines& log, std::vector<OomText>& out);
 void ReadCompileTimeReports(const LogLines& log, std::vector<OomText>& out);
 void ReadBufferAssignments(const LogLines& log, std::vector<OomText>& out);
 void ReadBfcHeaders(const LogLines& log, std::vector<OomText>& out);
+void ReadBareRequests(const LogLines& log, std::vector<OomText>& out);
 void ReadAllocatorStats(const LogLines& log, std::vector<OomText>& out);
 
 // The HBM usage lines that follow a reservation failure or a compile-time

@@ -90,6 +90,7 @@ std::vector<OomText> ReadOomTexts(std::string_view text) {
   ReadCompileTimeReports(log, found);
   ReadBufferAssignments(log, found);
   ReadBfcHeaders(log, found);
+  ReadBareRequests(log, found);
   ReadAllocatorStats(log, found);
   std::stable_sort(found.begin(), found.end(),
                    [](const OomText& a, const OomText& b) { return a.line < b.line; });

@@ -19,6 +19,9 @@
 //   compile-time            "Ran out of memory in memory space hbm.    program does not fit
 //                           Used X of Y hbm." [usage, requirement,
 //                           largest program allocations]
+//   allocation-request      "Out of memory while trying to allocate N  undetermined (no free figure shown)
+//                           bytes." alone; "Failed to allocate request
+//                           for X (NB) on device ordinal K"
 //   bfc-header              "Allocator (GPU_0_bfc) ran out of memory   undetermined without the chunk listing
 //                           trying to allocate X" (no chunk listing)
 //   allocator-stats         "AllocatorStats" block (no failure)        no failure shown

@@ -18,6 +18,7 @@ std::string_view Title(std::string_view kind) {
     return "XLA BufferAssignment OOM: the runtime could not allocate a program's buffers";
   if (kind == "program-reservation") return "the TPU runtime could not reserve a program's memory";
   if (kind == "compile-time") return "XLA:TPU compile-time out of memory: the program does not fit";
+  if (kind == "allocation-request") return "the runtime could not allocate a buffer (the request alone)";
   if (kind == "bfc-header") return "a BFC allocator ran out of memory (its header, no chunk listing)";
   return "allocator statistics";
 }

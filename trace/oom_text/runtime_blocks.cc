@@ -155,6 +155,43 @@ void ReadCompileTimeReports(const LogLines& log, std::vector<OomText>& out) {
   });
 }
 
+void ReadBareRequests(const LogLines& log, std::vector<OomText>& out) {
+  // JAX on GPU: "Out of memory while trying to allocate N bytes." alone (with BufferAssignment's
+  // debugging after it, ReadBufferAssignments reads it), and PjRt's "Failed to allocate request for
+  // 1.00GiB (1073741824B) on device ordinal 0".
+  ForEach(log, "Out of memory while trying to allocate ", [&](size_t at, std::string_view rest) {
+    if (Near(rest, "BufferAssignment OOM Debugging", 200)) return;
+    OomText t;
+    t.kind = "allocation-request";
+    t.line = log.LineOf(at);
+    if (!AddSize(t, "requested", rest)) return;
+    Conclude(t);
+    out.push_back(std::move(t));
+  });
+  ForEach(log, "Failed to allocate request for ", [&](size_t at, std::string_view rest) {
+    OomText t;
+    t.kind = "allocation-request";
+    t.line = log.LineOf(at);
+    if (!AddSize(t, "requested", rest)) return;
+    if (auto exact = Near(rest, " (", 30)) {
+      std::string_view digits = *exact;
+      size_t n = 0;
+      while (n < digits.size() && n < 19 && digits[n] >= '0' && digits[n] <= '9') ++n;
+      if (n > 0 && digits.substr(n).starts_with("B)")) {
+        t.figures.back().value = std::strtod(std::string(digits.substr(0, n)).c_str(), nullptr);
+        t.figures.back().precision = 0;
+        t.figures.back().text += " (" + std::string(digits.substr(0, n + 2));
+      }
+    }
+    if (auto ordinal = Near(rest, "on device ordinal ", 60)) {
+      t.figures.push_back(Figure{"device_ordinal", 0, "", 0, false,
+                                 std::string(ordinal->substr(0, ordinal->find_first_not_of("0123456789")))});
+    }
+    Conclude(t);
+    out.push_back(std::move(t));
+  });
+}
+
 void ReadBfcHeaders(const LogLines& log, std::vector<OomText>& out) {
   ForEach(log, " ran out of memory trying to allocate ", [&](size_t at, std::string_view rest) {
     OomText t;

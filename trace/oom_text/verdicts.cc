@@ -279,6 +279,11 @@ void Conclude(OomText& t) {
     const Figure asked_copy = *asked;
     const std::optional<Figure> free_copy = free != nullptr ? std::optional<Figure>(*free) : std::nullopt;
     ConcludeRequest(t, asked_copy, free_copy ? &*free_copy : nullptr, nullptr);
+  } else if (t.kind == "allocation-request") {
+    ConcludeRequest(t, *req, nullptr, nullptr);
+    t.missing.push_back(
+        "the free memory and the largest free block (with TF_CPP_MIN_LOG_LEVEL=0, XLA's GPU "
+        "client prints BFC's dump, which hbmsim diagnose reads)");
   } else if (t.kind == "buffer-assignment") {
     ConcludeBufferAssignment(t);
   } else if (t.kind == "program-reservation") {
