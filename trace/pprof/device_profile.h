@@ -32,8 +32,10 @@ namespace hbmsim::pprof {
 // Larger decompressed profiles are refused (the largest public ones are a
 // few hundred KiB).
 inline constexpr size_t kMaxProfileBytes = size_t{256} << 20;
-// More buffers than this in one profile are refused: a replay places each.
-inline constexpr uint64_t kMaxHeldBuffers = uint64_t{1} << 24;
+// More buffers than this in one profile are refused: a probe or replay places
+// each one (a policy's block costs about a hundred bytes), and a sample of a
+// few bytes can claim any count. The shared profiles hold at most 682.
+inline constexpr uint64_t kMaxHeldBuffers = uint64_t{1} << 20;
 
 // `bytes`: the file, gzipped or not. `source` names it in errors.
 absl::StatusOr<HeldState> ParseDeviceProfile(std::string_view bytes, std::string_view source);
