@@ -94,6 +94,14 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+// A sample of a few bytes can claim any count: 2^20 buffers are read, one more is refused.
+TEST(MalformedProfile, ASampleClaimingTooManyBuffersIsRefused) {
+  const std::string head = Header() + Strings() + Sample(1 << 20, 8, kCuda0);
+  EXPECT_EQ(Error(head), "ok");
+  EXPECT_EQ(Error(head + Sample(1, 8, kCuda0)), "p.prof: byte offset " + std::to_string(head.size() + 2) +
+                                                    ": more than 1048576 allocations in one profile");
+}
+
 TEST(MalformedProfile, ACutGzipStreamNamesTheCompressedOffset) {
   const std::string file = ReadFile(std::string(HBMSIM_SHARED_DIR) +
                                     "/jax_tpu/pprof/3DAlgoLab__TinyVLA__6ba9ad949b19__memory.prof");
