@@ -1,7 +1,7 @@
 // The cost of `hbmsim scale` (issue 44's targets: predicting and replaying a
 // 10,000-event family member < 1 s; --fit-limit over N <= 64 candidates
 // < 10 s), as multiples of one replay of the real member, on the shared
-// training-step family (../shared/families/tiny_train_step_adamw_fp32: ctx
+// training-step family (the shared test recordings, tiny_train_step_adamw_fp32: ctx
 // 128 and 256 recorded, 10,821 and 10,833 trace entries; ctx 512, 10,809):
 //
 //   BM_Model             read both recordings, align, fit (once per command)

@@ -4,6 +4,8 @@
 // replay` runs on the same scenario.
 // `hbmsim compare --baseline A --candidate B --allocator X [--bytes-limit L]`:
 // the side-by-side table a performance PR needs, each line with its delta.
+// Two held states (JAX device memory profiles) need no allocator: what grew,
+// per device by kind and frame (sim/inspect/held_diff.h).
 // L is --bytes-limit, else the limit the job ran under where the recording
 // states it (its OOM's capacity, its stated limit, `# device_bytes:`), as
 // `advise` and `replay` take it. Either form exits 1 when a configuration
@@ -18,6 +20,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/policy_registry.h"
+#include "sim/inspect/held_diff.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
@@ -25,6 +28,7 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/numbers.h"
+#include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
@@ -83,6 +87,10 @@ class CompareCommand : public Command {
   absl::StatusOr<std::optional<LimitChoice>> Limit(const Scenario& scenario) const;
   absl::StatusOr<Scenario> Load(const std::string& path, const ScenarioRequest& request,
                                 ScenarioSurvey& survey);
+  absl::StatusOr<Scenario> Load(std::shared_ptr<const Recording> recording, const ScenarioRequest& request,
+                                ScenarioSurvey& survey);
+  std::optional<Failure> HeldPair(std::shared_ptr<const Recording> a, std::shared_ptr<const Recording> b,
+                                  const ScenarioRequest& request);
   std::optional<Failure> OpenOutputs();
   std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json);
   std::optional<Failure> Multi(const SizeOptions& options, const ScenarioRequest& request);
@@ -122,7 +130,14 @@ absl::StatusOr<std::optional<LimitChoice>> CompareCommand::Limit(const Scenario&
 
 absl::StatusOr<Scenario> CompareCommand::Load(const std::string& path, const ScenarioRequest& request,
                                               ScenarioSurvey& survey) {
-  absl::StatusOr<Scenario> scenario = OpenScenario(path, request);
+  absl::StatusOr<std::unique_ptr<Recording>> recording = OpenRecording(path);
+  if (!recording.ok()) return recording.status();
+  return Load(std::shared_ptr<const Recording>(*std::move(recording)), request, survey);
+}
+
+absl::StatusOr<Scenario> CompareCommand::Load(std::shared_ptr<const Recording> recording,
+                                              const ScenarioRequest& request, ScenarioSurvey& survey) {
+  absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
   if (!scenario.ok()) return scenario.status();
   absl::StatusOr<ScenarioSurvey> s =
       SurveyScenario(*scenario, SurveyOptions{.observer = progress_.survey_observer()});
@@ -160,7 +175,10 @@ std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohm
   progress_.Finish();
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", json.dump(2) + "\n"); !s.ok()) {
+    // A profile's frame names can hold bytes that are not UTF-8: replaced, never an internal error.
+    const std::string text =
+        json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    if (absl::Status s = outputs_.Write("--json", text); !s.ok()) {
       return Failure{kExitBadInput, std::string(s.message())};
     }
   }
@@ -195,14 +213,44 @@ std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const S
   return std::nullopt;
 }
 
+// Two held states: what grew, by device, kind and frame; no allocator runs.
+std::optional<Failure> CompareCommand::HeldPair(std::shared_ptr<const Recording> a,
+                                                std::shared_ptr<const Recording> b,
+                                                const ScenarioRequest& request) {
+  inspect::HeldOptions options;
+  options.device = request.device;
+  options.device_name = request.device_name;
+  absl::StatusOr<inspect::HeldReport> ha = inspect::MakeHeldReport(std::move(a), options);
+  if (!ha.ok()) return FromStatus(ha.status());
+  absl::StatusOr<inspect::HeldReport> hb = inspect::MakeHeldReport(std::move(b), options);
+  if (!hb.ok()) return FromStatus(hb.status());
+  const inspect::HeldDiff diff = inspect::DiffHeld(*ha, *hb);
+  return Emit(inspect::RenderHeldDiffText(diff), inspect::RenderHeldDiffJson(diff));
+}
+
 std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const ScenarioRequest& request) {
-  if (baseline_.empty() || candidate_.empty() || allocator_.empty()) {
+  if (baseline_.empty() || candidate_.empty()) {
+    return Failure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
+  }
+  absl::StatusOr<std::unique_ptr<Recording>> opened_a = OpenRecording(baseline_);
+  if (!opened_a.ok()) return FromStatus(opened_a.status());
+  absl::StatusOr<std::unique_ptr<Recording>> opened_b = OpenRecording(candidate_);
+  if (!opened_b.ok()) return FromStatus(opened_b.status());
+  std::shared_ptr<const Recording> ra_recording(*std::move(opened_a)), rb_recording(*std::move(opened_b));
+  if (ra_recording->held_state() != nullptr && rb_recording->held_state() != nullptr) {
+    if (!allocator_.empty()) {
+      return Failure{kExitBadInput, "--allocator: two device memory profiles are compared by what they hold, "
+                                    "with no allocator"};
+    }
+    return HeldPair(std::move(ra_recording), std::move(rb_recording), request);
+  }
+  if (allocator_.empty()) {
     return Failure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
   }
   ScenarioSurvey sa, sb;
-  absl::StatusOr<Scenario> a = Load(baseline_, request, sa);
+  absl::StatusOr<Scenario> a = Load(std::move(ra_recording), request, sa);
   if (!a.ok()) return FromStatus(a.status());
-  absl::StatusOr<Scenario> b = Load(candidate_, request, sb);
+  absl::StatusOr<Scenario> b = Load(std::move(rb_recording), request, sb);
   if (!b.ok()) return FromStatus(b.status());
   absl::StatusOr<std::optional<LimitChoice>> limit = Limit(*a);
   if (!limit.ok()) return FromStatus(limit.status());

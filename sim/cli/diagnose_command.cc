@@ -3,6 +3,11 @@
 // fragmentation, the free-chunk histogram and the what-ifs (trace/bfc_dump).
 // XLA's "Can't reduce memory use below ..." rematerialization warnings in the
 // same log are reported after them (trace/xla/remat_warning.h).
+// The OOM texts of JAX, XLA and the TPU runtime in the same log (allocation
+// and reservation failures, BufferAssignment OOM debugging, XLA:TPU's
+// compile-time report, allocator stats, a BFC header without its listing)
+// are reported after them, each with its verdict and figures
+// (trace/oom_text).
 // A TF/JAX profile (.xplane.pb, memory_profile.json.gz) instead of a log gets
 // the profile's own report (sim/report/profile_report.h); --html draws it.
 // Exit 0 when the log held at least one dump or warning (they record failures
@@ -20,6 +25,7 @@
 #include "trace/formats/format_table.h"
 #include "trace/io/input_file.h"
 #include "trace/io/output_set.h"
+#include "trace/oom_text/render.h"
 #include "trace/xla/remat_warning.h"
 #include "trace/xplane/profile_trace.h"
 
@@ -50,8 +56,16 @@ class DiagnoseCommand : public Command {
     absl::StatusOr<std::vector<xla::RematWarning>> remat = xla::ReadRematWarningsFile(input_.path());
     if (!remat.ok()) return Fail(std::string(remat.status().message()));
     absl::StatusOr<bfc_dump::BfcLog> log = bfc_dump::ReadBfcLogFile(input_.path());
-    // A log with only a remat warning is still worth a report; without either, the BFC error says why.
-    if (!log.ok() && (remat->empty() || absl::IsNotFound(log.status()))) {
+    absl::StatusOr<std::vector<oom_text::OomText>> texts = oom_text::ReadOomTextFile(input_.path());
+    if (!texts.ok()) return Fail(std::string(texts.status().message()));
+    // A BFC header is read as a text only when no dump explains it.
+    if (log.ok()) std::erase_if(*texts, [](const oom_text::OomText& t) { return t.kind == "bfc-header"; });
+    // A dump that cannot be read is bad input, as it always was (unless a remat warning is the report);
+    // a log with no dump at all is still worth a report when it holds a remat warning or an OOM text.
+    const bool no_dump =
+        log.status().message().find(": no BFC allocator dump found (") != std::string_view::npos;
+    if (!log.ok() && ((!no_dump && (remat->empty() || absl::IsNotFound(log.status()))) ||
+                      (no_dump && remat->empty() && texts->empty()))) {
       return Fail(std::string(log.status().message()) + OtherRecordingHint());
     }
     std::vector<bfc_dump::Diagnosis> diagnoses;
@@ -61,9 +75,10 @@ class DiagnoseCommand : public Command {
       text = bfc_dump::RenderDiagnoseText(*log, diagnoses);
     }
     if (!remat->empty()) text += (text.empty() ? "" : "\n") + xla::RenderRematText(*remat);
+    if (!texts->empty()) text += (text.empty() ? "" : "\n") + oom_text::RenderOomTextsText(log_, *texts);
     if (absl::Status s = io::WriteStdout(input_.Rename(text)); !s.ok()) return Fail(std::string(s.message()));
     if (!json_.empty()) {
-      const std::string json = input_.Rename(Json(log.ok() ? &*log : nullptr, diagnoses, *remat));
+      const std::string json = input_.Rename(Json(log.ok() ? &*log : nullptr, diagnoses, *remat, *texts));
       if (absl::Status s = outputs->Write("--json", json); !s.ok()) return Fail(std::string(s.message()));
     }
     if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(std::string(s.message()));
@@ -72,9 +87,11 @@ class DiagnoseCommand : public Command {
 
  private:
   // The BFC report's JSON with "xla_rematerialization": [{"line", "limit", "after", "before",
-  // "over_target"}] added; without BFC dumps, {"source", "dumps": [], ...}.
+  // "over_target"}] and "oom_texts": [{"kind", "line", "verdict", "figures", ...}] added; without
+  // BFC dumps, {"source", "dumps": [], ...}.
   std::string Json(const bfc_dump::BfcLog* log, const std::vector<bfc_dump::Diagnosis>& diagnoses,
-                   const std::vector<xla::RematWarning>& remat) const {
+                   const std::vector<xla::RematWarning>& remat,
+                   const std::vector<oom_text::OomText>& texts) const {
     nlohmann::json root = log != nullptr
                               ? nlohmann::json::parse(bfc_dump::RenderDiagnoseJson(*log, diagnoses))
                               : nlohmann::json{{"source", log_}, {"dumps", nlohmann::json::array()}};
@@ -87,7 +104,9 @@ class DiagnoseCommand : public Command {
                           {"over_target", w.over_target()}});
     }
     root["xla_rematerialization"] = warnings;
-    return root.dump(2) + "\n";
+    root["oom_texts"] = oom_text::RenderOomTextsJson(texts);
+    // A pasted log can hold bytes that are not UTF-8 (a cut multi-byte character): replaced, never fatal.
+    return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
 
   // The profile's peak, what held it by tf_op, BFC's fragmentation over time.
@@ -116,6 +135,12 @@ class DiagnoseCommand : public Command {
   std::string OtherRecordingHint() const {
     absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(input_.path());
     if (!row.ok() || *row == &TraceFormats().back()) return "";  // the last row, text, takes anything
+    // A held state (a JAX device memory profile) has nothing to replay: inspect shows what it holds.
+    absl::StatusOr<std::unique_ptr<Recording>> opened = (*row)->open(input_.path());
+    if (opened.ok() && (*opened)->held_state() != nullptr) {
+      return fmt::format("; it is a recording ({}): `hbmsim inspect {}` shows what it holds", (*row)->name,
+                         log_);
+    }
     const PolicySpec* made = BuiltinPolicies().MadeFormat((*row)->name);
     return fmt::format("; it is a recording ({}): `hbmsim replay {}{}` replays it", (*row)->name, log_,
                        made != nullptr ? "" : " --allocator NAME");
@@ -133,8 +158,9 @@ class DiagnoseCommand : public Command {
 };
 
 const CommandRegistration kDiagnose("diagnose",
-                                    "explain BFC allocator OOM dumps and XLA remat warnings from a TF/JAX "
-                                    "log: oom or fragmentation, and what would fit",
+                                    "explain BFC allocator OOM dumps, XLA remat warnings and the OOM texts of "
+                                    "JAX, XLA and the TPU runtime from a log: oom or fragmentation, and what "
+                                    "would fit",
                                     []() -> std::unique_ptr<Command> {
                                       return std::make_unique<DiagnoseCommand>();
                                     });

@@ -1,7 +1,10 @@
 // `hbmsim inspect SNAPSHOT [--probe SIZE]... [--at EVENT|LABEL|oom] [--device N]
 // [--bytes-limit SIZE] [--json OUT]`: what a PyTorch allocator held when the
 // snapshot was taken (or at a point of its trace), in memory_stats() terms,
-// and what it would do with a request of SIZE (sim/inspect/).
+// and what it would do with a request of SIZE (sim/inspect/). A recording of
+// a held state without addresses (a JAX device memory profile) gets the held
+// report instead: by frame and kind per device, headroom, and probes placed
+// through its policy (sim/inspect/held_report.h).
 // Exit 0, 1 when a probe fails, 2 for bad input.
 #include <cstdio>
 #include <optional>
@@ -10,8 +13,10 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
 #include "trace/core/numbers.h"
+#include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
@@ -20,8 +25,14 @@ namespace {
 class InspectCommand : public Command {
  public:
   void Configure(CLI::App& app) override {
-    app.add_option("SNAPSHOT", snapshot_, "a PyTorch memory snapshot pickle (any generation, trace or not)")
+    app.add_option("SNAPSHOT", snapshot_,
+                   "a PyTorch memory snapshot pickle (any generation, trace or not) or a JAX device memory "
+                   "profile (jax.profiler.save_device_memory_profile)")
         ->required();
+    app.add_option(
+        "--allocator", allocator_,
+        "for a JAX device memory profile: the policy probes place its buffers through (default: tpu "
+        "for TPU devices, bfc otherwise)");
     app.add_option(
         "--probe", probes_,
         "a request size (e.g. 512MiB, 1000000000): what the torch policy would do with it now; repeatable");
@@ -37,15 +48,20 @@ class InspectCommand : public Command {
 
   int Run() override {
     // --json is checked against SNAPSHOT and created before any work (trace/io/output_set.h).
-    absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open({{"SNAPSHOT", snapshot_}}, {{"--json", json_}});
+    absl::StatusOr<io::OutputSet> outputs =
+        io::OutputSet::Open({{"SNAPSHOT", snapshot_}, {"--allocator", allocator_}}, {{"--json", json_}});
     if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
     inspect::SourceOptions options;
     options.path = snapshot_;
     if (!at_.empty()) options.at = at_;
     if (!device_.empty()) {
       absl::StatusOr<uint64_t> d = ParseU64(device_);
-      if (!d.ok()) return Fail(fmt::format("--device {}: {}", device_, std::string(d.status().message())));
-      options.device = DeviceId(*d);
+      if (d.ok()) {
+        options.device = DeviceId(*d);
+      } else {
+        device_name_ = device_;  // a device memory profile's label ("cuda:0"); a snapshot refuses it below
+        device_error_ = fmt::format("--device {}: {}", device_, std::string(d.status().message()));
+      }
     }
     if (!bytes_limit_.empty()) {
       absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
@@ -62,7 +78,13 @@ class InspectCommand : public Command {
     absl::StatusOr<uint64_t> stream = ParseU64(stream_);
     if (!stream.ok())
       return Fail(fmt::format("--stream {}: {}", stream_, std::string(stream.status().message())));
-    absl::StatusOr<inspect::InspectedState> state = inspect::LoadInspectedState(options);
+    absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(snapshot_);
+    if (!opened.ok()) return Fail(std::string(opened.status().message()));
+    std::shared_ptr<const Recording> recording(*std::move(opened));
+    if (recording->held_state() != nullptr) return RunHeld(std::move(recording), options, sizes, *outputs);
+    if (!allocator_.empty()) return Fail("--allocator: only for a JAX device memory profile");
+    if (!device_error_.empty()) return Fail(device_error_);
+    absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);
     if (!state.ok()) return Fail(std::string(std::string(state.status().message())));
     const inspect::InspectReport report =
         inspect::MakeInspectReport(snapshot_, *state, sizes, StreamId(*stream));
@@ -78,15 +100,42 @@ class InspectCommand : public Command {
   }
 
  private:
+  int RunHeld(std::shared_ptr<const Recording> recording, const inspect::SourceOptions& source,
+              const std::vector<Bytes>& sizes, io::OutputSet& outputs) const {
+    // --stream has no meaning here: a profile records no streams, and the probe asks on stream 0.
+    if (!at_.empty()) return Fail("--at: a device memory profile is one state, with no trace to replay");
+    inspect::HeldOptions options;
+    options.device = source.device;
+    options.device_name = device_name_;
+    options.limit = source.bytes_limit;
+    options.probes = sizes;
+    options.allocator = allocator_;
+    absl::StatusOr<inspect::HeldReport> report = inspect::MakeHeldReport(std::move(recording), options);
+    if (!report.ok()) return Fail(std::string(report.status().message()));
+    if (absl::Status s = io::WriteStdout(inspect::RenderHeldText(*report)); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
+    if (!json_.empty()) {
+      if (absl::Status s = outputs.Write("--json", inspect::HeldJsonText(*report)); !s.ok()) {
+        return Fail(std::string(s.message()));
+      }
+    }
+    if (absl::Status s = outputs.CommitAll(); !s.ok()) return Fail(std::string(s.message()));
+    return inspect::AnyHeldProbeFailed(*report) ? kExitFailures : kExitOk;
+  }
+
   static int Fail(const std::string& message) {
     PrintError(fmt::format("hbmsim inspect: {}", OneLineMessage(message)));
     return kExitBadInput;
   }
 
   std::string snapshot_;
+  std::string allocator_;
   std::vector<std::string> probes_;
   std::string at_;
   std::string device_;
+  std::string device_name_;   // --device that is not a number
+  std::string device_error_;  // why it is not one, for a snapshot
   std::string bytes_limit_;
   std::string stream_ = "0";
   std::string json_;
@@ -96,8 +145,8 @@ class InspectCommand : public Command {
 
 const CommandRegistration kInspect(
     "inspect",
-    "what a PyTorch snapshot's allocator holds (any generation, with or without a "
-    "trace) and what it would do with a request (--probe)",
+    "what a PyTorch snapshot's allocator or a JAX device memory profile holds, and what it would do "
+    "with a request (--probe)",
     []() -> std::unique_ptr<Command> { return std::make_unique<InspectCommand>(); });
 
 }  // namespace hbmsim::cli

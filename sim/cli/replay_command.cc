@@ -12,6 +12,7 @@
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/failure_spill.h"
+#include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
@@ -63,6 +64,7 @@ class ReplayCommand : public Command {
   std::optional<Failure> Replay(ReplayReportInput& report);
   std::optional<Failure> InspectState(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request);
+  std::optional<Failure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
@@ -230,6 +232,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(trace_);
   if (!opened.ok()) return BadInput(opened.status());
   std::shared_ptr<const Recording> recording(*std::move(opened));
+  if (recording->held_state() != nullptr) return ReportHeld(std::move(recording), request);
   if (recording->state_only()) return InspectState(std::move(recording), request);
   absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
   if (!scenario.ok()) return BadInput(scenario.status());
@@ -349,6 +352,38 @@ std::optional<Failure> ReplayCommand::InspectState(std::shared_ptr<const Recordi
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (!json_.empty()) {
     if (absl::Status s = outputs_.Write("--json", inspect::RenderInspectJson(report).dump(2) + "\n"); !s.ok()) {
+      return BadInput(s);
+    }
+  }
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
+  return Failure{kExitOk, ""};
+}
+
+// A held state (a JAX device memory profile) is one moment without
+// addresses: nothing to replay in time, so replay answers with the held
+// report `hbmsim inspect` gives (exit 0); inspect's --probe places the buffers.
+std::optional<Failure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording> recording,
+                                                 const ScenarioRequest& request) {
+  inspect::HeldOptions options;
+  options.device = request.device;
+  options.device_name = request.device_name;
+  options.allocator = allocator_;
+  if (!bytes_limit_.empty()) {
+    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
+    if (!b.ok())
+      return Failure{kExitBadInput,
+                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
+    options.limit = *b;
+  }
+  absl::StatusOr<inspect::HeldReport> report = inspect::MakeHeldReport(std::move(recording), options);
+  if (!report.ok()) return BadInput(report.status());
+  const std::string text = fmt::format(
+      "{} holds what a JAX runtime had live at one moment, with no addresses and no trace to replay: its state "
+      "(`hbmsim inspect {} --probe SIZE --bytes-limit LIMIT` asks whether a request would fit)\n\n{}",
+      report->file, trace_, quiet_ ? "" : inspect::RenderHeldText(*report));
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
+  if (!json_.empty()) {
+    if (absl::Status s = outputs_.Write("--json", inspect::HeldJsonText(*report)); !s.ok()) {
       return BadInput(s);
     }
   }

@@ -3,28 +3,10 @@
 #include <string_view>
 
 #include "fmt/format.h"
+#include "trace/core/python_frames.h"
 
 namespace hbmsim {
 namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
-// torch's own Python, wherever it was installed (site-packages, a source tree).
-bool InTorch(std::string_view path) {
-  return Contains(path, "/torch/") || path.substr(0, 6) == "torch/";
-}
-
-// The interpreter's standard library: threading.py, runpy.py, ...
-bool InStandardLibrary(std::string_view path) {
-  const size_t lib = path.find("/lib/python");
-  if (lib == std::string_view::npos) return false;
-  const std::string_view rest = path.substr(lib);
-  return !Contains(rest, "site-packages") && !Contains(rest, "dist-packages");
-}
 
 std::string_view BaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -33,9 +15,7 @@ std::string_view BaseName(std::string_view path) {
 
 }  // namespace
 
-bool IsUserFrame(const StackFrame& f) {
-  return f.line > 0 && EndsWith(f.filename, ".py") && !InTorch(f.filename) && !InStandardLibrary(f.filename);
-}
+bool IsUserFrame(const StackFrame& f) { return IsUserPythonFrame(f); }
 
 std::vector<StackFrame> UserFrames(const std::vector<StackFrame>& frames) {
   std::vector<StackFrame> out;

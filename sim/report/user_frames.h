@@ -15,9 +15,8 @@
 
 namespace hbmsim {
 
-// A Python source line (`.py`, line > 0) in neither the torch package nor the
-// interpreter's standard library (`.../lib/pythonX.Y/x.py`, outside
-// site-packages / dist-packages).
+// A Python source line outside the frameworks and the standard library
+// (trace/core/python_frames.h).
 bool IsUserFrame(const StackFrame& f);
 // The user frames of `frames`, in the same order (innermost first).
 std::vector<StackFrame> UserFrames(const std::vector<StackFrame>& frames);

@@ -14,6 +14,7 @@
 #include "trace/formats/named_recording.h"
 #include "trace/formats/snapshot_recording.h"
 #include "trace/formats/stream_recording.h"
+#include "trace/pprof/device_profile.h"
 #include "trace/rmm/rmm_reader.h"
 #include "trace/stalloc/mem_log_reader.h"
 #include "trace/text/text_reader.h"
@@ -57,6 +58,8 @@ bool IsXlaProto(const FileHead& h) {
 }
 // A profile's XSpace is a protobuf too: its first plane's name tells it from XLA's protos.
 bool IsXspace(const FileHead& h) { return xplane::LooksLikeXSpace(h.bytes); }
+// gzip is shared with XProf's JSON: the pprof row looks inside first.
+bool IsDeviceProfile(const FileHead& h) { return pprof::LooksLikeDeviceProfile(h.path); }
 bool IsMemoryProfile(const FileHead& h) { return xplane::LooksLikeMemoryProfileJson(h.bytes); }
 bool IsRmm(const FileHead& h) { return h.text.starts_with("Thread,Time,Action"); }
 // No text-trace line starts with a digit or holds "->" in its first word.
@@ -67,10 +70,11 @@ bool IsRep(const FileHead& h) { return csapp::RepReader::LooksLikeRep(h.text); }
 bool IsMemLog(const FileHead& h) { return stalloc::MemLogReader::LooksLikeMemLog(h.text); }
 bool Always(const FileHead&) { return true; }
 
-constexpr std::array<TraceFormatRow, 10> kFormats = {{
+constexpr std::array<TraceFormatRow, 11> kFormats = {{
     {"torch-snapshot", IsPickle, OpenSnapshotRecording},
     {kBinary, IsHbt, OpenStream<BinaryTraceReader, kBinary>},
     {"xplane", IsXspace, OpenXplaneRecording},
+    {"jax-device-profile", IsDeviceProfile, OpenDeviceProfileRecording},
     {"memory-profile", IsMemoryProfile, OpenMemoryProfileRecording},
     {"xla-proto", IsXlaProto, OpenXlaProtoRecording},
     {kRmm, IsRmm, OpenStream<rmm::RmmLogReader, kRmm>},

@@ -7,6 +7,8 @@
 //   torch-snapshot   first byte 0x80 (a pickle PROTO opcode)
 //   binary           "\x89HBT\r\n\x1a\n" or a zstd frame (trace/binary/format.h)
 //   xplane           an XSpace whose first plane is named like a profiler's (trace/xplane)
+//   jax-device-profile  gzip whose first decompressed field is a pprof sample_type
+//                    (jax.profiler.save_device_memory_profile; trace/pprof)
 //   memory-profile   XProf's memory_profile.json, or gzip of it (trace/xplane)
 //   xla-proto        a length-delimited protobuf field 1-4 whose top level walks
 //                    as one (trace/xla/heap_trace_proto.h)

@@ -31,6 +31,7 @@ class NamedRecording final : public Recording {
   std::optional<OomCapacity> RecordedOom(DeviceId d) const override { return inner_->RecordedOom(d); }
   std::optional<RecordedSettings> settings() const override { return inner_->settings(); }
   HistoryAddresses FinalHistory(DeviceId d) const override { return inner_->FinalHistory(d); }
+  const HeldState* held_state() const override { return inner_->held_state(); }
   std::string Describe() const override { return input_->Rename(inner_->Describe()); }
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {

@@ -10,7 +10,9 @@
 //       ├─ RecordedOom(d)    the capacity d's first recorded OOM implies
 //       ├─ FinalHistory(d)   recorded addresses of the blocks live at the end
 //       ├─ Limit(d)          the memory limit the recording states for d
-//       └─ DeviceSettings(d) the allocator options the job ran with
+//       ├─ DeviceSettings(d) the allocator options the job ran with
+//       └─ held_state()      what each device held, without addresses (a JAX
+//                            device memory profile: trace/core/held_state.h)
 //
 // Events() can be called again and again, from several threads at once: a
 // `size` search replays the recording once per trial, reading it afresh each
@@ -29,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "trace/core/context_table.h"
+#include "trace/core/held_state.h"
 #include "trace/core/reader.h"
 #include "trace/core/recorded.h"
 #include "trace/core/recorded_state.h"
@@ -77,6 +80,10 @@ class Recording {
   // True when the file holds that state and no event on any device: nothing
   // to replay (a snapshot dumped without _record_memory_history).
   virtual bool state_only() const { return false; }
+  // What each device held when the file was written, when the format says
+  // so without addresses (a JAX device memory profile); null otherwise. Its
+  // Events() are then that state as allocations (tag=preexisting).
+  virtual const HeldState* held_state() const { return nullptr; }
   // The stacks and labels FinalState's frames refer to; null when none.
   virtual const ContextTable* context_table() const { return nullptr; }
   // One line saying what the file is, for reports ("PyTorch snapshot, generation 4").

@@ -21,6 +21,9 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenXlaProtoRecording(const std::stri
 // TF/JAX profiles: one device per BFC allocator (trace/formats/xplane_recording.cc).
 absl::StatusOr<std::unique_ptr<Recording>> OpenXplaneRecording(const std::string& path);
 absl::StatusOr<std::unique_ptr<Recording>> OpenMemoryProfileRecording(const std::string& path);
+// A JAX device memory profile (pprof): a held state, one device per label
+// (trace/formats/pprof_recording.cc).
+absl::StatusOr<std::unique_ptr<Recording>> OpenDeviceProfileRecording(const std::string& path);
 
 }  // namespace hbmsim
 
