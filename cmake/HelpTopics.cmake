@@ -30,6 +30,12 @@ function(hbmsim_generate_help_topics out)
     endif()
     list(APPEND seen ${name})
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${page})
+    # A page of the manual is a few thousand words; one of megabytes is a
+    # broken edit (it happened: a paragraph repeated between every character).
+    file(SIZE ${page} page_bytes)
+    if(page_bytes GREATER 262144)
+      message(FATAL_ERROR "${page} is ${page_bytes} bytes; a page of the manual above 256 KiB is a broken edit")
+    endif()
     file(READ ${page} text)
     string(FIND "${text}" "${delimiter}" clash)
     if(NOT clash EQUAL -1)
@@ -50,7 +56,7 @@ function(hbmsim_generate_help_topics out)
 namespace hbmsim::cli {
 namespace {
 
-constexpr HelpTopic kTopics[] = {
+const HelpTopic kTopics[] = {
 ${body}};
 
 }  // namespace

@@ -114,6 +114,23 @@ def get_requires_for_build_sdist(config_settings=None):
     return []
 
 
+def _wheel_file():
+    return (f"Wheel-Version: 1.0\nGenerator: hbmsim_build {_version()}\n"
+            f"Root-Is-Purelib: false\nTag: {_tag()}\n")
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    """The wheel's metadata without building: pip asks for it first, and
+    without this hook it would build everything to learn the name."""
+    dist_info = f"{NAME}-{_version()}.dist-info"
+    os.makedirs(os.path.join(metadata_directory, dist_info), exist_ok=True)
+    with open(os.path.join(metadata_directory, dist_info, "METADATA"), "w", encoding="utf-8") as f:
+        f.write(_metadata())
+    with open(os.path.join(metadata_directory, dist_info, "WHEEL"), "w", encoding="utf-8") as f:
+        f.write(_wheel_file())
+    return dist_info
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     module, cli = _cmake_build()
     dist_info = f"{NAME}-{_version()}.dist-info"
@@ -127,8 +144,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     wheel.add(f"{NAME}/{os.path.basename(module)}", _read(module), 0o755)
     wheel.add(f"{NAME}-{_version()}.data/scripts/{NAME}", _read(cli), 0o755)
     wheel.add(f"{dist_info}/METADATA", _metadata().encode())
-    wheel.add(f"{dist_info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: hbmsim_build {_version()}\n"
-                                     f"Root-Is-Purelib: false\nTag: {_tag()}\n").encode())
+    wheel.add(f"{dist_info}/WHEEL", _wheel_file().encode())
     wheel.close(f"{dist_info}/RECORD")
     os.replace(partial, os.path.join(wheel_directory, filename))  # complete, or not there at all
     return filename
