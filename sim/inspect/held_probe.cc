@@ -29,7 +29,11 @@ absl::StatusOr<AllocatorConfig> HeldPolicy(std::shared_ptr<const Recording> reco
 
 absl::StatusOr<HeldProbe> ProbeHeld(std::shared_ptr<const Recording> recording, DeviceId device,
                                     const AllocatorConfig& config, Bytes limit, Bytes size) {
-  absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), ScenarioRequest{.device = device});
+  absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), [&] {
+    ScenarioRequest request;
+    request.device = device;
+    return request;
+  }());
   if (!scenario.ok()) return scenario.status();
   ReplayOptions options;
   options.device = device;
@@ -47,7 +51,8 @@ absl::StatusOr<HeldProbe> ProbeHeld(std::shared_ptr<const Recording> recording, 
   AllocRequest request{.id = BufferId(~uint64_t{0} - 1),
                        .bytes = size,
                        .stream = StreamId(0),
-                       .event = EventIndex(summary->events_read)};
+                       .event = EventIndex(summary->events_read),
+                       .recorded_address = std::nullopt};
   probe.result = (*run)->driven().Allocate(request);
   return probe;
 }

@@ -108,7 +108,9 @@ absl::StatusOr<HeldReport> MakeHeldReport(std::shared_ptr<const Recording> recor
   for (const HeldDevice& d : held->devices) {
     if (options.device && d.device != *options.device) continue;
     if (!options.device_name.empty() && d.name != options.device_name) continue;
-    HeldDeviceReport r{d.device, d.name};
+    HeldDeviceReport r;
+    r.device = d.device;
+    r.name = d.name;
     for (const HeldEntry& e : d.entries) {
       if (e.kind != "buffer" || e.bytes < 0) continue;
       r.buffers += e.count;
