@@ -45,9 +45,6 @@ absl::StatusOr<HeldState> ReadDeviceProfileFile(const std::string& path);
 // pprof Profile's first field (a sample_type), or is such a Profile itself.
 bool LooksLikeDeviceProfile(const std::string& path);
 
-// Inflates a gzip stream up to `max_out` bytes. Errors name the compressed
-// byte offset; more than `max_out` bytes is an error too.
-absl::StatusOr<std::string> GunzipBounded(std::string_view bytes, size_t max_out, std::string_view source);
 
 }  // namespace hbmsim::pprof
 

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "trace/core/gunzip.h"
 
 namespace hbmsim::xplane {
 namespace {
@@ -116,38 +117,11 @@ absl::StatusOr<AllocatorRecording> ReadAllocator(const std::string& name, const 
 
 }  // namespace
 
-absl::StatusOr<std::string> Gunzip(std::string_view bytes, std::string_view source) {
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 32) != Z_OK) return absl::InternalError("zlib: inflateInit2 failed");
-  std::string out;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  z.avail_in = static_cast<uInt>(bytes.size());
-  char buf[65536];
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof(buf);
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof(buf) - z.avail_out);
-    if (rc == Z_STREAM_END) break;
-    if (rc != Z_OK || (z.avail_in == 0 && z.avail_out != 0)) {
-      const size_t at = bytes.size() - z.avail_in;
-      const std::string why = rc == Z_OK || rc == Z_BUF_ERROR
-                                  ? "the gzip stream is cut short"
-                                  : (z.msg != nullptr ? z.msg : "corrupt gzip data");
-      inflateEnd(&z);
-      return absl::InvalidArgumentError(fmt::format("{}: byte offset {}: {}", source, at, why));
-    }
-  }
-  inflateEnd(&z);
-  return out;
-}
-
 absl::StatusOr<Profile> ParseMemoryProfile(std::string_view bytes, std::string_view source) {
   std::string inflated;
   std::string_view text = bytes;
   if (IsGzip(bytes)) {
-    absl::StatusOr<std::string> g = Gunzip(bytes, source);
+    absl::StatusOr<std::string> g = GunzipBounded(bytes, kMaxMemoryProfileJsonBytes, source);
     if (!g.ok()) return g.status();
     inflated = *std::move(g);
     text = inflated;

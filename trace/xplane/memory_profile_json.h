@@ -24,6 +24,7 @@
 #ifndef HBMSIM_TRACE_XPLANE_MEMORY_PROFILE_JSON_H_
 #define HBMSIM_TRACE_XPLANE_MEMORY_PROFILE_JSON_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -41,8 +42,9 @@ absl::StatusOr<Profile> ReadMemoryProfileFile(const std::string& path);
 // opens with "memoryProfilePerAllocator" within its first bytes.
 bool LooksLikeMemoryProfileJson(std::string_view head);
 
-// Inflates a gzip stream; errors name the compressed byte offset.
-absl::StatusOr<std::string> Gunzip(std::string_view bytes, std::string_view source);
+// The most a memory_profile.json.gz may inflate to: XProf keeps at most 1000
+// snapshots per allocator, a few MB; a gigabyte is a hostile or broken file.
+inline constexpr size_t kMaxMemoryProfileJsonBytes = size_t{1} << 30;
 
 }  // namespace hbmsim::xplane
 
