@@ -33,6 +33,12 @@ CLI::Validator UnsignedNumber() {
       "UINT");
 }
 
+CommandFailure FailureFromStatus(const absl::Status& s) {
+  const bool internal = s.code() == absl::StatusCode::kInternal;
+  return {internal ? kExitInternal : kExitBadInput,
+          fmt::format("{}{}", internal ? "internal error: " : "", std::string(s.message()))};
+}
+
 void Note(std::string line) { HeldNotes().push_back(OneLineMessage(line)); }
 
 void FlushNotes(int exit_code) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
 
 namespace hbmsim::cli {
 
@@ -22,6 +23,17 @@ enum ExitCode : int {
   kExitBadInput = 2,  // usage error or bad input; one line on stderr names the file:line or option
   kExitInternal = 3,  // internal error: a broken invariant (a bug in hbmsim; it must never happen)
 };
+
+// A command step that failed: the one stderr line and the exit code. Steps
+// return std::optional<CommandFailure>; the command prints and returns it.
+struct CommandFailure {
+  int code;
+  std::string message;
+};
+
+// A status from a library, as a failure: an internal error (a broken
+// invariant) is exit 3 and says so; anything else is bad input, exit 2.
+CommandFailure FailureFromStatus(const absl::Status& s);
 
 class Command {
  public:

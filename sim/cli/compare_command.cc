@@ -34,17 +34,6 @@
 namespace hbmsim::cli {
 namespace {
 
-struct Failure {
-  int code;
-  std::string message;
-};
-
-Failure FromStatus(const absl::Status& s) {
-  const bool internal = s.code() == absl::StatusCode::kInternal;
-  return {internal ? kExitInternal : kExitBadInput,
-          fmt::format("{}{}", internal ? "internal error: " : "", std::string(s.message()))};
-}
-
 class CompareCommand : public Command {
  public:
   void Configure(CLI::App& app) override {
@@ -72,7 +61,7 @@ class CompareCommand : public Command {
     app.add_option("--json", json_, "write the table as JSON here");
   }
   int Run() override {
-    std::optional<Failure> f = Compare();
+    std::optional<CommandFailure> f = Compare();
     FlushNotes(f ? f->code : kExitOk);
     if (!f) return kExitOk;
     if (!f->message.empty()) PrintError(fmt::format("hbmsim compare: {}", OneLineMessage(f->message)));
@@ -80,8 +69,8 @@ class CompareCommand : public Command {
   }
 
  private:
-  std::optional<Failure> Compare();
-  std::optional<Failure> ParseCommon(SizeOptions& options, ScenarioRequest& request) const;
+  std::optional<CommandFailure> Compare();
+  std::optional<CommandFailure> ParseCommon(SizeOptions& options, ScenarioRequest& request) const;
   // The limit L for `scenario`: --bytes-limit (a size, or auto), else the
   // one the job ran under as the recording states it (advise's), else none.
   absl::StatusOr<std::optional<LimitChoice>> Limit(const Scenario& scenario) const;
@@ -89,12 +78,12 @@ class CompareCommand : public Command {
                                 ScenarioSurvey& survey);
   absl::StatusOr<Scenario> Load(std::shared_ptr<const Recording> recording, const ScenarioRequest& request,
                                 ScenarioSurvey& survey);
-  std::optional<Failure> HeldPair(std::shared_ptr<const Recording> a, std::shared_ptr<const Recording> b,
+  std::optional<CommandFailure> HeldPair(std::shared_ptr<const Recording> a, std::shared_ptr<const Recording> b,
                                   const ScenarioRequest& request);
-  std::optional<Failure> OpenOutputs();
-  std::optional<Failure> Emit(const std::string& text, const nlohmann::ordered_json& json);
-  std::optional<Failure> Multi(const SizeOptions& options, const ScenarioRequest& request);
-  std::optional<Failure> Pair(const SizeOptions& options, const ScenarioRequest& request);
+  std::optional<CommandFailure> OpenOutputs();
+  std::optional<CommandFailure> Emit(const std::string& text, const nlohmann::ordered_json& json);
+  std::optional<CommandFailure> Multi(const SizeOptions& options, const ScenarioRequest& request);
+  std::optional<CommandFailure> Pair(const SizeOptions& options, const ScenarioRequest& request);
 
   std::string trace_, allocators_, baseline_, candidate_, allocator_;
   std::vector<std::string> sets_;
@@ -109,17 +98,17 @@ class CompareCommand : public Command {
   SizeProgressLine progress_{stderr, viz::Progress::IsTerminal(stderr), "hbmsim compare"};
 };
 
-std::optional<Failure> CompareCommand::ParseCommon(SizeOptions& options, ScenarioRequest& request) const {
+std::optional<CommandFailure> CompareCommand::ParseCommon(SizeOptions& options, ScenarioRequest& request) const {
   absl::StatusOr<Bytes> r = ParseBytes(resolution_, /*allow_more_units=*/true);
   if (!r.ok()) {
-    return Failure{kExitBadInput,
+    return CommandFailure{kExitBadInput,
                    fmt::format("--resolution {}: {}", resolution_, std::string(r.status().message()))};
   }
-  if (r->is_zero()) return Failure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
-  if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
+  if (r->is_zero()) return CommandFailure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
+  if (jobs_ < 1) return CommandFailure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   options = SizeOptions{r->value(), jobs_};
   absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
-  if (!parsed.ok()) return Failure{kExitBadInput, std::string(parsed.status().message())};
+  if (!parsed.ok()) return CommandFailure{kExitBadInput, std::string(parsed.status().message())};
   request = *parsed;
   return std::nullopt;
 }
@@ -156,7 +145,7 @@ void Announce(const std::string& path, const ScenarioSurvey& survey) {
 
 // Every file the command reads (traces, YAML configs named by --allocator(s))
 // is an input the --json output must not be; it is created before any trial.
-std::optional<Failure> CompareCommand::OpenOutputs() {
+std::optional<CommandFailure> CompareCommand::OpenOutputs() {
   std::vector<io::NamedPath> inputs = {
       {"TRACE", trace_}, {"--baseline", baseline_}, {"--candidate", candidate_}, {"--allocator", allocator_}};
   for (size_t at = 0; at < allocators_.size();) {
@@ -166,37 +155,37 @@ std::optional<Failure> CompareCommand::OpenOutputs() {
     at = comma + 1;
   }
   absl::StatusOr<io::OutputSet> opened = io::OutputSet::Open(inputs, {{"--json", json_}});
-  if (!opened.ok()) return Failure{kExitBadInput, std::string(opened.status().message())};
+  if (!opened.ok()) return CommandFailure{kExitBadInput, std::string(opened.status().message())};
   outputs_ = *std::move(opened);
   return std::nullopt;
 }
 
-std::optional<Failure> CompareCommand::Emit(const std::string& text, const nlohmann::ordered_json& json) {
+std::optional<CommandFailure> CompareCommand::Emit(const std::string& text, const nlohmann::ordered_json& json) {
   progress_.Finish();
-  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
     // A profile's frame names can hold bytes that are not UTF-8: replaced, never an internal error.
     const std::string text =
         json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     if (absl::Status s = outputs_.Write("--json", text); !s.ok()) {
-      return Failure{kExitBadInput, std::string(s.message())};
+      return CommandFailure{kExitBadInput, std::string(s.message())};
     }
   }
-  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
   return std::nullopt;
 }
 
-std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const ScenarioRequest& request) {
+std::optional<CommandFailure> CompareCommand::Multi(const SizeOptions& options, const ScenarioRequest& request) {
   ScenarioSurvey survey;
   absl::StatusOr<Scenario> scenario = Load(trace_, request, survey);
-  if (!scenario.ok()) return FromStatus(scenario.status());
+  if (!scenario.ok()) return FailureFromStatus(scenario.status());
   absl::StatusOr<std::optional<LimitChoice>> limit = Limit(*scenario);
-  if (!limit.ok()) return FromStatus(limit.status());
+  if (!limit.ok()) return FailureFromStatus(limit.status());
   const std::optional<Bytes> at = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
   std::string chosen;
   const std::string allocators = allocators_.empty() ? RuntimeAllocators(*scenario, chosen) : allocators_;
   absl::StatusOr<std::vector<AllocatorConfig>> configs = ParseAllocatorList(allocators, *scenario);
-  if (!configs.ok()) return Failure{kExitBadInput, std::string(configs.status().message())};
+  if (!configs.ok()) return CommandFailure{kExitBadInput, std::string(configs.status().message())};
   if (!chosen.empty()) Note("hbmsim compare: " + chosen);
   Announce(trace_, survey);
   for (const AllocatorConfig& c : *configs) {
@@ -205,92 +194,92 @@ std::optional<Failure> CompareCommand::Multi(const SizeOptions& options, const S
     }
   }
   absl::StatusOr<std::vector<CompareRow>> rows = CompareAllocators(*scenario, survey, *configs, at, options);
-  if (!rows.ok()) return FromStatus(rows.status());
+  if (!rows.ok()) return FailureFromStatus(rows.status());
   if (auto f = Emit(CompareText(*scenario, survey, *limit, *rows), CompareJson(*scenario, survey, *limit, *rows)))
     return f;
   // As `replay` does: a policy that fails at the given limit is the answer a script checks.
-  if (AnyRowFails(*rows)) return Failure{kExitFailures, ""};
+  if (AnyRowFails(*rows)) return CommandFailure{kExitFailures, ""};
   return std::nullopt;
 }
 
 // Two held states: what grew, by device, kind and frame; no allocator runs.
-std::optional<Failure> CompareCommand::HeldPair(std::shared_ptr<const Recording> a,
+std::optional<CommandFailure> CompareCommand::HeldPair(std::shared_ptr<const Recording> a,
                                                 std::shared_ptr<const Recording> b,
                                                 const ScenarioRequest& request) {
   inspect::HeldOptions options;
   options.device = request.device;
   options.device_name = request.device_name;
   absl::StatusOr<inspect::HeldReport> ha = inspect::MakeHeldReport(std::move(a), options);
-  if (!ha.ok()) return FromStatus(ha.status());
+  if (!ha.ok()) return FailureFromStatus(ha.status());
   absl::StatusOr<inspect::HeldReport> hb = inspect::MakeHeldReport(std::move(b), options);
-  if (!hb.ok()) return FromStatus(hb.status());
+  if (!hb.ok()) return FailureFromStatus(hb.status());
   const inspect::HeldDiff diff = inspect::DiffHeld(*ha, *hb);
   return Emit(inspect::RenderHeldDiffText(diff), inspect::RenderHeldDiffJson(diff));
 }
 
-std::optional<Failure> CompareCommand::Pair(const SizeOptions& options, const ScenarioRequest& request) {
+std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, const ScenarioRequest& request) {
   if (baseline_.empty() || candidate_.empty()) {
-    return Failure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
+    return CommandFailure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
   }
   absl::StatusOr<std::unique_ptr<Recording>> opened_a = OpenRecording(baseline_);
-  if (!opened_a.ok()) return FromStatus(opened_a.status());
+  if (!opened_a.ok()) return FailureFromStatus(opened_a.status());
   absl::StatusOr<std::unique_ptr<Recording>> opened_b = OpenRecording(candidate_);
-  if (!opened_b.ok()) return FromStatus(opened_b.status());
+  if (!opened_b.ok()) return FailureFromStatus(opened_b.status());
   std::shared_ptr<const Recording> ra_recording(*std::move(opened_a)), rb_recording(*std::move(opened_b));
   if (ra_recording->held_state() != nullptr && rb_recording->held_state() != nullptr) {
     if (!allocator_.empty()) {
-      return Failure{kExitBadInput, "--allocator: two device memory profiles are compared by what they hold, "
+      return CommandFailure{kExitBadInput, "--allocator: two device memory profiles are compared by what they hold, "
                                     "with no allocator"};
     }
     return HeldPair(std::move(ra_recording), std::move(rb_recording), request);
   }
   if (allocator_.empty()) {
-    return Failure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
+    return CommandFailure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
   }
   ScenarioSurvey sa, sb;
   absl::StatusOr<Scenario> a = Load(std::move(ra_recording), request, sa);
-  if (!a.ok()) return FromStatus(a.status());
+  if (!a.ok()) return FailureFromStatus(a.status());
   absl::StatusOr<Scenario> b = Load(std::move(rb_recording), request, sb);
-  if (!b.ok()) return FromStatus(b.status());
+  if (!b.ok()) return FailureFromStatus(b.status());
   absl::StatusOr<std::optional<LimitChoice>> limit = Limit(*a);
-  if (!limit.ok()) return FromStatus(limit.status());
+  if (!limit.ok()) return FailureFromStatus(limit.status());
   const std::optional<Bytes> at = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
   absl::StatusOr<AllocatorConfig> ca = ResolveWithSets(allocator_, sets_, *a);
-  if (!ca.ok()) return Failure{kExitBadInput, std::string(ca.status().message())};
+  if (!ca.ok()) return CommandFailure{kExitBadInput, std::string(ca.status().message())};
   absl::StatusOr<AllocatorConfig> cb = ResolveWithSets(allocator_, sets_, *b);
-  if (!cb.ok()) return Failure{kExitBadInput, std::string(cb.status().message())};
+  if (!cb.ok()) return CommandFailure{kExitBadInput, std::string(cb.status().message())};
   Announce(baseline_, sa);
   Announce(candidate_, sb);
   absl::StatusOr<std::vector<CompareRow>> ra = CompareAllocators(*a, sa, {*ca}, at, options);
-  if (!ra.ok()) return FromStatus(ra.status());
+  if (!ra.ok()) return FailureFromStatus(ra.status());
   absl::StatusOr<std::vector<CompareRow>> rb = CompareAllocators(*b, sb, {*cb}, at, options);
-  if (!rb.ok()) return FromStatus(rb.status());
+  if (!rb.ok()) return FailureFromStatus(rb.status());
   absl::StatusOr<MemoryBreakdown> ga = PeakLiveBreakdown(*a);
-  if (!ga.ok()) return FromStatus(ga.status());
+  if (!ga.ok()) return FailureFromStatus(ga.status());
   absl::StatusOr<MemoryBreakdown> gb = PeakLiveBreakdown(*b);
-  if (!gb.ok()) return FromStatus(gb.status());
+  if (!gb.ok()) return FailureFromStatus(gb.status());
   nlohmann::ordered_json json = BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front());
   json["memory_at_peak"] = GroupDeltaJson(*ga, *gb);
   if (auto f = Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()) +
                         GroupDeltaText(*ga, *gb),
                     json))
     return f;
-  if (AnyRowFails(*ra) || AnyRowFails(*rb)) return Failure{kExitFailures, ""};
+  if (AnyRowFails(*ra) || AnyRowFails(*rb)) return CommandFailure{kExitFailures, ""};
   return std::nullopt;
 }
 
-std::optional<Failure> CompareCommand::Compare() {
+std::optional<CommandFailure> CompareCommand::Compare() {
   SizeOptions options;
   ScenarioRequest request;
   if (auto f = ParseCommon(options, request)) return f;
   const bool pair = !baseline_.empty() || !candidate_.empty();
   if (pair && !trace_.empty())
-    return Failure{kExitBadInput, "give either TRACE or --baseline/--candidate, not both"};
+    return CommandFailure{kExitBadInput, "give either TRACE or --baseline/--candidate, not both"};
   if (!pair && trace_.empty())
-    return Failure{kExitBadInput, "give TRACE [--allocators ...], or --baseline/--candidate"};
+    return CommandFailure{kExitBadInput, "give TRACE [--allocators ...], or --baseline/--candidate"};
   if (auto f = OpenOutputs()) return f;
   options.on_progress = progress_.Callback();
-  std::optional<Failure> f = pair ? Pair(options, request) : Multi(options, request);
+  std::optional<CommandFailure> f = pair ? Pair(options, request) : Multi(options, request);
   progress_.Finish();  // before any error is printed
   return f;
 }

@@ -38,13 +38,7 @@
 namespace hbmsim::cli {
 namespace {
 
-// A failed step: what to print on stderr (one line) and the exit code.
-struct Failure {
-  int code;
-  std::string message;
-};
-
-Failure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.message())}; }
+CommandFailure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.message())}; }
 
 // "Where the memory went" lists this many of the largest live buffers.
 constexpr size_t kLargestBuffersListed = 10;
@@ -57,19 +51,19 @@ class ReplayCommand : public Command {
   int Run() override;
 
  private:
-  // Each step returns a Failure or fills its output.
-  std::optional<Failure> ParseOptions(ReplayOptions& options, ScenarioRequest& request) const;
-  std::optional<Failure> LoadConfig(const Scenario& scenario, AllocatorConfig& config,
+  // Each step returns a CommandFailure or fills its output.
+  std::optional<CommandFailure> ParseOptions(ReplayOptions& options, ScenarioRequest& request) const;
+  std::optional<CommandFailure> LoadConfig(const Scenario& scenario, AllocatorConfig& config,
                                     std::vector<std::string>& applied) const;
-  std::optional<Failure> Replay(ReplayReportInput& report);
-  std::optional<Failure> InspectState(std::shared_ptr<const Recording> recording,
+  std::optional<CommandFailure> Replay(ReplayReportInput& report);
+  std::optional<CommandFailure> InspectState(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request);
-  std::optional<Failure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
+  std::optional<CommandFailure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
-  std::optional<Failure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
-  std::optional<Failure> OpenOutputs(const viz::VizOutputs& viz);
+  std::optional<CommandFailure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
+  std::optional<CommandFailure> OpenOutputs(const viz::VizOutputs& viz);
 
   std::string trace_;
   std::string allocator_;
@@ -136,7 +130,7 @@ void ReplayCommand::Configure(CLI::App& app) {
       ->check(CLI::IsMember({"recorded", "simulated"}));
 }
 
-std::optional<Failure> ReplayCommand::LoadConfig(const Scenario& scenario, AllocatorConfig& config,
+std::optional<CommandFailure> ReplayCommand::LoadConfig(const Scenario& scenario, AllocatorConfig& config,
                                                  std::vector<std::string>& applied) const {
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), allocator_);
   if (!c.ok()) return BadInput(c.status());
@@ -148,11 +142,11 @@ std::optional<Failure> ReplayCommand::LoadConfig(const Scenario& scenario, Alloc
   return std::nullopt;
 }
 
-std::optional<Failure> ReplayCommand::ParseOptions(ReplayOptions& options, ScenarioRequest& request) const {
+std::optional<CommandFailure> ReplayCommand::ParseOptions(ReplayOptions& options, ScenarioRequest& request) const {
   options.on_oom = on_oom_ == "stop" ? OnOom::kStop : OnOom::kContinue;
   options.paranoid = paranoid_;
   options.check_recorded = check_recorded_;
-  if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
+  if (jobs_ < 1) return CommandFailure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   absl::StatusOr<ScenarioRequest> r = ParseScenarioRequest(device_, start_state_);
   if (!r.ok()) return BadInput(r.status());
   request = *r;
@@ -196,7 +190,7 @@ void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& c
 
 // Every output is checked against every input and created before any work,
 // so a bad path fails fast and an input is never overwritten.
-std::optional<Failure> ReplayCommand::OpenOutputs(const viz::VizOutputs& viz) {
+std::optional<CommandFailure> ReplayCommand::OpenOutputs(const viz::VizOutputs& viz) {
   std::vector<io::NamedPath> outputs = {{"--placements", placements_}, {"--json", json_}};
   for (const io::NamedPath& p : viz.Outputs()) outputs.push_back(p);
   absl::StatusOr<io::OutputSet> opened =
@@ -206,7 +200,7 @@ std::optional<Failure> ReplayCommand::OpenOutputs(const viz::VizOutputs& viz) {
   return std::nullopt;
 }
 
-std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
+std::optional<CommandFailure> ReplayCommand::WriteJson(const ReplayReportInput& report,
                                                 const ScenarioReportInput& section) const {
   io::OutputFile* out = outputs_.Get("--json");
   if (out == nullptr) return std::nullopt;
@@ -224,7 +218,7 @@ std::optional<Failure> ReplayCommand::WriteJson(const ReplayReportInput& report,
   return std::nullopt;
 }
 
-std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
+std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   ScenarioRequest request;
   if (auto f = ParseOptions(report.options, request)) return f;
   viz::VizOutputs viz(viz_);
@@ -259,7 +253,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
       ScenarioRun::Prepare(*scenario, config, limit->limit, report.options);
   if (!run.ok()) {
-    return Failure{kExitBadInput,
+    return CommandFailure{kExitBadInput,
                    fmt::format("--allocator {}: {}", allocator_, std::string(run.status().message()))};
   }
   section.run = run->get();
@@ -283,7 +277,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
       (*run)->Run(viz.Attach((*run)->driven(), report.options, engine, (*run)->reader()));
   if (!summary.ok()) {
     const bool internal = summary.status().code() == absl::StatusCode::kInternal;
-    return Failure{
+    return CommandFailure{
         internal ? kExitInternal : kExitBadInput,
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(summary.status().message()))};
   }
@@ -310,7 +304,7 @@ std::optional<Failure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (auto f = WriteJson(report, section)) return f;
   if (absl::Status s = viz.Write(report, outputs_); !s.ok()) return BadInput(s);
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
-  return Failure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
+  return CommandFailure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
 }
 
 // A compiled program (an XLA dump) has no device limit: the question is its
@@ -330,7 +324,7 @@ absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const
 // A state snapshot (segments, no history) has nothing to replay: its state
 // is what the user has, so replay answers with `hbmsim inspect`'s analysis
 // (exit 0) instead of refusing the file.
-std::optional<Failure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
+std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
                                                    const ScenarioRequest& request) {
   inspect::SourceOptions options;
   options.path = trace_;
@@ -338,7 +332,7 @@ std::optional<Failure> ReplayCommand::InspectState(std::shared_ptr<const Recordi
   if (!bytes_limit_.empty()) {
     absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
     if (!b.ok())
-      return Failure{kExitBadInput,
+      return CommandFailure{kExitBadInput,
                      fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
     options.bytes_limit = *b;
   }
@@ -356,13 +350,13 @@ std::optional<Failure> ReplayCommand::InspectState(std::shared_ptr<const Recordi
     }
   }
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
-  return Failure{kExitOk, ""};
+  return CommandFailure{kExitOk, ""};
 }
 
 // A held state (a JAX device memory profile) is one moment without
 // addresses: nothing to replay in time, so replay answers with the held
 // report `hbmsim inspect` gives (exit 0); inspect's --probe places the buffers.
-std::optional<Failure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording> recording,
+std::optional<CommandFailure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording> recording,
                                                  const ScenarioRequest& request) {
   inspect::HeldOptions options;
   options.device = request.device;
@@ -371,7 +365,7 @@ std::optional<Failure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording
   if (!bytes_limit_.empty()) {
     absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
     if (!b.ok())
-      return Failure{kExitBadInput,
+      return CommandFailure{kExitBadInput,
                      fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
     options.limit = *b;
   }
@@ -388,12 +382,12 @@ std::optional<Failure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording
     }
   }
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
-  return Failure{kExitOk, ""};
+  return CommandFailure{kExitOk, ""};
 }
 
 int ReplayCommand::Run() {
   ReplayReportInput report;
-  std::optional<Failure> outcome = Replay(report);
+  std::optional<CommandFailure> outcome = Replay(report);
   FlushNotes(outcome ? outcome->code : kExitOk);
   if (!outcome) return kExitOk;
   if (!outcome->message.empty()) PrintError(fmt::format("hbmsim replay: {}", OneLineMessage(outcome->message)));

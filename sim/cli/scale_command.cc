@@ -23,28 +23,17 @@
 namespace hbmsim::cli {
 namespace {
 
-struct Failure {
-  int code;
-  std::string message;
-};
-
-Failure FromStatus(const absl::Status& s) {
-  const bool internal = s.code() == absl::StatusCode::kInternal;
-  return {internal ? kExitInternal : kExitBadInput,
-          fmt::format("{}{}", internal ? "internal error: " : "", std::string(s.message()))};
-}
-
 class ScaleCommand : public Command {
  public:
   void Configure(CLI::App& app) override;
   int Run() override;
 
  private:
-  std::optional<Failure> Scale();
-  std::optional<Failure> ParseInputs(std::vector<scale::MemberInput>& inputs, ScenarioRequest& request);
-  std::optional<Failure> Resolve(const scale::ScaleModel& model, AllocatorConfig& config,
+  std::optional<CommandFailure> Scale();
+  std::optional<CommandFailure> ParseInputs(std::vector<scale::MemberInput>& inputs, ScenarioRequest& request);
+  std::optional<CommandFailure> Resolve(const scale::ScaleModel& model, AllocatorConfig& config,
                                  std::vector<std::string>& applied);
-  std::optional<Failure> Answer(const scale::ScaleModel& model, const AllocatorConfig& config,
+  std::optional<CommandFailure> Answer(const scale::ScaleModel& model, const AllocatorConfig& config,
                                 scale::ScaleReport& report);
 
   std::vector<std::pair<std::string, std::string>> at_;
@@ -89,63 +78,63 @@ void ScaleCommand::Configure(CLI::App& app) {
   app.add_option("--json", json_, "write the report as JSON here");
 }
 
-std::optional<Failure> ScaleCommand::ParseInputs(std::vector<scale::MemberInput>& inputs,
+std::optional<CommandFailure> ScaleCommand::ParseInputs(std::vector<scale::MemberInput>& inputs,
                                                  ScenarioRequest& request) {
   std::vector<io::NamedPath> in;
   for (const auto& [value, path] : at_) {
     absl::StatusOr<uint64_t> v = ParseU64(value);
     if (!v.ok() || *v == 0) {
-      return Failure{kExitBadInput,
+      return CommandFailure{kExitBadInput,
                      fmt::format("--at {} {}: the value must be a positive integer", value, path)};
     }
     inputs.push_back({*v, path});
     in.push_back({"--at", path});
   }
   if (to_.empty() && fit_limit_.empty() && !check_) {
-    return Failure{kExitBadInput, "give --to N, --fit-limit LIMIT or --check"};
+    return CommandFailure{kExitBadInput, "give --to N, --fit-limit LIMIT or --check"};
   }
   if (!to_.empty()) {
     absl::StatusOr<uint64_t> to = ParseU64(to_);
     if (!to.ok() || *to == 0)
-      return Failure{kExitBadInput, fmt::format("--to {}: must be a positive integer", to_)};
+      return CommandFailure{kExitBadInput, fmt::format("--to {}: must be a positive integer", to_)};
     to_value_ = *to;
   }
   if (!out_.empty() && to_.empty())
-    return Failure{kExitBadInput, "--out: writes the prediction at --to; give --to"};
+    return CommandFailure{kExitBadInput, "--out: writes the prediction at --to; give --to"};
   snapshot_out_ = out_.ends_with(".pickle") || out_.ends_with(".json");
   absl::StatusOr<ScenarioRequest> r = ParseScenarioRequest(device_, start_state_);
-  if (!r.ok()) return FromStatus(r.status());
+  if (!r.ok()) return FailureFromStatus(r.status());
   request = *r;
   in.push_back({"--allocator", allocator_});
   // A snapshot --out is the viz outputs' memory-viz export of the predicted run.
   absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
       in,
       {{"--json", json_}, {"--memory-viz", snapshot_out_ ? out_ : ""}, {"--out", snapshot_out_ ? "" : out_}});
-  if (!outputs.ok()) return FromStatus(outputs.status());
+  if (!outputs.ok()) return FailureFromStatus(outputs.status());
   outputs_ = *std::move(outputs);
   return std::nullopt;
 }
 
-std::optional<Failure> ScaleCommand::Resolve(const scale::ScaleModel& model, AllocatorConfig& config,
+std::optional<CommandFailure> ScaleCommand::Resolve(const scale::ScaleModel& model, AllocatorConfig& config,
                                              std::vector<std::string>& applied) {
   const Scenario& scenario = *model.templ().scenario;
   std::string chosen;
   absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, scenario, chosen);
-  if (!allocator.ok()) return FromStatus(allocator.status());
+  if (!allocator.ok()) return FailureFromStatus(allocator.status());
   if (!chosen.empty()) Note("hbmsim scale: " + chosen);
   absl::StatusOr<AllocatorConfig> c = ResolveWithSets(*allocator, sets_, scenario, &applied);
-  if (!c.ok()) return FromStatus(c.status());
+  if (!c.ok()) return FailureFromStatus(c.status());
   config = *std::move(c);
   return std::nullopt;
 }
 
-std::optional<Failure> ScaleCommand::Answer(const scale::ScaleModel& model, const AllocatorConfig& config,
+std::optional<CommandFailure> ScaleCommand::Answer(const scale::ScaleModel& model, const AllocatorConfig& config,
                                             scale::ScaleReport& report) {
   if (to_value_) {
     viz::VizOutputs viz(viz::VizFlags{"", "", snapshot_out_ ? out_ : "", "simulated"});
     scale::ScaleRunOptions options{false, true, snapshot_out_ ? &viz : nullptr, &outputs_};
     absl::StatusOr<scale::Prediction> p = scale::PredictAt(model, config, bytes_limit_, *to_value_, options);
-    if (!p.ok()) return FromStatus(p.status());
+    if (!p.ok()) return FailureFromStatus(p.status());
     prediction_ = *std::move(p);
     report.prediction = &*prediction_;
     report.out = out_;
@@ -153,60 +142,60 @@ std::optional<Failure> ScaleCommand::Answer(const scale::ScaleModel& model, cons
     if (io::OutputFile* trace = outputs_.Get("--out")) {
       absl::Status s = scale::WritePredictedTrace(prediction_->predicted.scenario, trace->stream(),
                                                   TraceFormatForPath(out_));
-      if (!s.ok()) return FromStatus(io::WithRole("--out", trace->status().ok() ? s : trace->status()));
+      if (!s.ok()) return FailureFromStatus(io::WithRole("--out", trace->status().ok() ? s : trace->status()));
     }
   }
   if (!fit_limit_.empty()) {
     absl::StatusOr<Bytes> limit = ParseBytes(fit_limit_, /*allow_more_units=*/true);
     if (!limit.ok()) {
-      return Failure{kExitBadInput,
+      return CommandFailure{kExitBadInput,
                      fmt::format("--fit-limit {}: {}", fit_limit_, std::string(limit.status().message()))};
     }
     absl::StatusOr<uint64_t> step = ParseU64(step_);
     if (!step.ok() || *step == 0)
-      return Failure{kExitBadInput, fmt::format("--step {}: must be a positive integer", step_)};
+      return CommandFailure{kExitBadInput, fmt::format("--step {}: must be a positive integer", step_)};
     absl::StatusOr<scale::FitLimitResult> f = scale::FitLimit(model, config, *limit, *step);
-    if (!f.ok()) return FromStatus(f.status());
+    if (!f.ok()) return FailureFromStatus(f.status());
     fit_limit_result_ = *std::move(f);
     report.fit_limit = &*fit_limit_result_;
   }
   if (check_) {
     absl::StatusOr<std::vector<scale::CheckRow>> rows = scale::CheckLeaveOneOut(model, config, bytes_limit_);
-    if (!rows.ok()) return FromStatus(rows.status());
+    if (!rows.ok()) return FailureFromStatus(rows.status());
     check_rows_ = *std::move(rows);
     report.check = &*check_rows_;
   }
   return std::nullopt;
 }
 
-std::optional<Failure> ScaleCommand::Scale() {
+std::optional<CommandFailure> ScaleCommand::Scale() {
   std::vector<scale::MemberInput> inputs;
   ScenarioRequest request;
   if (auto f = ParseInputs(inputs, request)) return f;
   absl::StatusOr<std::vector<std::shared_ptr<const scale::MemberStream>>> members =
       scale::OpenMembers(inputs, request);
-  if (!members.ok()) return FromStatus(members.status());
+  if (!members.ok()) return FailureFromStatus(members.status());
   absl::StatusOr<scale::ScaleModel> model = scale::BuildScaleModel(*std::move(members), to_value_);
-  if (!model.ok()) return FromStatus(model.status());
+  if (!model.ok()) return FailureFromStatus(model.status());
   AllocatorConfig config;
   scale::ScaleReport report{&*model, &config, {}, nullptr, nullptr, nullptr, ""};
   if (auto f = Resolve(*model, config, report.applied_settings)) return f;
   if (auto f = Answer(*model, config, report)) return f;
-  if (absl::Status s = io::WriteStdout(scale::ScaleText(report)); !s.ok()) return FromStatus(s);
+  if (absl::Status s = io::WriteStdout(scale::ScaleText(report)); !s.ok()) return FailureFromStatus(s);
   if (!json_.empty()) {
     if (absl::Status s = outputs_.Write("--json", scale::ScaleJson(report).dump(2) + "\n"); !s.ok()) {
-      return FromStatus(s);
+      return FailureFromStatus(s);
     }
   }
-  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return FromStatus(s);
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return FailureFromStatus(s);
   // Exit 1, as replay's and size's: the prediction fails, or no value fits the limit.
   const bool failed =
       (prediction_ && !prediction_->run.fits()) || (fit_limit_result_ && !fit_limit_result_->largest_fitting);
-  return failed ? std::optional<Failure>(Failure{kExitFailures, ""}) : std::nullopt;
+  return failed ? std::optional<CommandFailure>(CommandFailure{kExitFailures, ""}) : std::nullopt;
 }
 
 int ScaleCommand::Run() {
-  std::optional<Failure> f = Scale();
+  std::optional<CommandFailure> f = Scale();
   FlushNotes(f ? f->code : kExitOk);
   if (!f) return kExitOk;
   if (!f->message.empty()) PrintError(fmt::format("hbmsim scale: {}", OneLineMessage(f->message)));

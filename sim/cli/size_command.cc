@@ -26,11 +26,6 @@
 namespace hbmsim::cli {
 namespace {
 
-struct Failure {
-  int code;
-  std::string message;
-};
-
 class SizeCommand : public Command {
  public:
   void Configure(CLI::App& app) override {
@@ -55,7 +50,7 @@ class SizeCommand : public Command {
   int Run() override;
 
  private:
-  std::optional<Failure> Size();
+  std::optional<CommandFailure> Size();
   std::string Text(const TrialTarget& target, const SizeResult& r) const;
   nlohmann::ordered_json Json(const AllocatorConfig& config, const SizeResult& r, uint64_t resolution) const;
 
@@ -133,31 +128,31 @@ nlohmann::ordered_json SizeCommand::Json(const AllocatorConfig& config, const Si
   return j;
 }
 
-std::optional<Failure> SizeCommand::Size() {
+std::optional<CommandFailure> SizeCommand::Size() {
   absl::StatusOr<Bytes> resolution = ParseBytes(resolution_, /*allow_more_units=*/true);
   if (!resolution.ok()) {
-    return Failure{kExitBadInput, fmt::format("--resolution {}: {}", resolution_,
+    return CommandFailure{kExitBadInput, fmt::format("--resolution {}: {}", resolution_,
                                               std::string(resolution.status().message()))};
   }
-  if (resolution->is_zero()) return Failure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
-  if (jobs_ < 1) return Failure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
+  if (resolution->is_zero()) return CommandFailure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
+  if (jobs_ < 1) return CommandFailure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
   ScenarioRequest request;
   absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
-  if (!parsed.ok()) return Failure{kExitBadInput, std::string(parsed.status().message())};
+  if (!parsed.ok()) return CommandFailure{kExitBadInput, std::string(parsed.status().message())};
   request = *parsed;
   absl::StatusOr<io::OutputSet> outputs =
       io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, {{"--json", json_}});
-  if (!outputs.ok()) return Failure{kExitBadInput, std::string(outputs.status().message())};
+  if (!outputs.ok()) return CommandFailure{kExitBadInput, std::string(outputs.status().message())};
   outputs_ = *std::move(outputs);
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
-  if (!scenario.ok()) return Failure{kExitBadInput, std::string(scenario.status().message())};
+  if (!scenario.ok()) return CommandFailure{kExitBadInput, std::string(scenario.status().message())};
   std::string chosen;
   absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, *scenario, chosen);
-  if (!allocator.ok()) return Failure{kExitBadInput, std::string(allocator.status().message())};
+  if (!allocator.ok()) return CommandFailure{kExitBadInput, std::string(allocator.status().message())};
   if (!chosen.empty()) Note("hbmsim size: " + chosen);
   allocator_ = *allocator;
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
-  if (!config.ok()) return Failure{kExitBadInput, std::string(config.status().message())};
+  if (!config.ok()) return CommandFailure{kExitBadInput, std::string(config.status().message())};
   SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim size");
   SizeOptions options{resolution->value(), jobs_};
   options.survey_observer = progress.survey_observer();
@@ -166,7 +161,7 @@ std::optional<Failure> SizeCommand::Size() {
   progress.Finish();
   if (!sized.ok()) {
     const bool internal = sized.status().code() == absl::StatusCode::kInternal;
-    return Failure{
+    return CommandFailure{
         internal ? kExitInternal : kExitBadInput,
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(sized.status().message()))};
   }
@@ -183,20 +178,20 @@ std::optional<Failure> SizeCommand::Size() {
                    survey.peak_live_bytes.value(), how,
                    config->policy->plan ? " (offline plans from one more pass first)" : ""));
   const std::string text = Text(target, r);
-  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
     const std::string json = Json(*config, r, resolution->value()).dump(2) + "\n";
     if (absl::Status s = outputs_.Write("--json", json); !s.ok()) {
-      return Failure{kExitBadInput, std::string(s.message())};
+      return CommandFailure{kExitBadInput, std::string(s.message())};
     }
   }
-  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return Failure{kExitBadInput, std::string(s.message())};
-  if (!r.found) return Failure{kExitFailures, "no limit up to 4EiB fits this trace"};
+  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
+  if (!r.found) return CommandFailure{kExitFailures, "no limit up to 4EiB fits this trace"};
   return std::nullopt;
 }
 
 int SizeCommand::Run() {
-  std::optional<Failure> f = Size();
+  std::optional<CommandFailure> f = Size();
   FlushNotes(f ? f->code : kExitOk);
   if (!f) return kExitOk;
   PrintError(fmt::format("hbmsim size: {}", OneLineMessage(f->message)));
