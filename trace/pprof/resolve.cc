@@ -176,6 +176,11 @@ absl::StatusOr<HeldState> ResolveDeviceProfile(const Profile& p) {
     if (buffers > kMaxHeldBuffers) {
       return WireError(s.offset, fmt::format("more than {} allocations in one profile", kMaxHeldBuffers));
     }
+    // A buffer sample's bytes are its buffers' bytes: bytes held by no buffer
+    // cannot be placed, and dropping them would be a silent skip.
+    if (labels->kind == "buffer" && count == 0 && s.values[r.bytes_index] > 0) {
+      return WireError(s.offset, fmt::format("the sample holds {} bytes in 0 buffers", s.values[r.bytes_index]));
+    }
     absl::StatusOr<uint32_t> stack = r.Stack(s, held.table);
     if (!stack.ok()) return stack.status();
     if (labels->device && seen_labels.insert(*labels->device).second)
