@@ -17,6 +17,8 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/io/output_set.h"
+#include "trace/core/json_text.h"
+#include "trace/formats/format_table.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -64,7 +66,7 @@ int AdviseCommand::Run() {
   if (!request.ok()) return Fail(request.status());
   // --json is checked against the inputs and created before the trials (trace/io/output_set.h).
   absl::StatusOr<io::OutputSet> outputs =
-      io::OutputSet::Open({{"RECORDING", recording_}, {"--allocator", allocator_}}, {{"--json", json_}});
+      io::OutputSet::Open(WithPartnerFiles({{"RECORDING", recording_}, {"--allocator", allocator_}}), {{"--json", json_}});
   if (!outputs.ok()) return Fail(outputs.status());
   absl::StatusOr<Scenario> scenario = OpenScenario(recording_, *request);
   if (!scenario.ok()) return Fail(scenario.status());
@@ -104,7 +106,7 @@ int AdviseCommand::Run() {
   const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory, *limit ? (*limit)->source : "");
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
   if (!json_.empty()) {
-    if (absl::Status s = outputs->Write("--json", AdviceJson(*scenario, l, *advice, device_memory).dump(2) + "\n");
+    if (absl::Status s = outputs->Write("--json", JsonText(AdviceJson(*scenario, l, *advice, device_memory), 2) + "\n");
         !s.ok()) {
       return Fail(s);
     }

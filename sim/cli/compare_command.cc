@@ -30,6 +30,7 @@
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -154,7 +155,7 @@ std::optional<CommandFailure> CompareCommand::OpenOutputs() {
     inputs.push_back({"--allocators", item.substr(0, item.find(':'))});
     at = comma + 1;
   }
-  absl::StatusOr<io::OutputSet> opened = io::OutputSet::Open(inputs, {{"--json", json_}});
+  absl::StatusOr<io::OutputSet> opened = io::OutputSet::Open(WithPartnerFiles(inputs), {{"--json", json_}});
   if (!opened.ok()) return CommandFailure{kExitBadInput, std::string(opened.status().message())};
   outputs_ = *std::move(opened);
   return std::nullopt;
@@ -166,7 +167,7 @@ std::optional<CommandFailure> CompareCommand::Emit(const std::string& text, cons
   if (!json_.empty()) {
     // A profile's frame names can hold bytes that are not UTF-8: replaced, never an internal error.
     const std::string text =
-        json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+        JsonText(json, 2) + "\n";
     if (absl::Status s = outputs_.Write("--json", text); !s.ok()) {
       return CommandFailure{kExitBadInput, std::string(s.message())};
     }

@@ -28,6 +28,7 @@
 #include "trace/oom_text/render.h"
 #include "trace/xla/remat_warning.h"
 #include "trace/xplane/profile_trace.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -106,22 +107,23 @@ class DiagnoseCommand : public Command {
     root["xla_rematerialization"] = warnings;
     root["oom_texts"] = oom_text::RenderOomTextsJson(texts);
     // A pasted log can hold bytes that are not UTF-8 (a cut multi-byte character): replaced, never fatal.
-    return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return JsonText(root, 2) + "\n";
   }
 
-  // The profile's peak, what held it by tf_op, BFC's fragmentation over time.
+  // The profile's peak, what held it by tf_op, BFC's fragmentation over time; each
+  // output names a piped profile as the user did, never its scratch file.
   int RunProfile(io::OutputSet& outputs) {
     absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(input_.path());
     if (!t.ok()) return Fail(std::string(t.status().message()));
     const std::vector<xplane::AllocatorSummary> s = xplane::SummarizeProfile(*t);
-    if (absl::Status st = io::WriteStdout(RenderProfileText(*t, s)); !st.ok()) return Fail(std::string(st.message()));
+    if (absl::Status st = io::WriteStdout(input_.Rename(RenderProfileText(*t, s))); !st.ok()) return Fail(std::string(st.message()));
     if (!json_.empty()) {
-      if (absl::Status st = outputs.Write("--json", RenderProfileJson(*t, s).dump(2) + "\n"); !st.ok()) {
+      if (absl::Status st = outputs.Write("--json", input_.Rename(JsonText(RenderProfileJson(*t, s), 2) + "\n")); !st.ok()) {
         return Fail(std::string(st.message()));
       }
     }
     if (!html_.empty()) {
-      if (absl::Status st = outputs.Write("--html", RenderProfileHtml(*t, s)); !st.ok()) {
+      if (absl::Status st = outputs.Write("--html", input_.Rename(RenderProfileHtml(*t, s))); !st.ok()) {
         return Fail(std::string(st.message()));
       }
     }

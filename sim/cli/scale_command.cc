@@ -19,6 +19,8 @@
 #include "trace/binary/trace_sink.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
+#include "trace/core/json_text.h"
+#include "trace/formats/format_table.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -108,7 +110,7 @@ std::optional<CommandFailure> ScaleCommand::ParseInputs(std::vector<scale::Membe
   in.push_back({"--allocator", allocator_});
   // A snapshot --out is the viz outputs' memory-viz export of the predicted run.
   absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
-      in,
+      WithPartnerFiles(in),
       {{"--json", json_}, {"--memory-viz", snapshot_out_ ? out_ : ""}, {"--out", snapshot_out_ ? "" : out_}});
   if (!outputs.ok()) return FailureFromStatus(outputs.status());
   outputs_ = *std::move(outputs);
@@ -183,7 +185,7 @@ std::optional<CommandFailure> ScaleCommand::Scale() {
   if (auto f = Answer(*model, config, report)) return f;
   if (absl::Status s = io::WriteStdout(scale::ScaleText(report)); !s.ok()) return FailureFromStatus(s);
   if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", scale::ScaleJson(report).dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s = outputs_.Write("--json", JsonText(scale::ScaleJson(report), 2) + "\n"); !s.ok()) {
       return FailureFromStatus(s);
     }
   }

@@ -22,6 +22,8 @@
 #include "trace/core/human_bytes.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
+#include "trace/core/json_text.h"
+#include "trace/formats/format_table.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -141,7 +143,7 @@ std::optional<CommandFailure> SizeCommand::Size() {
   if (!parsed.ok()) return CommandFailure{kExitBadInput, std::string(parsed.status().message())};
   request = *parsed;
   absl::StatusOr<io::OutputSet> outputs =
-      io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, {{"--json", json_}});
+      io::OutputSet::Open(WithPartnerFiles({{"TRACE", trace_}, {"--allocator", allocator_}}), {{"--json", json_}});
   if (!outputs.ok()) return CommandFailure{kExitBadInput, std::string(outputs.status().message())};
   outputs_ = *std::move(outputs);
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);
@@ -180,7 +182,7 @@ std::optional<CommandFailure> SizeCommand::Size() {
   const std::string text = Text(target, r);
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
-    const std::string json = Json(*config, r, resolution->value()).dump(2) + "\n";
+    const std::string json = JsonText(Json(*config, r, resolution->value()), 2) + "\n";
     if (absl::Status s = outputs_.Write("--json", json); !s.ok()) {
       return CommandFailure{kExitBadInput, std::string(s.message())};
     }

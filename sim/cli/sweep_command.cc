@@ -31,6 +31,7 @@
 #include "trace/core/numbers.h"
 #include "trace/io/output_file.h"
 #include "trace/io/output_set.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -87,7 +88,7 @@ absl::Status CheckResultsAreThisSweeps(const std::string& dir, const sweep::Swee
     return absl::InvalidArgumentError(fmt::format(
         "--out {}: {} holds a result of another sweep ({}), not task {} of this spec; give another --out "
         "folder, or remove its task-*.json files to start over",
-        dir, name, key->dump(), index.ok() ? std::to_string(*index) : name));
+        dir, name, JsonText(*key), index.ok() ? std::to_string(*index) : name));
   }
   return absl::OkStatus();
 }
@@ -124,7 +125,7 @@ TaskLine RunTask(const SweepTask& task, const std::string& dir) {
     line["error"] = nullptr;
     line["result"] = sweep::CompactResult(task.question, std::move(parsed));
   }
-  return {line.dump() + "\n", !line["error"].is_null()};
+  return {JsonText(line) + "\n", !line["error"].is_null()};
 }
 
 class SweepCommand : public Command {
@@ -176,7 +177,7 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
       }
     }
     std::string text;
-    for (const SweepTask& t : spec->tasks) text += t.Key().dump() + "\n";
+    for (const SweepTask& t : spec->tasks) text += JsonText(t.Key()) + "\n";
     absl::Status s = io::WriteStdout(text);
     return s.ok() ? kExitOk : Fail(std::string(s.message()));
   }

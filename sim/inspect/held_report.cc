@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
 #include "sim/report/user_frames.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::inspect {
 namespace {
@@ -202,7 +203,7 @@ Json RenderHeldJson(const HeldReport& r) {
 }
 
 std::string HeldJsonText(const HeldReport& r) {
-  return RenderHeldJson(r).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return JsonText(RenderHeldJson(r), 2) + "\n";
 }
 
 }  // namespace hbmsim::inspect

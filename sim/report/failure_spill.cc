@@ -1,6 +1,7 @@
 #include "sim/report/failure_spill.h"
 
 #include "sim/report/replay_report.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim {
 namespace {
@@ -13,7 +14,7 @@ constexpr std::string_view kElementIndent = "    ";  // an element of a top-leve
 }  // namespace
 
 void FailureSpill::Add(const FailureRecord& f, const FailureLabels& labels, const std::string& mark_before) {
-  const std::string object = FailureJson(f, labels, mark_before).dump(2);
+  const std::string object = JsonText(FailureJson(f, labels, mark_before), 2);
   element_.assign(count_ == 0 ? "" : ",\n");
   element_ += kElementIndent;
   for (const char c : object) {  // every line of the object one level deeper
@@ -25,9 +26,9 @@ void FailureSpill::Add(const FailureRecord& f, const FailureLabels& labels, cons
 }
 
 absl::Status WriteJsonReport(nlohmann::ordered_json report, FailureSpill* spill, io::OutputFile& out) {
-  if (spill == nullptr) return out.Write(report.dump(2) + "\n");
+  if (spill == nullptr) return out.Write(JsonText(report, 2) + "\n");
   report["failures"] = std::string(kPlaceholder.substr(1, kPlaceholder.size() - 2));
-  const std::string text = report.dump(2) + "\n";
+  const std::string text = JsonText(report, 2) + "\n";
   const std::string marker = std::string(kKeyLine) + std::string(kPlaceholder);
   const size_t at = text.find(marker);
   if (at == std::string::npos) return absl::InternalError("--json: the failures placeholder is missing");

@@ -3,6 +3,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/report/memory_attribution.h"
 #include "trace/core/human_bytes.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim {
 namespace {
@@ -146,7 +147,7 @@ nlohmann::json MemoryAttributionJson(const MemoryAttribution& a) {
 std::string RenderMemoryAttributionJson(const MemoryAttribution& a) {
   const nlohmann::json root = MemoryAttributionJson(a);
   // Tags come from the user's trace: invalid UTF-8 becomes U+FFFD, never a throw.
-  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return JsonText(root, 2) + "\n";
 }
 
 }  // namespace hbmsim

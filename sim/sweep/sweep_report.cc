@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "fmt/format.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::sweep {
 namespace {
@@ -36,7 +37,26 @@ absl::StatusOr<std::vector<Json>> ReadLines(const std::string& dir) {
   return lines;
 }
 
-std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump()); }
+// `object[key]`, or null when there is no such key: a const operator[] of a
+// missing key is undefined behaviour in nlohmann::json, and result files are
+// the user's to edit.
+const Json& Field(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  const auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+// `object[key]` when it is `true`; false for false, null (advise on a
+// recording with no limit writes "fits_at_limit": null), absent or any other
+// value, so a result line never makes the report throw.
+bool IsTrue(const Json& object, const char* key) {
+  if (!object.is_object()) return false;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : JsonText(v)); }
 
 }  // namespace
 
@@ -59,7 +79,8 @@ std::optional<Json> ReadResultLine(const std::string& path) {
   if (!in) return std::nullopt;
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Json line = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!line.is_object() || !line.contains("key") || !line["key"].is_object() || !line.contains("exit_code")) {
+  if (!line.is_object() || !line.contains("key") || !line["key"].is_object() || !line.contains("exit_code") ||
+      !line["exit_code"].is_number_integer()) {
     return std::nullopt;
   }
   return line;
@@ -96,9 +117,9 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
   for (const Json& line : *lines) {
     const Json& key = line["key"];
     // A scale task at one size is its own row, named by the size.
-    const std::string to = key.contains("to") && !key["to"].is_null() ? "to=" + Text(key["to"]) : "";
-    const auto id = std::make_tuple(Text(key["allocator"]), Text(key["settings"]), Text(key["question"]),
-                                    to.empty() ? Text(key["bytes_limit"]) : to);
+    const std::string to = key.contains("to") && !Field(key, "to").is_null() ? "to=" + Text(Field(key, "to")) : "";
+    const auto id = std::make_tuple(Text(Field(key, "allocator")), Text(Field(key, "settings")), Text(Field(key, "question")),
+                                    to.empty() ? Text(Field(key, "bytes_limit")) : to);
     auto [it, added] = row_of.emplace(id, s.rows.size());
     if (added) {
       SummaryRow row;
@@ -123,7 +144,7 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
       ++row.fit;
       const uint64_t need = result["min_bytes_limit"].get<uint64_t>();
       row.needed.push_back(need);
-      const std::string recording = Text(key["recording"]);
+      const std::string recording = Text(Field(key, "recording"));
       first_settings.emplace(row.allocator, row.settings);
       if (first_settings[row.allocator] == row.settings) today[{row.allocator, recording}] = need;
       if (auto t = today.find({row.allocator, recording}); t != today.end()) {
@@ -133,15 +154,18 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
       ++(code == 0 ? row.fit : row.failed);
       // At a size: the prediction's reserved peak; under a fit limit: the largest size that fits.
       const Json& answer = result.contains("largest_fitting") ? result["largest_fitting"] : Json();
-      if (answer.is_object() && answer["to"].is_number()) {
-        row.needed.push_back(answer["to"].get<uint64_t>());
+      if (Field(answer, "to").is_number()) {
+        row.needed.push_back(Field(answer, "to").get<uint64_t>());
       } else if (result.contains("peak_reserved_bytes") && result["peak_reserved_bytes"].is_number()) {
         row.needed.push_back(result["peak_reserved_bytes"].get<uint64_t>());
       }
     } else if (row.question == "advise") {
-      const bool today_fits = result.contains("today") && result["today"].value("fits_at_limit", false);
+      const bool today_fits = result.contains("today") && IsTrue(result["today"], "fits_at_limit");
       bool some_fits = false;
-      for (const Json& c : result.value("candidates", Json::array())) some_fits |= c.value("fits_at_limit", false);
+      const Json& candidates = result.contains("candidates") ? result["candidates"] : Json();
+      if (candidates.is_array()) {
+        for (const Json& c : candidates) some_fits |= IsTrue(c, "fits_at_limit");
+      }
       ++((!today_fits && some_fits) ? row.fit : row.failed);
     }
   }

@@ -7,6 +7,7 @@
 #include "sim/dumps/memory_snapshot.h"
 #include "sim/viz/memory_viz.h"
 #include "trace/pickle/pickle_writer.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::viz {
 
@@ -221,7 +222,7 @@ void WriteValue(const Json& v, PickleWriter& w, SharedFrames& frames) { Write(v,
 bool SharedFrames::Write(const Json& v, PickleWriter& w,
                          void (*write)(const Json&, PickleWriter&, SharedFrames&)) {
   if (!v.is_array() || v.empty()) return false;
-  std::string key = v.dump();
+  std::string key = JsonText(v);
   if (const auto it = memo_.find(key); it != memo_.end()) {
     w.Get(it->second);
     return true;

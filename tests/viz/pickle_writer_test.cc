@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "trace/pickle/unpickler.h"
+#include "trace/text/utf8.h"
 
 namespace hbmsim {
 namespace {
@@ -27,6 +28,16 @@ TEST(PickleWriter, SmallDictIsCPythonsBytes) {
   w.EndDict();
   // CPython: PROTO 4, EMPTY_DICT, MARK, SHORT_BINUNICODE 'k', BININT1 1, SETITEMS, STOP (no FRAME, no memo).
   EXPECT_EQ(Hex(w.Finish()), "80047d288c016b4b01752e");
+}
+
+// Issue 48: a frame name from a corrupted recording is written as U+FFFD, so Python's unpickler
+// (which refuses a BINUNICODE that is not UTF-8) still loads the snapshot.
+TEST(PickleWriter, BytesThatAreNotUtf8AreReplaced) {
+  PickleWriter w;
+  w.String("a\xff\xe2\x82z");  // a stray byte, then a sequence cut short
+  // SHORT_BINUNICODE of 'a' U+FFFD U+FFFD U+FFFD 'z': each byte that starts no sequence is one U+FFFD.
+  EXPECT_EQ(Hex(w.Finish()), "80048c0b61efbfbdefbfbdefbfbd7a2e");
+  EXPECT_EQ(ReplaceInvalidUtf8("ok \xc3\xa9 \xed\xa0\x80"), "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 // A shared list is memoized once and then fetched: [[1], <the same list>].

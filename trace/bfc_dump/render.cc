@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "trace/core/human_bytes.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::bfc_dump {
 namespace {
@@ -241,7 +242,7 @@ std::string RenderDiagnoseJson(const BfcLog& log, const std::vector<Diagnosis>& 
                                {"dumps", dumps}};
   // Names and ops are copied from the log, which may hold any bytes: invalid
   // UTF-8 becomes U+FFFD instead of nlohmann's type_error (an exit 3).
-  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return JsonText(root, 2) + "\n";
 }
 
 }  // namespace hbmsim::bfc_dump

@@ -2,6 +2,9 @@
 
 #include <bit>
 #include <cstring>
+#include <string>
+
+#include "trace/text/utf8.h"
 
 namespace hbmsim {
 namespace {
@@ -90,6 +93,12 @@ void PickleWriter::Float(double v) {
 }
 
 void PickleWriter::String(std::string_view utf8) {
+  // Python's unpickler refuses a BINUNICODE that is not UTF-8, and the text
+  // may come from a user's input: written as U+FFFD, as JSON outputs do.
+  if (!IsValidUtf8(utf8)) {
+    const std::string repaired = ReplaceInvalidUtf8(utf8);
+    return String(repaired);
+  }
   if (utf8.size() < 256) {
     Op(kShortBinUnicode);
     Raw(utf8.size(), 1);

@@ -52,4 +52,22 @@ bool IsValidUtf8(std::string_view text) {
   return true;
 }
 
+std::string ReplaceInvalidUtf8(std::string_view text) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t length = static_cast<uint8_t>(text[i]) < 0x80 ? 1 : SequenceLength(text, i);
+    if (length == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
 }  // namespace hbmsim

@@ -3,6 +3,7 @@
 #ifndef HBMSIM_TRACE_TEXT_UTF8_H_
 #define HBMSIM_TRACE_TEXT_UTF8_H_
 
+#include <string>
 #include <string_view>
 
 namespace hbmsim {
@@ -10,6 +11,11 @@ namespace hbmsim {
 // True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
 // surrogates, nothing above U+10FFFF).
 bool IsValidUtf8(std::string_view text);
+
+// `text` with each byte that does not start a well-formed sequence written as
+// U+FFFD, so a pickle output always loads in Python (JSON outputs get the
+// same treatment from nlohmann's replace handler, trace/core/json_text.h).
+std::string ReplaceInvalidUtf8(std::string_view text);
 
 }  // namespace hbmsim
 
