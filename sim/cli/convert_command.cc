@@ -57,7 +57,7 @@ class ConvertCommand : public Command {
   // OUT is checked against IN and created before anything is read, so a bad
   // OUT costs no time and never replaces IN; OUT appears only complete.
   std::optional<std::string> Convert() {
-    if (absl::Status s = io::CheckOutputsAreNotInputs({{"IN", in_}}, {{"OUT", out_}}); !s.ok()) {
+    if (absl::Status s = io::CheckOutputsAreNotInputs(WithPartnerFiles({{"IN", in_}}), {{"OUT", out_}}); !s.ok()) {
       return std::string(s.message());
     }
     absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(out_);
@@ -75,7 +75,7 @@ class ConvertCommand : public Command {
     if (!sink.ok()) return std::string(sink.status().message());
     TraceMetadata header = (*reader)->metadata();
     KeepScenario(**recording, header);
-    if (absl::Status s = (*sink)->WriteHeader(header); !s.ok()) return WriteError(**out, s);
+    if (absl::Status s = (*sink)->WriteHeader(header); !s.ok()) return WriteError(**out, **recording, s);
     Event e;
     while (true) {
       absl::StatusOr<bool> got = (*reader)->Next(e);
@@ -86,7 +86,7 @@ class ConvertCommand : public Command {
         return fmt::format("{}: {}", (*reader)->Location(), std::string(s.message()));
       }
     }
-    if (absl::Status s = (*sink)->Finish(); !s.ok()) return WriteError(**out, s);
+    if (absl::Status s = (*sink)->Finish(); !s.ok()) return WriteError(**out, **recording, s);
     if (absl::Status s = (*out)->Commit(); !s.ok()) return std::string(s.message());
     return std::nullopt;
   }
@@ -186,9 +186,11 @@ class ConvertCommand : public Command {
   }
 
   // A disk error says "cannot write OUT: REASON"; an event the format cannot hold names OUT too.
-  std::string WriteError(const io::OutputFile& out, const absl::Status& s) const {
+  // The disk's error when OUT failed; otherwise the input holds something OUT's format cannot (a
+  // metadata value that is not UTF-8), and the message names the input, not OUT.
+  std::string WriteError(const io::OutputFile& out, const Recording& in, const absl::Status& s) const {
     if (!out.status().ok()) return std::string(out.status().message());
-    return fmt::format("{}: {}", out_, std::string(s.message()));
+    return fmt::format("{}: {}", in.path(), std::string(s.message()));
   }
 
   std::string in_;

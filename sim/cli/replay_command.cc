@@ -34,6 +34,7 @@
 #include "trace/core/numbers.h"
 #include "trace/io/output_set.h"
 #include "trace/formats/format_table.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -123,7 +124,7 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "write a self-contained HTML report: timeline, address maps at the first failure and peak");
   app.add_option("--perfetto", viz_.perfetto, "write a Chrome trace-event JSON for ui.perfetto.dev");
   app.add_option("--memory-viz", viz_.memory_viz,
-                 "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz (.pickle, or .json)");
+                 "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz: OUT.pickle or OUT.pkl, or OUT.json");
   app.add_option("--memory-viz-addresses", viz_.memory_viz_addresses,
                  "recorded|simulated: the addresses --memory-viz shows (default: the recorded ones when the "
                  "replay reproduced them all)")
@@ -194,8 +195,10 @@ std::optional<CommandFailure> ReplayCommand::OpenOutputs(const viz::VizOutputs& 
   std::vector<io::NamedPath> outputs = {{"--placements", placements_}, {"--json", json_}};
   for (const io::NamedPath& p : viz.Outputs()) outputs.push_back(p);
   absl::StatusOr<io::OutputSet> opened =
-      io::OutputSet::Open({{"TRACE", trace_}, {"--allocator", allocator_}}, outputs);
+      io::OutputSet::Open(WithPartnerFiles({{"TRACE", trace_}, {"--allocator", allocator_}}), outputs);
   if (!opened.ok()) return BadInput(opened.status());
+  // After the input check, which matters more: `--memory-viz t.trace` is refused for being the input.
+  if (absl::Status s = viz.CheckFlags(); !s.ok()) return BadInput(s);
   outputs_ = *std::move(opened);
   return std::nullopt;
 }
@@ -329,6 +332,10 @@ std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const 
   inspect::SourceOptions options;
   options.path = trace_;
   options.device = request.device;
+  if (!request.device_name.empty()) {  // a snapshot numbers its devices and names none
+    return CommandFailure{kExitBadInput, fmt::format("--device {}: expected a device number ({} names no devices)",
+                                                     request.device_name, trace_)};
+  }
   if (!bytes_limit_.empty()) {
     absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
     if (!b.ok())
@@ -345,7 +352,7 @@ std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const 
       trace_, quiet_ ? "" : inspect::RenderInspectText(report));
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", inspect::RenderInspectJson(report).dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s = outputs_.Write("--json", JsonText(inspect::RenderInspectJson(report), 2) + "\n"); !s.ok()) {
       return BadInput(s);
     }
   }

@@ -1,5 +1,7 @@
 #include "trace/formats/format_table.h"
 
+#include <sys/stat.h>
+
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "trace/text/text_reader.h"
 #include "trace/xla/buffer_assignment_text.h"
 #include "trace/xla/heap_trace_proto.h"
+#include "trace/xla/text_pair.h"
 #include "trace/xplane/memory_profile_json.h"
 #include "trace/xplane/xspace_reader.h"
 
@@ -78,7 +81,7 @@ constexpr std::array<TraceFormatRow, 11> kFormats = {{
     {"memory-profile", IsMemoryProfile, OpenMemoryProfileRecording},
     {"xla-proto", IsXlaProto, OpenXlaProtoRecording},
     {kRmm, IsRmm, OpenStream<rmm::RmmLogReader, kRmm>},
-    {"xla-text", IsXlaText, OpenXlaTextRecording},
+    {"xla-text", IsXlaText, OpenXlaTextRecording, xla::TextPairPartners},
     {kCsapp, IsRep, OpenStream<csapp::RepReader, kCsapp>},
     {kStalloc, IsMemLog, OpenStream<stalloc::MemLogReader, kStalloc>},
     {kText, Always, OpenStream<TextTraceReader, kText>},
@@ -121,6 +124,19 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path
   if (!recording.ok()) return input->Rename(recording.status());
   if (!input->spooled()) return recording;
   return std::unique_ptr<Recording>(std::make_unique<NamedRecording>(input, *std::move(recording)));
+}
+
+std::vector<io::NamedPath> WithPartnerFiles(std::vector<io::NamedPath> inputs) {
+  const size_t given = inputs.size();
+  for (size_t i = 0; i < given; ++i) {
+    const io::NamedPath in = inputs[i];  // a copy: push_back below may move the vector
+    struct stat st;
+    if (in.path.empty() || in.path == "-" || ::stat(in.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(in.path);
+    if (!row.ok() || (*row)->partners == nullptr) continue;
+    for (std::string& partner : (*row)->partners(in.path)) inputs.push_back({in.role + "'s partner", std::move(partner)});
+  }
+  return inputs;
 }
 
 absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) {

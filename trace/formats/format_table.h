@@ -30,9 +30,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "trace/formats/recording.h"
+#include "trace/io/path_identity.h"
 
 namespace hbmsim {
 
@@ -48,6 +50,9 @@ struct TraceFormatRow {
   bool (*sniff)(const FileHead& head);
   // Errors are InvalidArgument and name the file (and line or offset).
   absl::StatusOr<std::unique_ptr<Recording>> (*open)(const std::string& path);
+  // The other files `open` reads beside `path` (an XLA dump's live ranges),
+  // or nullptr when it reads only `path`.
+  std::vector<std::string> (*partners)(const std::string& path) = nullptr;
 };
 
 // Every format, in the order they are tried.
@@ -60,6 +65,12 @@ absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path)
 // Detects and opens `path`. Errors are InvalidArgument and name the file:
 // "PATH is a directory", "cannot read PATH: REASON", or the reader's.
 absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path);
+
+// `inputs` and, after each recording among them, every file its format reads
+// beside it (role "ROLE's partner"): what a command hands io::OutputSet so
+// that no output overwrites a file the command reads implicitly. Only regular
+// files are sniffed (a pipe must not be read here); other paths pass as they are.
+std::vector<io::NamedPath> WithPartnerFiles(std::vector<io::NamedPath> inputs);
 
 // Every event of every device of `path`, in file order (convert and tools
 // that stream a whole file once).

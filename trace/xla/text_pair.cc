@@ -211,6 +211,17 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return std::move(text).str();
 }
 
+std::vector<std::string> TextPairPartners(const std::string& path) {
+  const std::string_view name = path;
+  if (name.ends_with(kAssignmentSuffix)) {
+    return {path.substr(0, path.size() - kAssignmentSuffix.size()) + std::string(kLiveRangeSuffix)};
+  }
+  if (name.ends_with(kLiveRangeSuffix)) {
+    return {path.substr(0, path.size() - kLiveRangeSuffix.size()) + std::string(kAssignmentSuffix)};
+  }
+  return {};
+}
+
 absl::StatusOr<XlaTrace> ReadTextPairFiles(const std::string& path) {
   absl::StatusOr<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return text.status();

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "trace/xla/buffer_assignment_text.h"
@@ -49,6 +50,11 @@ absl::StatusOr<XlaTrace> ParseTextPair(std::string_view assignment_text, std::st
 // X-buffer-assignment.txt. InvalidArgument naming the file when the other one
 // cannot be found or either is malformed.
 absl::StatusOr<XlaTrace> ReadTextPairFiles(const std::string& path);
+
+// The other file of a pair ReadTextPairFiles may read beside `path`, by name
+// alone (X-buffer-assignment.txt <-> X-live-range.txt); empty for any other
+// name. A command treats it as one more input that no output may overwrite.
+std::vector<std::string> TextPairPartners(const std::string& path);
 
 // The whole file; NotFound "<path>: cannot read" when it cannot be opened.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
