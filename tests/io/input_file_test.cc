@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -41,6 +42,31 @@ TEST(InputFile, AFifoIsSpooledOnceAndReadableByPathAgainAndAgain) {
   EXPECT_EQ(Slurp(in->path()), bytes);  // a second pass sees it all again
   EXPECT_EQ(in->Rename(in->path() + ":3: bad"), fifo + ":3: bad");
   EXPECT_EQ(testing::Names(dir), std::set<std::string>{"fifo"});  // the spool has no name
+}
+
+// Issue 48, item 3: `hbmsim replay /dev/zero` wrote to $TMPDIR until the disk was full.
+TEST(InputFile, AnEndlessPipeStopsAtTheCap) {
+  ASSERT_EQ(::setenv("HBMSIM_PIPE_LIMIT", "1MiB", 1), 0);
+  auto in = OpenInputFile("/dev/zero");
+  ASSERT_FALSE(in.ok());
+  const char* tmp = std::getenv("TMPDIR");
+  EXPECT_EQ(in.status().message(),
+            std::string("cannot read /dev/zero: more than 1048576 B (1.00MiB) piped in, the most spooled to ") +
+                (tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                "; give it as a file, or raise the cap with HBMSIM_PIPE_LIMIT=SIZE");
+  // Exactly the cap is still read.
+  const std::string dir = ScratchDir();
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { Spit(fifo, std::string(1 << 20, 'z')); });
+  auto exact = OpenInputFile(fifo);
+  writer.join();
+  ASSERT_TRUE(exact.ok()) << exact.status();
+  EXPECT_EQ(Slurp(exact->path()).size(), size_t{1} << 20);
+  ASSERT_EQ(::setenv("HBMSIM_PIPE_LIMIT", "lots", 1), 0);
+  EXPECT_EQ(OpenInputFile("/dev/zero").status().message(), "HBMSIM_PIPE_LIMIT=lots: not a size in bytes (e.g. 64GiB)");
+  ASSERT_EQ(::unsetenv("HBMSIM_PIPE_LIMIT"), 0);
+  EXPECT_EQ(kDefaultPipeLimit, uint64_t{4} << 30);
 }
 
 TEST(InputFile, DirectoriesAndMissingFilesAreErrors) {

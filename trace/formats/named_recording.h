@@ -21,9 +21,12 @@ namespace hbmsim {
 class NamedRecording final : public Recording {
  public:
   NamedRecording(std::shared_ptr<const io::InputFile> input, std::unique_ptr<Recording> inner)
-      : Recording(input->name(), inner->format()), input_(std::move(input)), inner_(std::move(inner)) {}
+      : Recording(input->name(), inner->format()),
+        input_(std::move(input)),
+        inner_(std::move(inner)),
+        metadata_(io::RenamedMetadata(*input_, inner_->metadata())) {}
 
-  const TraceMetadata& metadata() const override { return inner_->metadata(); }
+  const TraceMetadata& metadata() const override { return metadata_; }
   std::optional<std::vector<DeviceEvents>> devices() const override { return inner_->devices(); }
   bool records_side_entries() const override { return inner_->records_side_entries(); }
   std::vector<StartSegment> StartState(DeviceId d) const override { return inner_->StartState(d); }
@@ -43,6 +46,7 @@ class NamedRecording final : public Recording {
  private:
   std::shared_ptr<const io::InputFile> input_;
   std::unique_ptr<Recording> inner_;
+  TraceMetadata metadata_;  // the inner one's, naming the input as the user did (`# source:`)
 };
 
 }  // namespace hbmsim

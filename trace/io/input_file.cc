@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "trace/core/human_bytes.h"
+#include "trace/core/numbers.h"
 
 namespace hbmsim::io {
 namespace {
@@ -24,9 +26,23 @@ std::string TempDir() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
+// The most bytes spooled from one pipe: HBMSIM_PIPE_LIMIT (a size as the
+// command line takes it, "64GiB") or kDefaultPipeLimit.
+absl::StatusOr<uint64_t> PipeLimit() {
+  const char* text = std::getenv("HBMSIM_PIPE_LIMIT");
+  if (text == nullptr || *text == '\0') return kDefaultPipeLimit;
+  absl::StatusOr<Bytes> limit = ParseBytes(text, /*allow_more_units=*/true);
+  if (!limit.ok() || limit->value() == 0) {
+    return absl::InvalidArgumentError(fmt::format("HBMSIM_PIPE_LIMIT={}: not a size in bytes (e.g. 64GiB)", text));
+  }
+  return limit->value();
+}
+
 // Copies `from` to the end into `to`; 0 or the errno of the failing side.
-int CopyAll(int from, int to, bool& read_failed) {
+// Stops with `over_limit` set once more than `limit` bytes came.
+int CopyAll(int from, int to, uint64_t limit, bool& read_failed, bool& over_limit) {
   std::vector<char> buffer(1 << 16);
+  uint64_t copied = 0;
   while (true) {
     const ssize_t n = ::read(from, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
@@ -35,6 +51,11 @@ int CopyAll(int from, int to, bool& read_failed) {
       return errno;
     }
     if (n == 0) return 0;
+    copied += static_cast<uint64_t>(n);
+    if (copied > limit) {
+      over_limit = true;
+      return EFBIG;
+    }
     for (ssize_t done = 0; done < n;) {
       const ssize_t w = ::write(to, buffer.data() + done, static_cast<size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
@@ -92,6 +113,11 @@ absl::StatusOr<InputFile> OpenInputFile(const std::string& path) {
     ::close(source);
     return input;
   }
+  absl::StatusOr<uint64_t> limit = PipeLimit();
+  if (!limit.ok()) {
+    ::close(source);
+    return limit.status();
+  }
   const std::string dir = TempDir();
   const int spool = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   int temp_fd = spool;
@@ -106,12 +132,18 @@ absl::StatusOr<InputFile> OpenInputFile(const std::string& path) {
     return absl::InvalidArgumentError(fmt::format("cannot spool {} to {}: {}", input.name_, dir,
                                                   std::strerror(err)));
   }
-  bool read_failed = false;
-  const int err = CopyAll(source, temp_fd, read_failed);
+  bool read_failed = false, over_limit = false;
+  const int err = CopyAll(source, temp_fd, *limit, read_failed, over_limit);
   ::close(source);
   if (err != 0) {
     ::close(temp_fd);
     if (read_failed) return CannotRead(input.name_, err);
+    if (over_limit) {
+      return absl::InvalidArgumentError(fmt::format(
+          "cannot read {}: more than {} B ({}) piped in, the most spooled to {}; give it as a file, or raise "
+          "the cap with HBMSIM_PIPE_LIMIT=SIZE",
+          input.name_, *limit, HumanReadableNumBytes(Bytes(*limit)), dir));
+    }
     return absl::InvalidArgumentError(fmt::format("cannot spool {} to {}: {}", input.name_, dir,
                                                   std::strerror(err)));
   }

@@ -14,6 +14,7 @@
 #ifndef HBMSIM_TRACE_IO_INPUT_FILE_H_
 #define HBMSIM_TRACE_IO_INPUT_FILE_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -45,8 +46,14 @@ class InputFile {
   int fd_ = -1;  // the spooled temporary, held open so /proc/self/fd/N stays valid
 };
 
+// A pipe is spooled up to a cap, so `hbmsim replay /dev/zero` ends with an
+// error instead of filling $TMPDIR: kDefaultPipeLimit, or the size in the
+// environment variable HBMSIM_PIPE_LIMIT ("64GiB"; docs/cli.md).
+inline constexpr uint64_t kDefaultPipeLimit = uint64_t{4} << 30;
+
 // Errors (InvalidArgument): "cannot read PATH: REASON", "PATH is a directory",
-// "cannot spool PATH to DIR: REASON".
+// "cannot spool PATH to DIR: REASON", "cannot read PATH: more than N B (4GiB)
+// piped in, ...", "HBMSIM_PIPE_LIMIT=X: not a size in bytes (e.g. 64GiB)".
 absl::StatusOr<InputFile> OpenInputFile(const std::string& path);
 
 }  // namespace hbmsim::io

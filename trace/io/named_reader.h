@@ -1,6 +1,7 @@
 // An EventReader over a spooled input (input_file.h): keeps the scratch file
 // open for as long as the reader runs and says the user's name for the input
-// (`-` is "<stdin>") in every message and Location(), never /proc/self/fd/N.
+// (`-` is "<stdin>") in every message, Location() and metadata value, never
+// /proc/self/fd/N.
 #ifndef HBMSIM_TRACE_IO_NAMED_READER_H_
 #define HBMSIM_TRACE_IO_NAMED_READER_H_
 
@@ -13,6 +14,15 @@
 
 namespace hbmsim::io {
 
+// `metadata` with the scratch path replaced by the user's name in every
+// value: a reader records its own path (XLA's `xla_live_ranges`, a profile's
+// `source`), and outputs copy these entries.
+inline TraceMetadata RenamedMetadata(const InputFile& input, const TraceMetadata& metadata) {
+  TraceMetadata out = metadata;
+  for (auto& [key, value] : out.entries) value = input.Rename(value);
+  return out;
+}
+
 class NamedReader : public EventReader {
  public:
   NamedReader(std::shared_ptr<const InputFile> input, std::unique_ptr<EventReader> inner)
@@ -23,7 +33,15 @@ class NamedReader : public EventReader {
     if (!got.ok()) return input_->Rename(got.status());
     return got;
   }
-  const TraceMetadata& metadata() const override { return inner_->metadata(); }
+  // Renamed again whenever the inner reader has added entries (a text
+  // trace's header is read with its first events).
+  const TraceMetadata& metadata() const override {
+    const TraceMetadata& inner = inner_->metadata();
+    if (inner.entries.size() != metadata_.entries.size() || inner.has_version_header != metadata_.has_version_header) {
+      metadata_ = RenamedMetadata(*input_, inner);
+    }
+    return metadata_;
+  }
   std::string Location() const override { return input_->Rename(inner_->Location()); }
   std::optional<SideEntry> current_side() const override { return inner_->current_side(); }
   std::optional<size_t> current_entry_index() const override { return inner_->current_entry_index(); }
@@ -33,6 +51,7 @@ class NamedReader : public EventReader {
  private:
   std::shared_ptr<const InputFile> input_;
   std::unique_ptr<EventReader> inner_;
+  mutable TraceMetadata metadata_;
 };
 
 }  // namespace hbmsim::io
