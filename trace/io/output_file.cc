@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstring>
 
 #include "fmt/format.h"
+#include "trace/io/stale_temps.h"
 #include "trace/io/temp_registry.h"
 
 namespace hbmsim::io {
@@ -120,9 +122,11 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string
   // A read-only file stays read-only: the rename would otherwise replace it.
   if (exists && ::access(path.c_str(), W_OK) != 0) return CannotWrite(path, errno);
   std::string target = ResolveTarget(path);
-  std::string temp = fmt::format("{}/.{}.hbmsim-XXXXXX", DirName(target), BaseName(target));
+  RemoveStaleTempFiles(DirName(target));  // what a SIGKILLed run left here (stale_temps.h)
+  std::string temp = TempFileTemplate(DirName(target), BaseName(target));
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) return CannotWrite(path, errno);
+  ::flock(fd, LOCK_EX);  // says "being written" to another host's cleanup, which cannot see our pid
   ::fchmod(fd, exists ? (st.st_mode & 07777) : NewFileMode());
   return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(target), std::move(temp), fd, true));
 }

@@ -1,13 +1,14 @@
 // An output that is either complete at its final path or absent from it.
 //
 //   Create("out/report.json")        Commit()
-//   out/.report.json.hbmsim-Ab12Cd  ──fsync, close, rename──▶  out/report.json
+//   out/.report.json.hbmsim-PID-Ab12Cd  ──fsync, close, rename──▶  out/report.json
 //
 // The bytes go to a temporary in the target's directory (same file system,
 // so rename() is atomic); Commit() flushes, fsyncs, closes and renames it
 // into place. An error, a destructor without Commit(), or SIGINT/SIGTERM/
 // SIGHUP/SIGPIPE (temp_registry.h) removes the temporary and leaves whatever
-// was at the final path untouched. Create() is where an unwritable path is
+// was at the final path untouched; SIGKILL can leave the temporary, which the
+// next Create() in that folder removes (stale_temps.h). Create() is where an unwritable path is
 // found, so commands create their outputs before the work starts.
 //
 // Paths that cannot be renamed over are written in place: "-" (standard
