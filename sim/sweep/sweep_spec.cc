@@ -3,13 +3,16 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <set>
 
 #include "fmt/format.h"
 #include "sim/config/yaml_guard.h"
+#include "sim/sweep/spec_bounds.h"
 #include "sim/sweep/sweep_scale.h"
 #include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
@@ -37,14 +40,25 @@ bool IsYamlFile(const std::string& name) {
   return name.size() > 5 && (name.ends_with(".yaml") || name.ends_with(".yml"));
 }
 
+// A scalar no longer than kMaxSweepValueBytes (spec_bounds.h).
+absl::Status CheckLength(const std::string& file, const YAML::Node& scalar, const std::string& key) {
+  if (scalar.Scalar().size() <= kMaxSweepValueBytes) return absl::OkStatus();
+  return Error(file, scalar, fmt::format("{}: a value of {} bytes; at most {}", key, scalar.Scalar().size(),
+                                         kMaxSweepValueBytes));
+}
+
 // A list of scalars (a lone scalar counts as a list of one).
 absl::StatusOr<std::vector<std::string>> Scalars(const std::string& file, const YAML::Node& node,
                                                  const std::string& key) {
   std::vector<std::string> out;
-  if (node.IsScalar()) return std::vector<std::string>{node.Scalar()};
+  if (node.IsScalar()) {
+    if (absl::Status s = CheckLength(file, node, key); !s.ok()) return s;
+    return std::vector<std::string>{node.Scalar()};
+  }
   if (!node.IsSequence()) return Error(file, node, fmt::format("{}: expected a list", key));
   for (const YAML::Node& item : node) {
     if (!item.IsScalar()) return Error(file, item, fmt::format("{}: expected a list of values", key));
+    if (absl::Status s = CheckLength(file, item, key); !s.ok()) return s;
     out.push_back(item.Scalar());
   }
   if (out.empty()) return Error(file, node, fmt::format("{}: the list is empty", key));
@@ -80,6 +94,7 @@ absl::StatusOr<std::vector<std::string>> ExpandRecordings(const std::string& fil
 }
 
 absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks);
+absl::Status TooLarge(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes);
 
 // Every combination of the grid's values, the last key varying fastest.
 absl::StatusOr<std::vector<std::vector<std::pair<std::string, std::string>>>> SettingsGrid(
@@ -91,17 +106,21 @@ absl::StatusOr<std::vector<std::vector<std::pair<std::string, std::string>>>> Se
   // combination is made: a grid past the cap costs nothing.
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   size_t count = 1;
+  size_t combo_bytes = 0;  // the largest combination's strings
   for (const auto& entry : node) {
     if (!entry.first.IsScalar() || entry.first.Scalar().empty()) {
       return Error(file, entry.first, "settings: each key is an allocator option name");
     }
+    if (absl::Status s = CheckLength(file, entry.first, "settings"); !s.ok()) return s;
     const std::string key = entry.first.Scalar();
     absl::StatusOr<std::vector<std::string>> values = Scalars(file, entry.second, "settings: " + key);
     if (!values.ok()) return values.status();
     if (count > max_tasks / values->size()) return TooMany(file, node, max_tasks);
     count *= values->size();
+    combo_bytes += 2 * sizeof(std::string) + key.size() + Longest(*values);
     axes.emplace_back(key, std::move(*values));
   }
+  if (combo_bytes > kMaxSweepTaskBytes / count) return TooLarge(file, node, count, combo_bytes);
   for (const auto& [key, values] : axes) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
     next.reserve(combos.size() * values.size());
@@ -207,15 +226,16 @@ nlohmann::ordered_json SweepTask::Key() const {
 std::string SweepTask::FileName() const { return fmt::format("task-{:06}.json", index); }
 
 absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(fmt::format("cannot read {}", path));
+  if (!in) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", path, std::strerror(errno != 0 ? errno : EIO)));
   std::string text;
   char buf[64 << 10];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxSweepSpecBytes) break;  // ParseSweepSpec reports it
   }
-  if (in.bad()) return absl::InvalidArgumentError(fmt::format("cannot read {}", path));
+  if (in.bad()) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", path, std::strerror(errno != 0 ? errno : EIO)));
   return ParseSweepSpec(text, path);
 }
 
@@ -225,6 +245,7 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view text, const std::strin
     return absl::InvalidArgumentError(
         fmt::format("{}: larger than {} bytes; not a sweep spec", path, kMaxSweepSpecBytes));
   }
+  if (absl::Status s = CheckSpecItems(text, path); !s.ok()) return s;
   constexpr int kMaxNesting = 16;  // a spec is three levels deep
   if (int line = FirstTooDeepLine(text, kMaxNesting); line != 0) {
     return absl::InvalidArgumentError(fmt::format("{}:{}: nesting deeper than {} levels", path, line, kMaxNesting));
@@ -278,7 +299,7 @@ absl::StatusOr<Questions> ReadQuestions(const std::string& path, const std::stri
 // recordings x allocators x settings x per-recording questions, then allocators x settings x scale tasks,
 // counted before any is made (each factor at least 1 and below the cap).
 absl::Status CountTasks(const std::string& path, const YAML::Node& root, size_t recordings, size_t allocators,
-                        size_t grid, const Questions& q, size_t max_tasks) {
+                        size_t grid, const Questions& q, size_t max_tasks, size_t task_bytes) {
   auto product = [&](std::initializer_list<size_t> factors) -> std::optional<size_t> {
     size_t total = 1;
     for (size_t f : factors) {
@@ -291,6 +312,9 @@ absl::Status CountTasks(const std::string& path, const YAML::Node& root, size_t 
   const std::optional<size_t> scale =
       product({allocators, grid, q.scale ? q.scale->tasks_per_configuration() : 0});
   if (!each || !scale || *each > max_tasks - *scale) return TooMany(path, root, max_tasks);
+  if (task_bytes > kMaxSweepTaskBytes / std::max<size_t>(1, *each + *scale)) {
+    return TooLarge(path, root, *each + *scale, task_bytes);
+  }
   return absl::OkStatus();
 }
 
@@ -336,7 +360,8 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
                          : absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{});
   if (!recordings.ok()) return recordings.status();
   if (absl::Status s = CountTasks(path, root, recordings->size(), allocators->size(), grid->size(),
-                                  *questions, options.max_tasks);
+                                  *questions, options.max_tasks,
+                                  LargestTaskBytes(folder, *recordings, *allocators, *grid, questions->limits, questions->scale, *device));
       !s.ok()) {
     return s;
   }
@@ -370,6 +395,13 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
     }
   }
   return spec;
+}
+
+absl::Status TooLarge(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes) {
+  return Error(file, node,
+               fmt::format("the sweep's {} tasks of up to {} bytes each would hold more than {} bytes; shorten "
+                           "its values or split it into several specs",
+                           tasks, task_bytes, kMaxSweepTaskBytes));
 }
 
 absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/sweep/spec_bounds.h"
 
 namespace hbmsim::sweep {
 namespace {
@@ -212,6 +213,52 @@ TEST(SweepSpecTest, TaskCountIsCappedBeforeExpansion) {
   for (int i = 0; i < 40; ++i) grid += "  k" + std::to_string(i) + ": [x, y]\n";
   EXPECT_EQ(ErrorOf(grid),
             "s.yaml:5: the sweep expands to more than 100000 tasks; split it into several specs");
+}
+
+// Issue 48, item 5: the 1 MB spec that asked for ~99 GB (one 1,000,000-character setting copied into 99,000
+// tasks) is refused at the value's line, before any task or grid is made.
+TEST(SweepSpecTest, AHugeSettingIsRefusedAtItsLine) {
+  std::string yaml = "recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsettings:\n  k: ['" +
+                     std::string(1'000'000, 'x') + "']\nlimits: [";
+  for (int i = 0; i < 49'500; ++i) yaml += i == 0 ? "1GiB" : ",1GiB";
+  yaml += "]\n";
+  ASSERT_LT(yaml.size(), kMaxSweepSpecBytes);
+  EXPECT_EQ(ErrorOf(yaml), "s.yaml:4: settings: k: a value of 1000000 bytes; at most 4096");
+  EXPECT_EQ(ErrorOf("recordings: ['" + std::string(4097, 'r') + "']\nallocators: [bfc]\nsize: true\n"),
+            "s.yaml:1: recordings: a value of 4097 bytes; at most 4096");
+  EXPECT_EQ(ErrorOf("recordings: [jobs/a.pickle]\nallocators: [bfc]\nsize: true\nsettings: {" +
+                    std::string(5000, 'k') + ": [1]}\n"),
+            "s.yaml:4: settings: a value of 5000 bytes; at most 4096");
+}
+
+// Values each within the cap, but a grid (or the tasks made of it) holding more than 256 MiB between them.
+TEST(SweepSpecTest, TheTasksTextIsBoundedBeforeItIsMade) {
+  const std::string value = std::string(4000, 'v');
+  auto grid = [&](int keys) {
+    std::string out = "settings:\n";
+    for (int i = 0; i < keys; ++i) out += "  k" + std::to_string(i) + ": [a" + value + ", b" + value + "]\n";
+    return out;
+  };
+  // 2^14 combinations of 14 values of 4001 bytes: refused while counting the grid.
+  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsize: true\n" + grid(14)),
+            "s.yaml:5: the sweep's 16384 tasks of up to 56942 bytes each would hold more than 268435456 bytes; "
+            "shorten its values or split it into several specs");
+  // 2^10 combinations fit (41 MB), but 2 recordings x 4 limits make 8,192 tasks of them.
+  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nlimits: [1GiB, 2GiB, 3GiB, 4GiB]\n" +
+                    grid(10)),
+            "s.yaml:1: the sweep's 8192 tasks of up to 40971 bytes each would hold more than 268435456 bytes; "
+            "shorten its values or split it into several specs");
+  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nlimits: [1GiB]\n" + grid(10)), "ok");
+}
+
+// yaml-cpp spends ~460 bytes per node: a spec of many small items is refused before it is parsed.
+TEST(SweepSpecTest, TooManyItemsAreRefusedBeforeParsing) {
+  std::string yaml = "recordings: [jobs/a.pickle";
+  for (int i = 0; i < 100'000; ++i) yaml += ",jobs/a.pickle";
+  yaml += "]\nallocators: [bfc]\nsize: true\n";
+  EXPECT_EQ(ErrorOf(yaml),
+            "s.yaml: 100003 items (commas and lines), more than the 100000 a sweep spec may hold; split it into "
+            "several specs, or match recordings with a pattern");
 }
 
 TEST(SweepSpecTest, ParseShard) {

@@ -1,0 +1,59 @@
+#include "sim/sweep/spec_bounds.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "sim/sweep/sweep_spec.h"
+
+namespace hbmsim::sweep {
+
+absl::Status CheckSpecItems(std::string_view text, const std::string& path) {
+  const size_t items = static_cast<size_t>(std::count(text.begin(), text.end(), ',')) +
+                       static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  if (items <= kMaxSweepSpecItems) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      fmt::format("{}: {} items (commas and lines), more than the {} a sweep spec may hold; split it into "
+                  "several specs, or match recordings with a pattern",
+                  path, items, kMaxSweepSpecItems));
+}
+
+size_t TaskBytes(size_t recording, size_t allocator,
+                 const std::vector<std::pair<std::string, std::string>>& settings, size_t limit,
+                 size_t device) {
+  size_t bytes = sizeof(SweepTask) + recording + allocator + limit + device;
+  for (const auto& [key, value] : settings) bytes += sizeof(key) + sizeof(value) + key.size() + value.size();
+  return bytes;
+}
+
+size_t LargestTaskBytes(const std::string& folder, const std::vector<std::string>& recordings,
+                        const std::vector<std::string>& allocators,
+                        const std::vector<std::vector<std::pair<std::string, std::string>>>& grid,
+                        const std::vector<std::string>& limits, const std::optional<ScaleQuestion>& scale,
+                        const std::string& device) {
+  size_t settings = 0, largest = 0;
+  for (size_t i = 0; i < grid.size(); ++i) {
+    const size_t bytes = TaskBytes(0, 0, grid[i], 0, 0);
+    if (bytes > largest) {
+      largest = bytes;
+      settings = i;
+    }
+  }
+  size_t scale_bytes = 0;
+  if (scale) {
+    for (const auto& [value, path] : scale->at) {
+      scale_bytes += 2 * (2 * sizeof(std::string) + value.size() + path.size());
+    }
+    scale_bytes += std::max(Longest(scale->to), Longest(scale->fit_limits)) + scale->step.size();
+  }
+  const std::vector<std::pair<std::string, std::string>> none;
+  return TaskBytes(Longest(recordings) + scale_bytes, folder.size() + 1 + Longest(allocators),
+                   grid.empty() ? none : grid[settings], Longest(limits), device.size());
+}
+
+size_t Longest(const std::vector<std::string>& values) {
+  size_t longest = 0;
+  for (const std::string& v : values) longest = std::max(longest, v.size());
+  return longest;
+}
+
+}  // namespace hbmsim::sweep
