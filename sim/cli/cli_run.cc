@@ -50,6 +50,25 @@ std::string UnknownCommand(const CommandLine& line, const std::vector<std::strin
                      fmt::join(names, ", "));
 }
 
+// The first value flag or argument given an empty value (`--json ''`,
+// `--bytes-limit=`), as "hbmsim replay: --json: an empty value ...". An empty
+// path or number is never meant, and CLI11 would hand it on as if the flag
+// were absent (every command tests `json_.empty()`), silently.
+std::string EmptyValue(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_type_size() == 0) continue;  // a flag: no value to be empty
+      for (const std::string& value : opt->results()) {
+        if (!value.empty()) continue;
+        const std::string name = opt->get_name();
+        return fmt::format("{}: {}: an empty value (leave {} out, or give it a value; see {} --help)",
+                           CommandPath(app), name, name, CommandPath(app));
+      }
+    }
+  }
+  return {};
+}
+
 int Run(const std::vector<std::string>& args, bool captured) {
   std::unique_ptr<CommandLine> line = MakeCommandLine();
   CLI::App& app = line->app;
@@ -69,6 +88,10 @@ int Run(const std::vector<std::string>& args, bool captured) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     PrintError(fmt::format("{}: {} (see {} --help)", CommandPath(app), OneLineMessage(e.what()), CommandPath(app)));
+    return kExitBadInput;
+  }
+  if (std::string empty = EmptyValue(app); !empty.empty()) {
+    PrintError(empty);
     return kExitBadInput;
   }
   try {

@@ -1,5 +1,7 @@
 // Strict YAML loading for allocator configs (see allocator_config.h).
 #include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -119,19 +121,27 @@ absl::StatusOr<AllocatorConfig> ParseAllocatorConfig(const PolicyRegistry& regis
   return ParseAllocatorNode(registry, root.begin()->first, root.begin()->second, name);
 }
 
+namespace {
+
+std::string Reason(int err) { return std::strerror(err != 0 ? err : EIO); }
+
+}  // namespace
+
 absl::StatusOr<AllocatorConfig> LoadAllocatorConfigFile(const PolicyRegistry& registry,
                                                         const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return absl::InvalidArgumentError(fmt::format("{} is a directory", path));
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(fmt::format("{}: cannot open allocator config", path));
+  // libstdc++ opens with open(2), so errno holds the reason (ENOENT, EACCES).
+  if (!in) return absl::InvalidArgumentError(fmt::format("{}: cannot open allocator config: {}", path, Reason(errno)));
   std::string text;
   char buf[64 << 10];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxConfigFileBytes) break;  // ParseAllocatorConfig reports it
   }
-  if (in.bad()) return absl::InvalidArgumentError(fmt::format("{}: cannot read allocator config", path));
+  if (in.bad()) return absl::InvalidArgumentError(fmt::format("{}: cannot read allocator config: {}", path, Reason(errno)));
   return ParseAllocatorConfig(registry, text, path);
 }
 

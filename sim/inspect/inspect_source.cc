@@ -77,6 +77,17 @@ std::pair<std::optional<DeviceId>, std::string> DeviceOfState(const Recording& r
   return *chosen;
 }
 
+// --device N names a device the snapshot holds nothing of (no segment, no
+// trace): an empty report would look like an empty device, so it is an error.
+absl::Status NoSuchDevice(const SourceOptions& o, const RecordedState& s) {
+  std::vector<uint64_t> ids;
+  for (DeviceId d : s.devices_with_segments) ids.push_back(d.value());
+  return absl::InvalidArgumentError(fmt::format("--device {}: {} holds nothing on device {} (devices holding "
+                                                "segments: {})",
+                                                o.device->value(), o.path, o.device->value(),
+                                                ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(ids, ", "))));
+}
+
 // The recording's own state (a snapshot's segments) seeded into the torch
 // policy configured from its allocator_settings.
 absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording> recording,
@@ -89,6 +100,7 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
                     "{}` shows where the memory was at the peak and at the first failure",
                     o.path, recording->Describe(), o.path));
   }
+  if (o.device && s->segments.empty() && s->trace_entries == 0) return NoSuchDevice(o, *s);
   absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
   if (!config.ok()) return config.status();
   InspectedState out;

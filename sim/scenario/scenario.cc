@@ -77,6 +77,15 @@ absl::StatusOr<StartStateMode> ParseStartStateMode(std::string_view text) {
   return absl::InvalidArgumentError(fmt::format("--start-state {}: expected seed or place", text));
 }
 
+namespace {
+
+// A sign or digits first: a device number, never a recording's device name.
+bool LooksLikeNumber(std::string_view text) {
+  return !text.empty() && (text[0] == '-' || text[0] == '+' || (text[0] >= '0' && text[0] <= '9'));
+}
+
+}  // namespace
+
 absl::StatusOr<ScenarioRequest> ParseScenarioRequest(std::string_view device, std::string_view start_state) {
   ScenarioRequest request;
   if (!device.empty()) {
@@ -84,6 +93,9 @@ absl::StatusOr<ScenarioRequest> ParseScenarioRequest(std::string_view device, st
     absl::StatusOr<uint64_t> d = ParseU64(device);
     if (d.ok()) {
       request.device = DeviceId(*d);
+    } else if (LooksLikeNumber(device)) {  // -1, +3, 2**70: meant as a number, and none is a name
+      return absl::InvalidArgumentError(
+          fmt::format("--device {}: {}", device, std::string(d.status().message())));
     } else {
       request.device_name = std::string(device);
     }

@@ -1,10 +1,12 @@
 #include "sim/viz/viz_outputs.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "fmt/format.h"
 #include "sim/viz/html_report.h"
 #include "sim/viz/perfetto_trace.h"
+#include "trace/core/json_text.h"
 
 namespace hbmsim::viz {
 namespace {
@@ -17,7 +19,29 @@ absl::Status WriteText(std::string_view flag, const io::OutputSet& outputs, cons
   return io::WithRole(flag, out->Write(text));
 }
 
+bool EndsWithNoCase(const std::string& text, std::string_view suffix) {
+  if (text.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+absl::StatusOr<bool> MemoryVizIsJson(const std::string& path) {
+  if (EndsWithNoCase(path, ".json")) return true;
+  if (EndsWithNoCase(path, ".pickle") || EndsWithNoCase(path, ".pkl")) return false;
+  return absl::InvalidArgumentError(
+      fmt::format("--memory-viz {}: name the file OUT.pickle or OUT.pkl (the pickle pytorch.org/memory_viz "
+                  "loads) or OUT.json (the same snapshot as JSON)",
+                  path));
+}
+
+absl::Status VizOutputs::CheckFlags() const {
+  if (flags_.memory_viz.empty()) return absl::OkStatus();
+  return MemoryVizIsJson(flags_.memory_viz).status();
+}
 
 EventReader& VizOutputs::Attach(const Allocator& allocator, const ReplayOptions& options,
                                 ReplayEngine& engine, EventReader& reader) {
@@ -73,9 +97,10 @@ absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report, const i
   memory_viz_->Finish();
   if (absl::Status s = memory_viz_->CheckPlacements(); !s.ok()) return s;
   const nlohmann::ordered_json snapshot = memory_viz_->Snapshot(settings);
-  const std::string& path = flags_.memory_viz;
-  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  return WriteText("--memory-viz", outputs, json ? snapshot.dump() + "\n" : SnapshotPickle(snapshot));
+  absl::StatusOr<bool> json_or = MemoryVizIsJson(flags_.memory_viz);
+  if (!json_or.ok()) return json_or.status();
+  const bool json = *json_or;
+  return WriteText("--memory-viz", outputs, json ? JsonText(snapshot) + "\n" : SnapshotPickle(snapshot));
 }
 
 absl::Status VizOutputs::Write(const ReplayReportInput& report, const io::OutputSet& outputs) {
@@ -86,7 +111,7 @@ absl::Status VizOutputs::Write(const ReplayReportInput& report, const io::Output
     if (absl::Status s = WriteText("--html", outputs, HtmlReport(*recorder_, report)); !s.ok()) return s;
   }
   if (!flags_.perfetto.empty()) {
-    const std::string json = PerfettoTrace(*recorder_, report.allocator->name()).dump() + "\n";
+    const std::string json = JsonText(PerfettoTrace(*recorder_, report.allocator->name())) + "\n";
     if (absl::Status s = WriteText("--perfetto", outputs, json); !s.ok()) return s;
   }
   return absl::OkStatus();

@@ -23,11 +23,17 @@ namespace hbmsim::viz {
 struct VizFlags {
   std::string html;        // --html FILE
   std::string perfetto;    // --perfetto FILE
-  std::string memory_viz;  // --memory-viz FILE.pickle|FILE.json
+  std::string memory_viz;  // --memory-viz FILE.pickle|FILE.pkl|FILE.json (MemoryVizIsJson)
   // --memory-viz-addresses recorded|simulated; empty: recorded when the
   // replay reproduced every recorded address, else simulated.
   std::string memory_viz_addresses;
 };
+
+// What --memory-viz writes, by the name's extension (case-insensitive):
+// `.json` the snapshot as JSON, `.pickle` or `.pkl` the pickle that
+// pytorch.org/memory_viz and torch.cuda.memory._load take. Any other name is
+// refused (exit 2) rather than guessed: `v.txt` used to be a pickle, silently.
+absl::StatusOr<bool> MemoryVizIsJson(const std::string& path);
 
 class VizOutputs {
  public:
@@ -36,6 +42,8 @@ class VizOutputs {
   // Adds the observers to `engine` and returns the reader it must read.
   EventReader& Attach(const Allocator& allocator, const ReplayOptions& options, ReplayEngine& engine,
                       EventReader& reader);
+  // The flags' own errors, before any file is opened (MemoryVizIsJson).
+  absl::Status CheckFlags() const;
   // The requested files, for the command's io::OutputSet (empty paths: not requested).
   std::vector<io::NamedPath> Outputs() const;
   // Writes the requested files into `outputs` (opened from Outputs() before

@@ -16,16 +16,16 @@ TEST(BinaryWriter, RefusesWhatTextCannotCarry) {
   Event e;
   e.kind = EventKind::kAlloc;
   e.tag = "two words";
-  EXPECT_EQ(Message(writer.Write(e)), "cannot write tag 'two words': it holds a blank, line break or NUL");
+  EXPECT_EQ(Message(writer.Write(e)), "tag 'two words' holds a blank, line break or NUL, which a trace cannot hold");
   e = Event{};
   e.kind = EventKind::kMark;
-  EXPECT_EQ(Message(writer.Write(e)), "cannot write a mark without a label");
+  EXPECT_EQ(Message(writer.Write(e)), "a mark without a label, which a trace cannot hold");
   e.label = "x";
   e.stream = StreamId(2);
-  EXPECT_EQ(Message(writer.Write(e)), "cannot write stream= on mark (only on alloc and free*)");
+  EXPECT_EQ(Message(writer.Write(e)), "stream= on mark: a trace holds it only on alloc and free*");
   e.stream = StreamId(0);
   e.addr = 5;
-  EXPECT_EQ(Message(writer.Write(e)), "cannot write shape= or addr= on mark (only on alloc)");
+  EXPECT_EQ(Message(writer.Write(e)), "shape= or addr= on mark: a trace holds them only on alloc");
   EXPECT_EQ(writer.events_written(), 0u);
 }
 
@@ -35,7 +35,7 @@ TEST(BinaryWriter, HeaderOnceAndNothingAfterFinish) {
   TraceMetadata bad;
   bad.entries = {{"a key", "v"}};
   EXPECT_EQ(Message(writer.WriteHeader(bad)),
-            "cannot write metadata key 'a key': a key is non-empty, without blanks or ':'");
+            "metadata key 'a key' is empty or holds a blank or ':', which a trace's header cannot hold");
   ASSERT_TRUE(writer.WriteHeader(TraceMetadata{}).ok());
   EXPECT_EQ(Message(writer.WriteHeader(TraceMetadata{})),
             "the trace header must be written once, before any event");

@@ -81,7 +81,7 @@ TEST(AllocatorConfigTest, UnknownAllocatorNamesTheBuiltins) {
             "--allocator bfcc: unknown allocator (built-in: " + BuiltinPolicies().Names() +
                 "; or a .yaml config file)");
   EXPECT_EQ(ErrorOf(ResolveAllocator(BuiltinPolicies(), "no/such.yaml")),
-            "no/such.yaml: cannot open allocator config");
+            "no/such.yaml: cannot open allocator config: No such file or directory");
 }
 
 TEST(AllocatorConfigTest, SetOverridesAnOptionStrictly) {

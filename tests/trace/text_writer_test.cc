@@ -112,25 +112,25 @@ TEST(TextWriterTest, RefusesWhatTheFormatCannotCarry) {
   e.kind = EventKind::kAlloc;
   e.id = 1;
   e.tag = "two words";
-  EXPECT_EQ(Line(e), "cannot write tag 'two words': it holds a blank, line break or NUL");
+  EXPECT_EQ(Line(e), "tag 'two words' holds a blank, line break or NUL, which a trace cannot hold");
   e.tag = "\xff";
-  EXPECT_EQ(Line(e), "cannot write tag: not valid UTF-8");
+  EXPECT_EQ(Line(e), "tag is not valid UTF-8, which a trace cannot hold");
   Event m;
   m.kind = EventKind::kMark;
-  EXPECT_EQ(Line(m), "cannot write a mark without a label");
+  EXPECT_EQ(Line(m), "a mark without a label, which a trace cannot hold");
   m.label = "a\nb";
-  EXPECT_EQ(Line(m), "cannot write mark label 'a\nb': it holds a blank, line break or NUL");
+  EXPECT_EQ(Line(m), "mark label 'a\nb' holds a blank, line break or NUL, which a trace cannot hold");
   Event r;
   r.kind = EventKind::kProgramRun;
   r.stream = StreamId(1);
-  EXPECT_EQ(Line(r), "cannot write stream= on program_run (only on alloc and free*)");
+  EXPECT_EQ(Line(r), "stream= on program_run: a trace holds it only on alloc and free*");
   r.stream = StreamId(0);
   r.tag = "x";
-  EXPECT_EQ(Line(r), "cannot write tag= on program_run (only on alloc and program_load)");
+  EXPECT_EQ(Line(r), "tag= on program_run: a trace holds it only on alloc and program_load");
   Event fr;
   fr.kind = EventKind::kFree;
   fr.addr = 4;
-  EXPECT_EQ(Line(fr), "cannot write shape= or addr= on free (only on alloc)");
+  EXPECT_EQ(Line(fr), "shape= or addr= on free: a trace holds them only on alloc");
 }
 
 TEST(TextWriterTest, HeaderAndMetadata) {
@@ -149,10 +149,10 @@ TEST(TextWriterTest, HeaderAndMetadata) {
   TraceMetadata md;
   md.entries = {{"two words", "x"}};
   EXPECT_EQ(writer.WriteHeader(md).message(),
-            "cannot write metadata key 'two words': a key is non-empty, without blanks or ':'");
+            "metadata key 'two words' is empty or holds a blank or ':', which a trace's header cannot hold");
   md.entries = {{"k", "a\nb"}};
   EXPECT_EQ(writer.WriteHeader(md).message(),
-            "cannot write metadata 'k': its value holds a line break or NUL");
+            "metadata 'k' holds a line break or NUL, which a trace's header cannot hold");
 }
 
 TEST(TextWriterTest, WriteWithoutHeaderWritesABareOne) {

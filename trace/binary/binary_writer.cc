@@ -19,7 +19,7 @@ absl::Status Error(std::string message) { return absl::InvalidArgumentError(std:
 absl::Status CheckField(std::string_view what, std::string_view text) {
   if (absl::Status s = CheckTextField(what, text); !s.ok()) return s;
   if (text.size() > hbt::kMaxStringBytes)
-    return Error(fmt::format("cannot write {}: longer than 1 MiB", what));
+    return Error(fmt::format("{} longer than 1 MiB, which a .hbt cannot hold", what));
   return absl::OkStatus();
 }
 
@@ -27,15 +27,15 @@ absl::Status CheckEvent(const Event& e) {
   if (absl::Status s = CheckAttributePlaces(e); !s.ok()) return s;
   if (e.shape.has_value() && e.shape->dims.size() > hbt::kMaxRank) {
     return Error(
-        fmt::format("cannot write a shape of rank {} (at most {})", e.shape->dims.size(), hbt::kMaxRank));
+        fmt::format("a shape of rank {}, which a .hbt cannot hold (at most {})", e.shape->dims.size(), hbt::kMaxRank));
   }
   if (!e.tag.empty()) {
     if (absl::Status s = CheckField("tag", e.tag); !s.ok()) return s;
   }
   if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
-  if (e.attrs.size() > hbt::kMaxStringBytes) return Error("cannot write attributes: longer than 1 MiB");
+  if (e.attrs.size() > hbt::kMaxStringBytes) return Error("attributes longer than 1 MiB, which a .hbt cannot hold");
   if (e.kind == EventKind::kMark) {
-    if (e.label.empty()) return Error("cannot write a mark without a label");
+    if (e.label.empty()) return Error("a mark without a label, which a trace cannot hold");
     return CheckField("mark label", e.label);
   }
   return absl::OkStatus();
@@ -44,7 +44,7 @@ absl::Status CheckEvent(const Event& e) {
 absl::Status CheckMetadata(std::string_view key, std::string_view value) {
   if (absl::Status s = CheckMetadataEntry(key, value); !s.ok()) return s;
   if (key.size() > hbt::kMaxStringBytes || value.size() > hbt::kMaxStringBytes) {
-    return Error(fmt::format("cannot write metadata '{}': longer than 1 MiB", key));
+    return Error(fmt::format("metadata '{}' longer than 1 MiB, which a .hbt cannot hold", key));
   }
   return absl::OkStatus();
 }

@@ -26,28 +26,28 @@ std::string_view TrimBlanks(std::string_view s) {
 absl::Status CheckAttributePlaces(const Event& e) {
   const std::string_view kind = EventKindName(e.kind);
   if (e.stream.value() != 0 && !IsBufferEvent(e.kind)) {
-    return Error(fmt::format("cannot write stream= on {} (only on alloc and free*)", kind));
+    return Error(fmt::format("stream= on {}: a trace holds it only on alloc and free*", kind));
   }
   if (!e.tag.empty() && !HasBytesField(e.kind)) {
-    return Error(fmt::format("cannot write tag= on {} (only on alloc and program_load)", kind));
+    return Error(fmt::format("tag= on {}: a trace holds it only on alloc and program_load", kind));
   }
   if ((e.shape.has_value() || e.addr.has_value()) && e.kind != EventKind::kAlloc) {
-    return Error(fmt::format("cannot write shape= or addr= on {} (only on alloc)", kind));
+    return Error(fmt::format("shape= or addr= on {}: a trace holds them only on alloc", kind));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckTextField(std::string_view what, std::string_view text) {
   if (HasBlankOrBreak(text)) {
-    return Error(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
+    return Error(fmt::format("{} '{}' holds a blank, line break or NUL, which a trace cannot hold", what, text));
   }
-  if (!IsValidUtf8(text)) return Error(fmt::format("cannot write {}: not valid UTF-8", what));
+  if (!IsValidUtf8(text)) return Error(fmt::format("{} is not valid UTF-8, which a trace cannot hold", what));
   return absl::OkStatus();
 }
 
 absl::Status CheckOtherAttributes(std::string_view attrs) {
   if (attrs.empty()) return absl::OkStatus();
-  if (!IsValidUtf8(attrs)) return Error("cannot write attributes: not valid UTF-8");
+  if (!IsValidUtf8(attrs)) return Error("attributes are not valid UTF-8, which a trace cannot hold");
   size_t start = 0;
   while (start <= attrs.size()) {
     const size_t space = std::min(attrs.find(' ', start), attrs.size());
@@ -55,7 +55,7 @@ absl::Status CheckOtherAttributes(std::string_view attrs) {
     const size_t eq = field.find('=');
     if (eq == 0 || eq == std::string_view::npos || HasBlankOrBreak(field)) {
       return Error(
-          fmt::format("cannot write attribute '{}': an attribute is key=value, without blanks", field));
+          fmt::format("attribute '{}' is not key=value without blanks, which a trace cannot hold", field));
     }
     start = space + 1;
   }
@@ -65,12 +65,12 @@ absl::Status CheckOtherAttributes(std::string_view attrs) {
 absl::Status CheckMetadataEntry(std::string_view key, std::string_view value) {
   if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos) {
     return Error(
-        fmt::format("cannot write metadata key '{}': a key is non-empty, without blanks or ':'", key));
+        fmt::format("metadata key '{}' is empty or holds a blank or ':', which a trace's header cannot hold", key));
   }
   if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
-    return Error(fmt::format("cannot write metadata '{}': its value holds a line break or NUL", key));
+    return Error(fmt::format("metadata '{}' holds a line break or NUL, which a trace's header cannot hold", key));
   }
-  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error("cannot write metadata: not valid UTF-8");
+  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error(fmt::format("metadata '{}' is not valid UTF-8, which a trace's header cannot hold", ReplaceInvalidUtf8(key)));
   return absl::OkStatus();
 }
 

@@ -32,7 +32,7 @@ absl::Status TextTraceWriter::FormatEvent(const Event& e, fmt::memory_buffer& ou
   if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
   auto it = std::back_inserter(out);
   if (e.kind == EventKind::kMark) {
-    if (e.label.empty()) return Error("cannot write a mark without a label");
+    if (e.label.empty()) return Error("a mark without a label, which a trace cannot hold");
     if (absl::Status s = CheckTextField("mark label", e.label); !s.ok()) return s;
     fmt::format_to(it, "mark {}", e.label);
   } else {
