@@ -39,7 +39,7 @@ TEST(RmmReaderTest, TwoStreamsPointerReuseAndAFailure) {
                                  "alloc 2 1048576 s1 t30108312900 0x7f8b2a000100",
                                  "free 1 0 s0 t30108313002",
                                  "alloc 3 512 s1 t30108313050 0x7f8b2a000000",
-                                 "mark 0 0 s2 t30108313100 rmm_allocate_failure:85899345920",
+                                 "mark 0 0 s0 t30108313100 rmm_allocate_failure:85899345920",  // a mark has no stream
                                  "free 2 0 s1 t30108313200",
                                  "free 3 0 s1 t30108313300",
                              }));

@@ -185,6 +185,9 @@ absl::Status RmmLogReader::ToEvent(const Row& row, Event& e) {
     failures_.push_back({line_, row.bytes, e.stream, allocs_});
     label_ = fmt::format("rmm_allocate_failure:{}", row.bytes);
     e.kind = EventKind::kMark;
+    // A mark has no stream in the trace format (only buffer events do), so
+    // `convert` could not write it; the failure record above keeps it.
+    e.stream = StreamId(0);
     e.label = label_;
     return absl::OkStatus();
   }
