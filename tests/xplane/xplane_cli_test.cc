@@ -278,6 +278,8 @@ TEST(XplaneCli, SizelessDeallocationsTakeTheSizeOfTheirAllocation) {
 
 TEST(XplaneCli, ACorruptedProfileIsOneLineWithTheByteOffset) {
   std::string bytes = ReadFile(kDir + "tf_t4_keras_fit.xplane.pb");
+  // An absent shared file is a failure naming it, never a write past the end.
+  ASSERT_GE(bytes.size(), 2016u) << "cannot read " << kDir << "tf_t4_keras_fit.xplane.pb";
   for (size_t i = 2000; i < 2016; ++i) bytes[i] = '\xff';  // a varint that never ends
   const std::string bad = TempPath("bad.xplane.pb");
   WriteFile(bad, bytes);
