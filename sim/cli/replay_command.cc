@@ -60,6 +60,7 @@ class ReplayCommand : public Command {
   std::optional<CommandFailure> InspectState(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request);
   std::optional<CommandFailure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
+  std::optional<CommandFailure> NoReplayToDraw() const;
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
@@ -229,8 +230,11 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(trace_);
   if (!opened.ok()) return BadInput(opened.status());
   std::shared_ptr<const Recording> recording(*std::move(opened));
-  if (recording->held_state() != nullptr) return ReportHeld(std::move(recording), request);
-  if (recording->state_only()) return InspectState(std::move(recording), request);
+  if (recording->held_state() != nullptr || recording->state_only()) {
+    if (auto f = NoReplayToDraw()) return f;
+    if (recording->held_state() != nullptr) return ReportHeld(std::move(recording), request);
+    return InspectState(std::move(recording), request);
+  }
   absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
   if (!scenario.ok()) return BadInput(scenario.status());
   std::string chosen;
@@ -327,6 +331,22 @@ absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const
 // A state snapshot (segments, no history) has nothing to replay: its state
 // is what the user has, so replay answers with `hbmsim inspect`'s analysis
 // (exit 0) instead of refusing the file.
+// A recording that holds a state and no events is answered with inspect's
+// report: the outputs that draw or list a replay would be empty files (exit
+// 0, found by fuzz_outputs), so asking for one is an error instead.
+std::optional<CommandFailure> ReplayCommand::NoReplayToDraw() const {
+  for (const auto& [flag, path] : std::vector<std::pair<const char*, const std::string*>>{
+           {"--placements", &placements_}, {"--html", &viz_.html}, {"--perfetto", &viz_.perfetto},
+           {"--memory-viz", &viz_.memory_viz}}) {
+    if (path->empty()) continue;
+    return CommandFailure{kExitBadInput,
+                          fmt::format("{} {}: {} holds an allocator state and no trace to replay, so there is no "
+                                      "replay to write; `hbmsim inspect {}` (or replay --json) reports the state",
+                                      flag, *path, trace_, trace_)};
+  }
+  return std::nullopt;
+}
+
 std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
                                                    const ScenarioRequest& request) {
   inspect::SourceOptions options;
