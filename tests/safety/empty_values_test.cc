@@ -22,11 +22,12 @@ struct Case {
 
 // A value each required argument accepts (its checks pass), so that only the
 // empty value of the flag under test is wrong.
-std::string ValidValue(const std::string& command, const CLI::Option& opt) {
-  if (command == "completion") return "bash";
-  if (command == "gen" && opt.get_positional()) return "churn";
-  if (opt.get_name() == "--seed") return "1";
-  return "placeholder";
+std::vector<std::string> ValidValues(const std::string& command, const CLI::Option& opt) {
+  if (command == "completion") return {"bash"};
+  if (command == "gen" && opt.get_positional()) return {"churn"};
+  if (opt.get_name() == "--seed") return {"1"};
+  if (opt.get_name() == "--at") return {"1", "placeholder"};  // scale --at VALUE PATH
+  return {"placeholder"};
 }
 
 // Every (command, value flag), each with a command line that gives the flag ''.
@@ -36,11 +37,13 @@ std::vector<Case> EveryValueFlag() {
   for (const auto& [sub, command] : line->commands) {
     for (const CLI::Option* opt : sub->get_options()) {
       if (opt->get_type_size() == 0 || opt->get_positional() || opt->get_lnames().empty()) continue;
+      if (opt == sub->get_help_ptr() || opt == sub->get_help_all_ptr()) continue;  // takes no value
+      if (opt->get_expected_min() == 0) continue;  // a flag (--quiet): its value is optional
       Case c{sub->get_name(), "--" + opt->get_lnames().front(), {sub->get_name()}};
       for (const CLI::Option* other : sub->get_options()) {
         if (other == opt || !other->get_required()) continue;
         if (!other->get_positional()) c.args.push_back(other->get_name());
-        c.args.push_back(ValidValue(c.command, *other));
+        for (const std::string& v : ValidValues(c.command, *other)) c.args.push_back(v);
       }
       c.args.insert(c.args.end(), {c.flag, ""});
       cases.push_back(std::move(c));
