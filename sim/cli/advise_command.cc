@@ -13,12 +13,12 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/advice.h"
-#include "trace/core/numbers.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
-#include "trace/io/output_set.h"
 #include "trace/core/json_text.h"
+#include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -65,8 +65,8 @@ int AdviseCommand::Run() {
   absl::StatusOr<ScenarioRequest> request = ParseScenarioRequest(device_, "seed");
   if (!request.ok()) return Fail(request.status());
   // --json is checked against the inputs and created before the trials (trace/io/output_set.h).
-  absl::StatusOr<io::OutputSet> outputs =
-      io::OutputSet::Open(WithPartnerFiles({{"RECORDING", recording_}, {"--allocator", allocator_}}), {{"--json", json_}});
+  absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
+      WithPartnerFiles({{"RECORDING", recording_}, {"--allocator", allocator_}}), {{"--json", json_}});
   if (!outputs.ok()) return Fail(outputs.status());
   absl::StatusOr<Scenario> scenario = OpenScenario(recording_, *request);
   if (!scenario.ok()) return Fail(scenario.status());
@@ -106,7 +106,8 @@ int AdviseCommand::Run() {
   const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory, *limit ? (*limit)->source : "");
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
   if (!json_.empty()) {
-    if (absl::Status s = outputs->Write("--json", JsonText(AdviceJson(*scenario, l, *advice, device_memory), 2) + "\n");
+    if (absl::Status s =
+            outputs->Write("--json", JsonText(AdviceJson(*scenario, l, *advice, device_memory), 2) + "\n");
         !s.ok()) {
       return Fail(s);
     }

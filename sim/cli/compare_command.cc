@@ -27,10 +27,10 @@
 #include "sim/whatif/group_delta.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
+#include "trace/core/json_text.h"
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
-#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -166,8 +166,7 @@ std::optional<CommandFailure> CompareCommand::Emit(const std::string& text, cons
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
     // A profile's frame names can hold bytes that are not UTF-8: replaced, never an internal error.
-    const std::string text =
-        JsonText(json, 2) + "\n";
+    const std::string text = JsonText(json, 2) + "\n";
     if (absl::Status s = outputs_.Write("--json", text); !s.ok()) {
       return CommandFailure{kExitBadInput, std::string(s.message())};
     }

@@ -57,7 +57,8 @@ class ConvertCommand : public Command {
   // OUT is checked against IN and created before anything is read, so a bad
   // OUT costs no time and never replaces IN; OUT appears only complete.
   std::optional<std::string> Convert() {
-    if (absl::Status s = io::CheckOutputsAreNotInputs(WithPartnerFiles({{"IN", in_}}), {{"OUT", out_}}); !s.ok()) {
+    if (absl::Status s = io::CheckOutputsAreNotInputs(WithPartnerFiles({{"IN", in_}}), {{"OUT", out_}});
+        !s.ok()) {
       return std::string(s.message());
     }
     absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(out_);

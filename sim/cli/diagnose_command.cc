@@ -22,13 +22,13 @@
 #include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
+#include "trace/core/json_text.h"
 #include "trace/formats/format_table.h"
 #include "trace/io/input_file.h"
 #include "trace/io/output_set.h"
 #include "trace/oom_text/render.h"
 #include "trace/xla/remat_warning.h"
 #include "trace/xplane/profile_trace.h"
-#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -116,9 +116,12 @@ class DiagnoseCommand : public Command {
     absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(input_.path());
     if (!t.ok()) return Fail(std::string(t.status().message()));
     const std::vector<xplane::AllocatorSummary> s = xplane::SummarizeProfile(*t);
-    if (absl::Status st = io::WriteStdout(input_.Rename(RenderProfileText(*t, s))); !st.ok()) return Fail(std::string(st.message()));
+    if (absl::Status st = io::WriteStdout(input_.Rename(RenderProfileText(*t, s))); !st.ok())
+      return Fail(std::string(st.message()));
     if (!json_.empty()) {
-      if (absl::Status st = outputs.Write("--json", input_.Rename(JsonText(RenderProfileJson(*t, s), 2) + "\n")); !st.ok()) {
+      if (absl::Status st =
+              outputs.Write("--json", input_.Rename(JsonText(RenderProfileJson(*t, s), 2) + "\n"));
+          !st.ok()) {
         return Fail(std::string(st.message()));
       }
     }

@@ -15,10 +15,10 @@
 #include "sim/cli/command.h"
 #include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
+#include "trace/core/json_text.h"
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
-#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -49,8 +49,8 @@ class InspectCommand : public Command {
 
   int Run() override {
     // --json is checked against SNAPSHOT and created before any work (trace/io/output_set.h).
-    absl::StatusOr<io::OutputSet> outputs =
-        io::OutputSet::Open(WithPartnerFiles({{"SNAPSHOT", snapshot_}, {"--allocator", allocator_}}), {{"--json", json_}});
+    absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
+        WithPartnerFiles({{"SNAPSHOT", snapshot_}, {"--allocator", allocator_}}), {{"--json", json_}});
     if (!outputs.ok()) return Fail(std::string(outputs.status().message()));
     inspect::SourceOptions options;
     options.path = snapshot_;
@@ -92,7 +92,8 @@ class InspectCommand : public Command {
     const std::string text = inspect::RenderInspectText(report);
     if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(std::string(s.message()));
     if (!json_.empty()) {
-      if (absl::Status s = outputs->Write("--json", JsonText(inspect::RenderInspectJson(report), 2) + "\n"); !s.ok()) {
+      if (absl::Status s = outputs->Write("--json", JsonText(inspect::RenderInspectJson(report), 2) + "\n");
+          !s.ok()) {
         return Fail(std::string(s.message()));
       }
     }

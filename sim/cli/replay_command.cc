@@ -11,9 +11,9 @@
 #include "sim/cli/size_progress.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/report/failure_spill.h"
 #include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
+#include "sim/report/failure_spill.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"
@@ -31,10 +31,10 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/trial.h"
 #include "sim/whatif/whatif_common.h"
-#include "trace/core/numbers.h"
-#include "trace/io/output_set.h"
-#include "trace/formats/format_table.h"
 #include "trace/core/json_text.h"
+#include "trace/core/numbers.h"
+#include "trace/formats/format_table.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -125,7 +125,8 @@ void ReplayCommand::Configure(CLI::App& app) {
                  "write a self-contained HTML report: timeline, address maps at the first failure and peak");
   app.add_option("--perfetto", viz_.perfetto, "write a Chrome trace-event JSON for ui.perfetto.dev");
   app.add_option("--memory-viz", viz_.memory_viz,
-                 "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz: OUT.pickle or OUT.pkl, or OUT.json");
+                 "write the run as a PyTorch memory snapshot for pytorch.org/memory_viz: OUT.pickle or "
+                 "OUT.pkl, or OUT.json");
   app.add_option("--memory-viz-addresses", viz_.memory_viz_addresses,
                  "recorded|simulated: the addresses --memory-viz shows (default: the recorded ones when the "
                  "replay reproduced them all)")
@@ -335,14 +336,17 @@ absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const
 // report: the outputs that draw or list a replay would be empty files (exit
 // 0, found by fuzz_outputs), so asking for one is an error instead.
 std::optional<CommandFailure> ReplayCommand::NoReplayToDraw() const {
-  for (const auto& [flag, path] : std::vector<std::pair<const char*, const std::string*>>{
-           {"--placements", &placements_}, {"--html", &viz_.html}, {"--perfetto", &viz_.perfetto},
-           {"--memory-viz", &viz_.memory_viz}}) {
+  for (const auto& [flag, path] :
+       std::vector<std::pair<const char*, const std::string*>>{{"--placements", &placements_},
+                                                               {"--html", &viz_.html},
+                                                               {"--perfetto", &viz_.perfetto},
+                                                               {"--memory-viz", &viz_.memory_viz}}) {
     if (path->empty()) continue;
-    return CommandFailure{kExitBadInput,
-                          fmt::format("{} {}: {} holds an allocator state and no trace to replay, so there is no "
-                                      "replay to write; `hbmsim inspect {}` (or replay --json) reports the state",
-                                      flag, *path, trace_, trace_)};
+    return CommandFailure{
+        kExitBadInput,
+        fmt::format("{} {}: {} holds an allocator state and no trace to replay, so there is no "
+                    "replay to write; `hbmsim inspect {}` (or replay --json) reports the state",
+                    flag, *path, trace_, trace_)};
   }
   return std::nullopt;
 }
@@ -353,8 +357,9 @@ std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const 
   options.path = trace_;
   options.device = request.device;
   if (!request.device_name.empty()) {  // a snapshot numbers its devices and names none
-    return CommandFailure{kExitBadInput, fmt::format("--device {}: expected a device number ({} names no devices)",
-                                                     request.device_name, trace_)};
+    return CommandFailure{kExitBadInput,
+                          fmt::format("--device {}: expected a device number ({} names no devices)",
+                                      request.device_name, trace_)};
   }
   if (!bytes_limit_.empty()) {
     absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
@@ -372,7 +377,8 @@ std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const 
       trace_, quiet_ ? "" : inspect::RenderInspectText(report));
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", JsonText(inspect::RenderInspectJson(report), 2) + "\n"); !s.ok()) {
+    if (absl::Status s = outputs_.Write("--json", JsonText(inspect::RenderInspectJson(report), 2) + "\n");
+        !s.ok()) {
       return BadInput(s);
     }
   }

@@ -17,10 +17,10 @@
 #include "sim/scale/scale_report.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/binary/trace_sink.h"
-#include "trace/core/numbers.h"
-#include "trace/io/output_set.h"
 #include "trace/core/json_text.h"
+#include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {

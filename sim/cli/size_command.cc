@@ -20,10 +20,10 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/human_bytes.h"
-#include "trace/core/numbers.h"
-#include "trace/io/output_set.h"
 #include "trace/core/json_text.h"
+#include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
+#include "trace/io/output_set.h"
 
 namespace hbmsim::cli {
 namespace {
@@ -142,8 +142,8 @@ std::optional<CommandFailure> SizeCommand::Size() {
   absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
   if (!parsed.ok()) return CommandFailure{kExitBadInput, std::string(parsed.status().message())};
   request = *parsed;
-  absl::StatusOr<io::OutputSet> outputs =
-      io::OutputSet::Open(WithPartnerFiles({{"TRACE", trace_}, {"--allocator", allocator_}}), {{"--json", json_}});
+  absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
+      WithPartnerFiles({{"TRACE", trace_}, {"--allocator", allocator_}}), {{"--json", json_}});
   if (!outputs.ok()) return CommandFailure{kExitBadInput, std::string(outputs.status().message())};
   outputs_ = *std::move(outputs);
   absl::StatusOr<Scenario> scenario = OpenScenario(trace_, request);

@@ -28,10 +28,10 @@
 #include "sim/sweep/sweep_report.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/whatif/thread_pool.h"
+#include "trace/core/json_text.h"
 #include "trace/core/numbers.h"
 #include "trace/io/output_file.h"
 #include "trace/io/output_set.h"
-#include "trace/core/json_text.h"
 
 namespace hbmsim::cli {
 namespace {

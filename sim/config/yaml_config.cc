@@ -1,7 +1,7 @@
 // Strict YAML loading for allocator configs (see allocator_config.h).
-#include <filesystem>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -134,14 +134,18 @@ absl::StatusOr<AllocatorConfig> LoadAllocatorConfigFile(const PolicyRegistry& re
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   // libstdc++ opens with open(2), so errno holds the reason (ENOENT, EACCES).
-  if (!in) return absl::InvalidArgumentError(fmt::format("{}: cannot open allocator config: {}", path, Reason(errno)));
+  if (!in)
+    return absl::InvalidArgumentError(
+        fmt::format("{}: cannot open allocator config: {}", path, Reason(errno)));
   std::string text;
   char buf[64 << 10];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxConfigFileBytes) break;  // ParseAllocatorConfig reports it
   }
-  if (in.bad()) return absl::InvalidArgumentError(fmt::format("{}: cannot read allocator config: {}", path, Reason(errno)));
+  if (in.bad())
+    return absl::InvalidArgumentError(
+        fmt::format("{}: cannot read allocator config: {}", path, Reason(errno)));
   return ParseAllocatorConfig(registry, text, path);
 }
 

@@ -202,8 +202,6 @@ Json RenderHeldJson(const HeldReport& r) {
   return out;
 }
 
-std::string HeldJsonText(const HeldReport& r) {
-  return JsonText(RenderHeldJson(r), 2) + "\n";
-}
+std::string HeldJsonText(const HeldReport& r) { return JsonText(RenderHeldJson(r), 2) + "\n"; }
 
 }  // namespace hbmsim::inspect

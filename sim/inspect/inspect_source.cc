@@ -82,10 +82,11 @@ std::pair<std::optional<DeviceId>, std::string> DeviceOfState(const Recording& r
 absl::Status NoSuchDevice(const SourceOptions& o, const RecordedState& s) {
   std::vector<uint64_t> ids;
   for (DeviceId d : s.devices_with_segments) ids.push_back(d.value());
-  return absl::InvalidArgumentError(fmt::format("--device {}: {} holds nothing on device {} (devices holding "
-                                                "segments: {})",
-                                                o.device->value(), o.path, o.device->value(),
-                                                ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(ids, ", "))));
+  return absl::InvalidArgumentError(
+      fmt::format("--device {}: {} holds nothing on device {} (devices holding "
+                  "segments: {})",
+                  o.device->value(), o.path, o.device->value(),
+                  ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(ids, ", "))));
 }
 
 // The recording's own state (a snapshot's segments) seeded into the torch

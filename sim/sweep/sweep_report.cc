@@ -56,7 +56,9 @@ bool IsTrue(const Json& object, const char* key) {
   return it != object.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::string Text(const Json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : JsonText(v)); }
+std::string Text(const Json& v) {
+  return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : JsonText(v));
+}
 
 }  // namespace
 
@@ -117,9 +119,11 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
   for (const Json& line : *lines) {
     const Json& key = line["key"];
     // A scale task at one size is its own row, named by the size.
-    const std::string to = key.contains("to") && !Field(key, "to").is_null() ? "to=" + Text(Field(key, "to")) : "";
-    const auto id = std::make_tuple(Text(Field(key, "allocator")), Text(Field(key, "settings")), Text(Field(key, "question")),
-                                    to.empty() ? Text(Field(key, "bytes_limit")) : to);
+    const std::string to =
+        key.contains("to") && !Field(key, "to").is_null() ? "to=" + Text(Field(key, "to")) : "";
+    const auto id =
+        std::make_tuple(Text(Field(key, "allocator")), Text(Field(key, "settings")),
+                        Text(Field(key, "question")), to.empty() ? Text(Field(key, "bytes_limit")) : to);
     auto [it, added] = row_of.emplace(id, s.rows.size());
     if (added) {
       SummaryRow row;

@@ -43,8 +43,9 @@ bool IsYamlFile(const std::string& name) {
 // A scalar no longer than kMaxSweepValueBytes (spec_bounds.h).
 absl::Status CheckLength(const std::string& file, const YAML::Node& scalar, const std::string& key) {
   if (scalar.Scalar().size() <= kMaxSweepValueBytes) return absl::OkStatus();
-  return Error(file, scalar, fmt::format("{}: a value of {} bytes; at most {}", key, scalar.Scalar().size(),
-                                         kMaxSweepValueBytes));
+  return Error(
+      file, scalar,
+      fmt::format("{}: a value of {} bytes; at most {}", key, scalar.Scalar().size(), kMaxSweepValueBytes));
 }
 
 // A list of scalars (a lone scalar counts as a list of one).
@@ -228,14 +229,18 @@ std::string SweepTask::FileName() const { return fmt::format("task-{:06}.json", 
 absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path) {
   errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", path, std::strerror(errno != 0 ? errno : EIO)));
+  if (!in)
+    return absl::InvalidArgumentError(
+        fmt::format("cannot read {}: {}", path, std::strerror(errno != 0 ? errno : EIO)));
   std::string text;
   char buf[64 << 10];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxSweepSpecBytes) break;  // ParseSweepSpec reports it
   }
-  if (in.bad()) return absl::InvalidArgumentError(fmt::format("cannot read {}: {}", path, std::strerror(errno != 0 ? errno : EIO)));
+  if (in.bad())
+    return absl::InvalidArgumentError(
+        fmt::format("cannot read {}: {}", path, std::strerror(errno != 0 ? errno : EIO)));
   return ParseSweepSpec(text, path);
 }
 
@@ -361,7 +366,8 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
   if (!recordings.ok()) return recordings.status();
   if (absl::Status s = CountTasks(path, root, recordings->size(), allocators->size(), grid->size(),
                                   *questions, options.max_tasks,
-                                  LargestTaskBytes(folder, *recordings, *allocators, *grid, questions->limits, questions->scale, *device));
+                                  LargestTaskBytes(folder, *recordings, *allocators, *grid, questions->limits,
+                                                   questions->scale, *device));
       !s.ok()) {
     return s;
   }
@@ -398,10 +404,11 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
 }
 
 absl::Status TooLarge(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes) {
-  return Error(file, node,
-               fmt::format("the sweep's {} tasks of up to {} bytes each would hold more than {} bytes; shorten "
-                           "its values or split it into several specs",
-                           tasks, task_bytes, kMaxSweepTaskBytes));
+  return Error(
+      file, node,
+      fmt::format("the sweep's {} tasks of up to {} bytes each would hold more than {} bytes; shorten "
+                  "its values or split it into several specs",
+                  tasks, task_bytes, kMaxSweepTaskBytes));
 }
 
 absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks) {

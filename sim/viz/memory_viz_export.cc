@@ -6,8 +6,8 @@
 #include "fmt/format.h"
 #include "sim/dumps/memory_snapshot.h"
 #include "sim/viz/memory_viz.h"
-#include "trace/pickle/pickle_writer.h"
 #include "trace/core/json_text.h"
+#include "trace/pickle/pickle_writer.h"
 
 namespace hbmsim::viz {
 

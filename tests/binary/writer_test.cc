@@ -16,7 +16,8 @@ TEST(BinaryWriter, RefusesWhatTextCannotCarry) {
   Event e;
   e.kind = EventKind::kAlloc;
   e.tag = "two words";
-  EXPECT_EQ(Message(writer.Write(e)), "tag 'two words' holds a blank, line break or NUL, which a trace cannot hold");
+  EXPECT_EQ(Message(writer.Write(e)),
+            "tag 'two words' holds a blank, line break or NUL, which a trace cannot hold");
   e = Event{};
   e.kind = EventKind::kMark;
   EXPECT_EQ(Message(writer.Write(e)), "a mark without a label, which a trace cannot hold");

@@ -86,8 +86,8 @@ void Replay(const std::string& dir, const std::string& input, bool pickle, bool 
   if (pickle) {
     args.insert(args.end(), {"--placements", dir + "/p.csv", "--memory-viz", dir + "/v.pickle"});
   } else {
-    args.insert(args.end(), {"--json", dir + "/r.json", "--html", dir + "/r.html", "--perfetto", dir + "/t.json",
-                             "--memory-viz", dir + "/v.json", "--no-advice"});
+    args.insert(args.end(), {"--json", dir + "/r.json", "--html", dir + "/r.html", "--perfetto",
+                             dir + "/t.json", "--memory-viz", dir + "/v.json", "--no-advice"});
   }
   Run(args);
   for (const char* json : {"/r.json", "/t.json", "/v.json"}) CheckJsonFile(dir + json, false);
@@ -103,7 +103,8 @@ void Sweep(const std::string& dir, std::string_view bytes) {
   hbmsim::sweep::SweepSpecOptions options;
   options.expand = [](const std::string& pattern) { return std::vector<std::string>{pattern}; };
   options.max_tasks = 2000;
-  absl::StatusOr<hbmsim::sweep::SweepSpec> spec = hbmsim::sweep::ParseSweepSpec(bytes, dir + "/s.yaml", options);
+  absl::StatusOr<hbmsim::sweep::SweepSpec> spec =
+      hbmsim::sweep::ParseSweepSpec(bytes, dir + "/s.yaml", options);
   if (spec.ok()) {
     std::string list;
     for (const hbmsim::sweep::SweepTask& t : spec->tasks) list += hbmsim::JsonText(t.Key()) + "\n";
@@ -123,7 +124,8 @@ void Sweep(const std::string& dir, std::string_view bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string& dir = ScratchDir();
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) std::filesystem::remove_all(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    std::filesystem::remove_all(entry.path());
   const uint8_t mode = data[0];
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   const std::string input = dir + "/input";

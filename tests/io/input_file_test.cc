@@ -50,10 +50,11 @@ TEST(InputFile, AnEndlessPipeStopsAtTheCap) {
   auto in = OpenInputFile("/dev/zero");
   ASSERT_FALSE(in.ok());
   const char* tmp = std::getenv("TMPDIR");
-  EXPECT_EQ(in.status().message(),
-            std::string("cannot read /dev/zero: more than 1048576 B (1.00MiB) piped in, the most spooled to ") +
-                (tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                "; give it as a file, or raise the cap with HBMSIM_PIPE_LIMIT=SIZE");
+  EXPECT_EQ(
+      in.status().message(),
+      std::string("cannot read /dev/zero: more than 1048576 B (1.00MiB) piped in, the most spooled to ") +
+          (tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+          "; give it as a file, or raise the cap with HBMSIM_PIPE_LIMIT=SIZE");
   // Exactly the cap is still read.
   const std::string dir = ScratchDir();
   const std::string fifo = dir + "/fifo";
@@ -64,7 +65,8 @@ TEST(InputFile, AnEndlessPipeStopsAtTheCap) {
   ASSERT_TRUE(exact.ok()) << exact.status();
   EXPECT_EQ(Slurp(exact->path()).size(), size_t{1} << 20);
   ASSERT_EQ(::setenv("HBMSIM_PIPE_LIMIT", "lots", 1), 0);
-  EXPECT_EQ(OpenInputFile("/dev/zero").status().message(), "HBMSIM_PIPE_LIMIT=lots: not a size in bytes (e.g. 64GiB)");
+  EXPECT_EQ(OpenInputFile("/dev/zero").status().message(),
+            "HBMSIM_PIPE_LIMIT=lots: not a size in bytes (e.g. 64GiB)");
   ASSERT_EQ(::unsetenv("HBMSIM_PIPE_LIMIT"), 0);
   EXPECT_EQ(kDefaultPipeLimit, uint64_t{4} << 30);
 }

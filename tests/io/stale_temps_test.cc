@@ -3,9 +3,9 @@
 // naming, our user) and its writer is gone (no such pid, no flock held).
 #include "trace/io/stale_temps.h"
 
+#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <set>
@@ -48,8 +48,8 @@ TEST(StaleTemps, OnlyOursWhoseWriterIsGoneAreRemovedOnTheNextWrite) {
   const std::string dir = ScratchDir();
   const std::string stale = fmt::format(".r.json.hbmsim-{}-Ab12Cd", GonePid());
   const std::string live = fmt::format(".r.json.hbmsim-{}-Ef34Gh", ::getppid());  // ctest, alive
-  const std::string old_style = ".r.json.hbmsim-Ij56Kl";                       // no pid: unknown writer
-  const std::string users = "r.json.hbmsim-1-Mn78Op";                           // not hidden: not ours
+  const std::string old_style = ".r.json.hbmsim-Ij56Kl";                          // no pid: unknown writer
+  const std::string users = "r.json.hbmsim-1-Mn78Op";                             // not hidden: not ours
   for (const std::string& name : {stale, live, old_style, users}) Spit(dir + "/" + name, "half a report");
   auto out = OutputFile::Create(dir + "/other.csv");
   ASSERT_TRUE(out.ok()) << out.status();

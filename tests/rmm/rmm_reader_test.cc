@@ -34,15 +34,16 @@ std::vector<std::string> DrainText(const std::string& csv) {
 TEST(RmmReaderTest, TwoStreamsPointerReuseAndAFailure) {
   auto reader = RmmLogReader::Open(kData + "two_streams.csv");
   ASSERT_TRUE(reader.ok()) << reader.status();
-  EXPECT_EQ(Drain(**reader), (std::vector<std::string>{
-                                 "alloc 1 256 s0 t30108312812 0x7f8b2a000000",
-                                 "alloc 2 1048576 s1 t30108312900 0x7f8b2a000100",
-                                 "free 1 0 s0 t30108313002",
-                                 "alloc 3 512 s1 t30108313050 0x7f8b2a000000",
-                                 "mark 0 0 s0 t30108313100 rmm_allocate_failure:85899345920",  // a mark has no stream
-                                 "free 2 0 s1 t30108313200",
-                                 "free 3 0 s1 t30108313300",
-                             }));
+  EXPECT_EQ(Drain(**reader),
+            (std::vector<std::string>{
+                "alloc 1 256 s0 t30108312812 0x7f8b2a000000",
+                "alloc 2 1048576 s1 t30108312900 0x7f8b2a000100",
+                "free 1 0 s0 t30108313002",
+                "alloc 3 512 s1 t30108313050 0x7f8b2a000000",
+                "mark 0 0 s0 t30108313100 rmm_allocate_failure:85899345920",  // a mark has no stream
+                "free 2 0 s1 t30108313200",
+                "free 3 0 s1 t30108313300",
+            }));
   EXPECT_EQ((*reader)->streams(),
             (std::vector<std::pair<uint64_t, uint64_t>>{{0x5601a3c0, 1}, {0x5601b000, 2}}));
   ASSERT_EQ((*reader)->failures().size(), 1u);

@@ -67,7 +67,8 @@ TEST(EmptyValues, EveryValueFlagOfEveryCommandIsExitTwoWithOneLine) {
     EXPECT_NE(run.err.find(c.flag), std::string::npos) << run.err;
   }
   // The walk reached the commands that write files and take sizes.
-  for (const char* must : {"replay", "size", "compare", "advise", "inspect", "diagnose", "convert", "sweep", "scale"}) {
+  for (const char* must :
+       {"replay", "size", "compare", "advise", "inspect", "diagnose", "convert", "sweep", "scale"}) {
     EXPECT_TRUE(commands.contains(must)) << must;
   }
   EXPECT_GE(cases.size(), 60u);

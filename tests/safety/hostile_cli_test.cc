@@ -20,7 +20,8 @@ namespace {
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 
 // The small XLA dump pair as X-buffer-assignment.txt and X-live-range.txt in `dir`.
-std::string CopyXlaPair(const std::string& dir, const std::string& x, const std::string& assignment_edit = "") {
+std::string CopyXlaPair(const std::string& dir, const std::string& x,
+                        const std::string& assignment_edit = "") {
   std::string assignment = Slurp(Source("tests/data/xla/small-buffer-assignment.txt"));
   if (!assignment_edit.empty()) {
     const size_t at = assignment.find("<2 add.1 @0>");
@@ -42,7 +43,8 @@ void ExpectOneLine(const Result& r, const std::string& line) {
 TEST(Hostile, AByteThatIsNotUtf8IsReplacedInTheJsonReport) {
   const std::string dir = TestDir();
   CopyXlaPair(dir, "x", "<2 add\xff.1 @0>");
-  const Result r = Hbmsim(dir, "replay x-buffer-assignment.txt --allocator bfc --bytes-limit 1GiB --json r.json");
+  const Result r =
+      Hbmsim(dir, "replay x-buffer-assignment.txt --allocator bfc --bytes-limit 1GiB --json r.json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(Slurp(dir + "/r.json"));
   const std::string notes = j.dump();
@@ -72,9 +74,11 @@ TEST(Hostile, ASweepReportReadsANullFitAsNotFitting) {
        "\n");
   const Result r = Hbmsim(dir, "sweep report out");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\ntorch      (as configured)                              advise             -     1     0      1"
-                       "      0              -              -              -              -\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "\ntorch      (as configured)                              advise             -     1     0      1"
+          "      0              -              -              -              -\n"),
+      std::string::npos)
       << r.out;
 }
 
@@ -82,16 +86,20 @@ TEST(Hostile, ASweepReportReadsANullFitAsNotFitting) {
 TEST(Hostile, AnXlaDumpsPartnerFileIsAnInput) {
   const std::string dir = TestDir();
   const std::string ranges = CopyXlaPair(dir, "x");
-  ExpectOneLine(Hbmsim(dir, "replay x-buffer-assignment.txt --allocator bfc --bytes-limit 1GiB --json x-live-range.txt"),
-                "hbmsim replay: --json x-live-range.txt is the input TRACE's partner x-live-range.txt; refusing to "
-                "overwrite it");
-  ExpectOneLine(Hbmsim(dir, "convert x-buffer-assignment.txt x-live-range.txt"),
-                "hbmsim convert: OUT x-live-range.txt is the input IN's partner x-live-range.txt; refusing to "
-                "overwrite it");
+  ExpectOneLine(
+      Hbmsim(dir,
+             "replay x-buffer-assignment.txt --allocator bfc --bytes-limit 1GiB --json x-live-range.txt"),
+      "hbmsim replay: --json x-live-range.txt is the input TRACE's partner x-live-range.txt; refusing to "
+      "overwrite it");
+  ExpectOneLine(
+      Hbmsim(dir, "convert x-buffer-assignment.txt x-live-range.txt"),
+      "hbmsim convert: OUT x-live-range.txt is the input IN's partner x-live-range.txt; refusing to "
+      "overwrite it");
   const std::string assignment = Slurp(dir + "/x-buffer-assignment.txt");
-  ExpectOneLine(Hbmsim(dir, "size x-live-range.txt --allocator bfc --json x-buffer-assignment.txt"),
-                "hbmsim size: --json x-buffer-assignment.txt is the input TRACE's partner x-buffer-assignment.txt; "
-                "refusing to overwrite it");
+  ExpectOneLine(
+      Hbmsim(dir, "size x-live-range.txt --allocator bfc --json x-buffer-assignment.txt"),
+      "hbmsim size: --json x-buffer-assignment.txt is the input TRACE's partner x-buffer-assignment.txt; "
+      "refusing to overwrite it");
   EXPECT_EQ(Slurp(dir + "/x-live-range.txt"), ranges);
   EXPECT_EQ(Slurp(dir + "/x-buffer-assignment.txt"), assignment);
   EXPECT_EQ(Hbmsim(dir, "replay x-buffer-assignment.txt --allocator bfc --bytes-limit 1GiB").exit_code, 0);
@@ -105,8 +113,11 @@ TEST(Hostile, AnEndlessPipeEndsAtTheCap) {
   const Result r = Hbmsim(dir, "replay /dev/zero --allocator bfc");
   ::unsetenv("HBMSIM_PIPE_LIMIT");
   ::unsetenv("TMPDIR");
-  ExpectOneLine(r, "hbmsim replay: cannot read /dev/zero: more than 1048576 B (1.00MiB) piped in, the most spooled "
-                   "to " + dir + "; give it as a file, or raise the cap with HBMSIM_PIPE_LIMIT=SIZE");
+  ExpectOneLine(
+      r,
+      "hbmsim replay: cannot read /dev/zero: more than 1048576 B (1.00MiB) piped in, the most spooled "
+      "to " +
+          dir + "; give it as a file, or raise the cap with HBMSIM_PIPE_LIMIT=SIZE");
   EXPECT_EQ(Names(dir), std::set<std::string>{});  // the spool is gone with the process
 }
 
@@ -132,7 +143,8 @@ TEST(Hostile, OutputsNameAPipeAsTheUserDid) {
   EXPECT_EQ(profile.out.rfind("Profile <stdin> (xplane, tensorflow): 1 allocator\n", 0), 0u) << profile.out;
 }
 
-// Item 4: a temporary a SIGKILLed run left is removed by the next run writing there, only when its writer is gone.
+// Item 4: a temporary a SIGKILLed run left is removed by the next run writing there, only when its writer is
+// gone.
 TEST(Hostile, AStaleTemporaryIsRemovedByTheNextRun) {
   const std::string dir = TestDir();
   Spit(dir + "/t.trace", Slurp(Source("configs/examples/fragmentation.trace")));
@@ -151,7 +163,8 @@ TEST(Hostile, AStaleTemporaryIsRemovedByTheNextRun) {
   EXPECT_EQ(Names(dir), (std::set<std::string>{"t.trace", "r.json", live}));
 }
 
-// Item 5: a 1 MB spec (one 1,000,000-character setting x 99,000 tasks) asked for ~99 GB and died of bad_alloc.
+// Item 5: a 1 MB spec (one 1,000,000-character setting x 99,000 tasks) asked for ~99 GB and died of
+// bad_alloc.
 TEST(Hostile, AHugeSpecIsRefusedBeforeItIsMade) {
   const std::string dir = TestDir();
   Spit(dir + "/a.trace", Slurp(Source("configs/examples/fragmentation.trace")));
@@ -169,22 +182,29 @@ TEST(Hostile, AHugeSpecIsRefusedBeforeItIsMade) {
 TEST(Hostile, CommandLineValuesAreChecked) {
   const std::string dir = TestDir();
   Spit(dir + "/t.trace", Slurp(Source("configs/examples/fragmentation.trace")));
-  const std::string snapshot = Source("tests/fuzz/corpus/torch_snapshot/state_only_expandable_maxsplit128.pickle");
+  const std::string snapshot =
+      Source("tests/fuzz/corpus/torch_snapshot/state_only_expandable_maxsplit128.pickle");
   ExpectOneLine(Hbmsim(dir, "replay " + snapshot + " --device 99"),
-                "hbmsim replay: --device 99: " + snapshot + " holds nothing on device 99 (devices holding segments: 0, 1)");
+                "hbmsim replay: --device 99: " + snapshot +
+                    " holds nothing on device 99 (devices holding segments: 0, 1)");
   ExpectOneLine(Hbmsim(dir, "inspect " + snapshot + " --device 99"),
-                "hbmsim inspect: --device 99: " + snapshot + " holds nothing on device 99 (devices holding segments: 0, 1)");
-  ExpectOneLine(Hbmsim(dir, "replay " + snapshot + " --device -1"), "hbmsim replay: --device -1: negative number '-1'");
-  ExpectOneLine(Hbmsim(dir, "replay t.trace --allocator bfc --device 1180591620717411303424"),
-                "hbmsim replay: --device 1180591620717411303424: '1180591620717411303424' does not fit in 64 bits");
+                "hbmsim inspect: --device 99: " + snapshot +
+                    " holds nothing on device 99 (devices holding segments: 0, 1)");
+  ExpectOneLine(Hbmsim(dir, "replay " + snapshot + " --device -1"),
+                "hbmsim replay: --device -1: negative number '-1'");
+  ExpectOneLine(
+      Hbmsim(dir, "replay t.trace --allocator bfc --device 1180591620717411303424"),
+      "hbmsim replay: --device 1180591620717411303424: '1180591620717411303424' does not fit in 64 bits");
   ExpectOneLine(Hbmsim(dir, "replay t.trace --allocator bfc --bytes-limit 256MiB --memory-viz v.txt"),
                 "hbmsim replay: --memory-viz v.txt: name the file OUT.pickle or OUT.pkl (the pickle "
                 "pytorch.org/memory_viz loads) or OUT.json (the same snapshot as JSON)");
   EXPECT_EQ(Names(dir), std::set<std::string>{"t.trace"});
-  EXPECT_EQ(Hbmsim(dir, "replay t.trace --allocator bfc --bytes-limit 256MiB --memory-viz v.PKL").exit_code, 1);
-  ExpectOneLine(Hbmsim(dir, "frobnicate t.trace"),
-                "hbmsim: unknown command 'frobnicate' (commands: advise, compare, completion, convert, diagnose, gen, "
-                "help, inspect, replay, scale, size, sweep; see hbmsim --help)");
+  EXPECT_EQ(Hbmsim(dir, "replay t.trace --allocator bfc --bytes-limit 256MiB --memory-viz v.PKL").exit_code,
+            1);
+  ExpectOneLine(
+      Hbmsim(dir, "frobnicate t.trace"),
+      "hbmsim: unknown command 'frobnicate' (commands: advise, compare, completion, convert, diagnose, gen, "
+      "help, inspect, replay, scale, size, sweep; see hbmsim --help)");
   ExpectOneLine(Hbmsim(dir, "replay t.trace --allocator nodir/cfg.yaml"),
                 "hbmsim replay: nodir/cfg.yaml: cannot open allocator config: No such file or directory");
 }
@@ -193,10 +213,13 @@ TEST(Hostile, CommandLineValuesAreChecked) {
 // and --html, --perfetto, --memory-viz and --placements were left as empty files, exit 0.
 TEST(Hostile, AStateWithoutATraceHasNoReplayToDraw) {
   const std::string dir = TestDir();
-  const std::string snapshot = Source("tests/fuzz/corpus/torch_snapshot/state_only_expandable_maxsplit128.pickle");
+  const std::string snapshot =
+      Source("tests/fuzz/corpus/torch_snapshot/state_only_expandable_maxsplit128.pickle");
   ExpectOneLine(Hbmsim(dir, "replay " + snapshot + " --json r.json --html r.html"),
-                "hbmsim replay: --html r.html: " + snapshot + " holds an allocator state and no trace to replay, so "
-                "there is no replay to write; `hbmsim inspect " + snapshot + "` (or replay --json) reports the state");
+                "hbmsim replay: --html r.html: " + snapshot +
+                    " holds an allocator state and no trace to replay, so "
+                    "there is no replay to write; `hbmsim inspect " +
+                    snapshot + "` (or replay --json) reports the state");
   EXPECT_EQ(Names(dir), std::set<std::string>{});
   EXPECT_EQ(Hbmsim(dir, "replay " + snapshot + " --json r.json").exit_code, 0);
 }
@@ -208,7 +231,8 @@ TEST(Hostile, AnRmmLogWithAFailureRowConverts) {
   const std::string csv = Source("tests/data/rmm/two_streams.csv");
   const Result c = Hbmsim(dir, "convert " + csv + " t.trace");
   EXPECT_EQ(c.exit_code, 0) << c.err;
-  EXPECT_NE(Slurp(dir + "/t.trace").find("\nmark rmm_allocate_failure:85899345920 t=30108313100\n"), std::string::npos)
+  EXPECT_NE(Slurp(dir + "/t.trace").find("\nmark rmm_allocate_failure:85899345920 t=30108313100\n"),
+            std::string::npos)
       << Slurp(dir + "/t.trace");
   const Result from_csv = Hbmsim(dir, "replay " + csv + " --allocator bfc --bytes-limit 1GiB --quiet");
   const Result from_trace = Hbmsim(dir, "replay t.trace --allocator bfc --bytes-limit 1GiB --quiet");

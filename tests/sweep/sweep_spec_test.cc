@@ -218,8 +218,9 @@ TEST(SweepSpecTest, TaskCountIsCappedBeforeExpansion) {
 // Issue 48, item 5: the 1 MB spec that asked for ~99 GB (one 1,000,000-character setting copied into 99,000
 // tasks) is refused at the value's line, before any task or grid is made.
 TEST(SweepSpecTest, AHugeSettingIsRefusedAtItsLine) {
-  std::string yaml = "recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsettings:\n  k: " +
-                     std::string(1'000'000, 'x') + "\nlimits: [";
+  std::string yaml =
+      "recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsettings:\n  k: " + std::string(1'000'000, 'x') +
+      "\nlimits: [";
   for (int i = 0; i < 49'500; ++i) yaml += i == 0 ? "1GiB" : ",1GiB";
   yaml += "]\n";
   ASSERT_LT(yaml.size(), kMaxSweepSpecBytes);
@@ -241,14 +242,16 @@ TEST(SweepSpecTest, TheTasksTextIsBoundedBeforeItIsMade) {
     return out;
   };
   // 2^14 combinations of 14 values of 4001 bytes: refused while counting the grid.
-  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsize: true\n" + grid(14)),
-            "s.yaml:5: the sweep's 16384 tasks of up to 56942 bytes each would hold more than 268435456 bytes; "
-            "shorten its values or split it into several specs");
+  EXPECT_EQ(
+      ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nsize: true\n" + grid(14)),
+      "s.yaml:5: the sweep's 16384 tasks of up to 56942 bytes each would hold more than 268435456 bytes; "
+      "shorten its values or split it into several specs");
   // 2^10 combinations fit (41 MB), but 2 recordings x 4 limits make 8,192 tasks of them.
-  EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nlimits: [1GiB, 2GiB, 3GiB, 4GiB]\n" +
-                    grid(10)),
-            "s.yaml:1: the sweep's 8192 tasks of up to 40971 bytes each would hold more than 268435456 bytes; "
-            "shorten its values or split it into several specs");
+  EXPECT_EQ(
+      ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nlimits: [1GiB, 2GiB, 3GiB, 4GiB]\n" +
+              grid(10)),
+      "s.yaml:1: the sweep's 8192 tasks of up to 40971 bytes each would hold more than 268435456 bytes; "
+      "shorten its values or split it into several specs");
   EXPECT_EQ(ErrorOf("recordings: ['jobs/*.pickle']\nallocators: [bfc]\nlimits: [1GiB]\n" + grid(10)), "ok");
 }
 
@@ -257,9 +260,10 @@ TEST(SweepSpecTest, TooManyItemsAreRefusedBeforeParsing) {
   std::string yaml = "recordings: [jobs/a.pickle";
   for (int i = 0; i < 100'000; ++i) yaml += ",jobs/a.pickle";
   yaml += "]\nallocators: [bfc]\nsize: true\n";
-  EXPECT_EQ(ErrorOf(yaml),
-            "s.yaml: 100003 items (commas and lines), more than the 100000 a sweep spec may hold; split it into "
-            "several specs, or match recordings with a pattern");
+  EXPECT_EQ(
+      ErrorOf(yaml),
+      "s.yaml: 100003 items (commas and lines), more than the 100000 a sweep spec may hold; split it into "
+      "several specs, or match recordings with a pattern");
 }
 
 TEST(SweepSpecTest, ParseShard) {

@@ -37,7 +37,8 @@ TEST(PickleWriter, BytesThatAreNotUtf8AreReplaced) {
   w.String("a\xff\xe2\x82z");  // a stray byte, then a sequence cut short
   // SHORT_BINUNICODE of 'a' U+FFFD U+FFFD U+FFFD 'z': each byte that starts no sequence is one U+FFFD.
   EXPECT_EQ(Hex(w.Finish()), "80048c0b61efbfbdefbfbdefbfbd7a2e");
-  EXPECT_EQ(ReplaceInvalidUtf8("ok \xc3\xa9 \xed\xa0\x80"), "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(ReplaceInvalidUtf8("ok \xc3\xa9 \xed\xa0\x80"),
+            "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 // A shared list is memoized once and then fetched: [[1], <the same list>].

@@ -26,14 +26,15 @@ absl::Status CheckField(std::string_view what, std::string_view text) {
 absl::Status CheckEvent(const Event& e) {
   if (absl::Status s = CheckAttributePlaces(e); !s.ok()) return s;
   if (e.shape.has_value() && e.shape->dims.size() > hbt::kMaxRank) {
-    return Error(
-        fmt::format("a shape of rank {}, which a .hbt cannot hold (at most {})", e.shape->dims.size(), hbt::kMaxRank));
+    return Error(fmt::format("a shape of rank {}, which a .hbt cannot hold (at most {})",
+                             e.shape->dims.size(), hbt::kMaxRank));
   }
   if (!e.tag.empty()) {
     if (absl::Status s = CheckField("tag", e.tag); !s.ok()) return s;
   }
   if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
-  if (e.attrs.size() > hbt::kMaxStringBytes) return Error("attributes longer than 1 MiB, which a .hbt cannot hold");
+  if (e.attrs.size() > hbt::kMaxStringBytes)
+    return Error("attributes longer than 1 MiB, which a .hbt cannot hold");
   if (e.kind == EventKind::kMark) {
     if (e.label.empty()) return Error("a mark without a label, which a trace cannot hold");
     return CheckField("mark label", e.label);

@@ -12,10 +12,10 @@
 #include "trace/binary/format.h"
 #include "trace/csapp/rep_reader.h"
 #include "trace/formats/memory_recordings.h"
-#include "trace/io/input_file.h"
 #include "trace/formats/named_recording.h"
 #include "trace/formats/snapshot_recording.h"
 #include "trace/formats/stream_recording.h"
+#include "trace/io/input_file.h"
 #include "trace/pprof/device_profile.h"
 #include "trace/rmm/rmm_reader.h"
 #include "trace/stalloc/mem_log_reader.h"
@@ -131,10 +131,12 @@ std::vector<io::NamedPath> WithPartnerFiles(std::vector<io::NamedPath> inputs) {
   for (size_t i = 0; i < given; ++i) {
     const io::NamedPath in = inputs[i];  // a copy: push_back below may move the vector
     struct stat st;
-    if (in.path.empty() || in.path == "-" || ::stat(in.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (in.path.empty() || in.path == "-" || ::stat(in.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
     absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(in.path);
     if (!row.ok() || (*row)->partners == nullptr) continue;
-    for (std::string& partner : (*row)->partners(in.path)) inputs.push_back({in.role + "'s partner", std::move(partner)});
+    for (std::string& partner : (*row)->partners(in.path))
+      inputs.push_back({in.role + "'s partner", std::move(partner)});
   }
   return inputs;
 }

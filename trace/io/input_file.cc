@@ -33,7 +33,8 @@ absl::StatusOr<uint64_t> PipeLimit() {
   if (text == nullptr || *text == '\0') return kDefaultPipeLimit;
   absl::StatusOr<Bytes> limit = ParseBytes(text, /*allow_more_units=*/true);
   if (!limit.ok() || limit->value() == 0) {
-    return absl::InvalidArgumentError(fmt::format("HBMSIM_PIPE_LIMIT={}: not a size in bytes (e.g. 64GiB)", text));
+    return absl::InvalidArgumentError(
+        fmt::format("HBMSIM_PIPE_LIMIT={}: not a size in bytes (e.g. 64GiB)", text));
   }
   return limit->value();
 }

@@ -37,7 +37,8 @@ class NamedReader : public EventReader {
   // trace's header is read with its first events).
   const TraceMetadata& metadata() const override {
     const TraceMetadata& inner = inner_->metadata();
-    if (inner.entries.size() != metadata_.entries.size() || inner.has_version_header != metadata_.has_version_header) {
+    if (inner.entries.size() != metadata_.entries.size() ||
+        inner.has_version_header != metadata_.has_version_header) {
       metadata_ = RenamedMetadata(*input_, inner);
     }
     return metadata_;

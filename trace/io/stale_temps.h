@@ -16,10 +16,11 @@
 #ifndef HBMSIM_TRACE_IO_STALE_TEMPS_H_
 #define HBMSIM_TRACE_IO_STALE_TEMPS_H_
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 
 namespace hbmsim::io {
 

@@ -39,7 +39,8 @@ absl::Status CheckAttributePlaces(const Event& e) {
 
 absl::Status CheckTextField(std::string_view what, std::string_view text) {
   if (HasBlankOrBreak(text)) {
-    return Error(fmt::format("{} '{}' holds a blank, line break or NUL, which a trace cannot hold", what, text));
+    return Error(
+        fmt::format("{} '{}' holds a blank, line break or NUL, which a trace cannot hold", what, text));
   }
   if (!IsValidUtf8(text)) return Error(fmt::format("{} is not valid UTF-8, which a trace cannot hold", what));
   return absl::OkStatus();
@@ -64,13 +65,16 @@ absl::Status CheckOtherAttributes(std::string_view attrs) {
 
 absl::Status CheckMetadataEntry(std::string_view key, std::string_view value) {
   if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos) {
-    return Error(
-        fmt::format("metadata key '{}' is empty or holds a blank or ':', which a trace's header cannot hold", key));
+    return Error(fmt::format(
+        "metadata key '{}' is empty or holds a blank or ':', which a trace's header cannot hold", key));
   }
   if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
-    return Error(fmt::format("metadata '{}' holds a line break or NUL, which a trace's header cannot hold", key));
+    return Error(
+        fmt::format("metadata '{}' holds a line break or NUL, which a trace's header cannot hold", key));
   }
-  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error(fmt::format("metadata '{}' is not valid UTF-8, which a trace's header cannot hold", ReplaceInvalidUtf8(key)));
+  if (!IsValidUtf8(key) || !IsValidUtf8(value))
+    return Error(fmt::format("metadata '{}' is not valid UTF-8, which a trace's header cannot hold",
+                             ReplaceInvalidUtf8(key)));
   return absl::OkStatus();
 }
 
