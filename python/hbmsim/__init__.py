@@ -211,11 +211,13 @@ class _Run:
         with open(json_path, encoding="utf-8") as f:
             report = json.loads(self._named(f.read(), quote=json.dumps))
         return Result(self.command, code, report, text, notes.splitlines(),
-                      placements_csv=self._read(placements), html_page=self._read(html_page))
+                      placements_csv=self._read(placements, missing=""), html_page=self._read(html_page))
 
-    def _read(self, name):
+    def _read(self, name, missing=None):
         if name is None:
             return None
+        if not os.path.exists(self.output(name)):  # a state without a trace: no replay to list or draw
+            return missing
         with open(self.output(name), encoding="utf-8", errors="replace") as f:
             return f.read()
 

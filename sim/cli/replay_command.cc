@@ -60,7 +60,7 @@ class ReplayCommand : public Command {
   std::optional<CommandFailure> InspectState(std::shared_ptr<const Recording> recording,
                                       const ScenarioRequest& request);
   std::optional<CommandFailure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
-  std::optional<CommandFailure> NoReplayToDraw() const;
+  void DropReplayOutputs();
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
@@ -232,7 +232,7 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   if (!opened.ok()) return BadInput(opened.status());
   std::shared_ptr<const Recording> recording(*std::move(opened));
   if (recording->held_state() != nullptr || recording->state_only()) {
-    if (auto f = NoReplayToDraw()) return f;
+    DropReplayOutputs();
     if (recording->held_state() != nullptr) return ReportHeld(std::move(recording), request);
     return InspectState(std::move(recording), request);
   }
@@ -329,28 +329,27 @@ absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const
                                  config.policy->name, 100 * r.overhead, r.peak_live_bytes.value())};
 }
 
-// A state snapshot (segments, no history) has nothing to replay: its state
-// is what the user has, so replay answers with `hbmsim inspect`'s analysis
-// (exit 0) instead of refusing the file.
 // A recording that holds a state and no events is answered with inspect's
-// report: the outputs that draw or list a replay would be empty files (exit
-// 0, found by fuzz_outputs), so asking for one is an error instead.
-std::optional<CommandFailure> ReplayCommand::NoReplayToDraw() const {
+// report, so the outputs that draw or list a replay have nothing in them:
+// they are not written (not left as empty files, exit 0, as fuzz_outputs
+// found), each with a note. The Python module asks for --placements and
+// --html on every replay, so this is a note, not an error.
+void ReplayCommand::DropReplayOutputs() {
   for (const auto& [flag, path] :
        std::vector<std::pair<const char*, const std::string*>>{{"--placements", &placements_},
                                                                {"--html", &viz_.html},
                                                                {"--perfetto", &viz_.perfetto},
                                                                {"--memory-viz", &viz_.memory_viz}}) {
     if (path->empty()) continue;
-    return CommandFailure{
-        kExitBadInput,
-        fmt::format("{} {}: {} holds an allocator state and no trace to replay, so there is no "
-                    "replay to write; `hbmsim inspect {}` (or replay --json) reports the state",
-                    flag, *path, trace_, trace_)};
+    outputs_.Drop(flag);
+    Note(fmt::format("hbmsim replay: {} {} not written: {} holds an allocator state and no trace to replay",
+                     flag, *path, trace_));
   }
-  return std::nullopt;
 }
 
+// A state snapshot (segments, no history) has nothing to replay: its state
+// is what the user has, so replay answers with `hbmsim inspect`'s analysis
+// (exit 0) instead of refusing the file.
 std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
                                                    const ScenarioRequest& request) {
   inspect::SourceOptions options;

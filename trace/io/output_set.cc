@@ -31,6 +31,10 @@ OutputFile* OutputSet::Get(std::string_view role) const {
   return nullptr;
 }
 
+void OutputSet::Drop(std::string_view role) {
+  std::erase_if(entries_, [&](const Entry& e) { return e.role == role; });  // the destructor removes the temporary
+}
+
 absl::Status OutputSet::Write(std::string_view role, std::string_view bytes) const {
   OutputFile* file = Get(role);
   if (file == nullptr) return absl::OkStatus();

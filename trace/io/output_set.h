@@ -33,6 +33,9 @@ class OutputSet {
   // Appends `bytes` to the file for `role` (nothing when it was not asked
   // for); errors name the role: "--json: cannot write r.json: REASON".
   absl::Status Write(std::string_view role, std::string_view bytes) const;
+  // Removes the file for `role` (its temporary goes): an output the run
+  // turned out to have nothing for is not written at all, never left empty.
+  void Drop(std::string_view role);
   // Flushes every file, then renames them into place in the order given.
   // The first error wins and every file not yet renamed is removed; only a
   // failing rename (rare: the folders were writable at Open) can leave the
