@@ -56,6 +56,10 @@ struct MemberStream {
   // they are aligned by size rather than by position.
   uint32_t start_steps = 0;
   uint64_t allocator_marks_dropped = 0;  // segment_alloc, ... restated by the recording
+  // The trace (after the start state) is this many repeats of one run of
+  // calls, the same calls in the same order each time: the iterations or
+  // steps the job recorded. 1 when it is not an exact repeat.
+  uint64_t iterations = 1;
 
   size_t allocs() const { return alloc_bytes.size(); }
 };
