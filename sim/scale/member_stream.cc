@@ -69,8 +69,13 @@ std::pair<uint64_t, uint64_t> CallTokens(const Event& e, const EventContext& c, 
     strict.Add(stack);
     loose.Add(loose_stack);
   } else {
-    strict.Add(e.tag);
-    loose.Add(e.tag);
+    // Without stacks a call is its tag and, when the recording gives one, its
+    // tensor's element type and rank: what stays when the size parameter
+    // changes the dimensions (a profile's or a text trace's `shape=`).
+    const std::string shape =
+        e.shape ? fmt::format("{}/{}", DTypeName(e.shape->dtype), e.shape->rank()) : std::string();
+    strict.Add(e.tag).Add(shape);
+    loose.Add(e.tag).Add(shape);
   }
   return {strict.value(), loose.value()};
 }

@@ -12,7 +12,8 @@
 //
 // A token says which call this is without its size: the event kind, the
 // stream, whether it is start state, and the call's stack (every frame's
-// file, line and function) or, without stacks, its `tag=`. A free's token is
+// file, line and function) or, without stacks, its `tag=` and its `shape=`'s
+// element type and rank (not its dimensions: those are what scale). A free's token is
 // its alloc's, so a different free order shows as a mismatch. The loose token
 // leaves the line numbers out.
 #ifndef HBMSIM_SIM_SCALE_MEMBER_STREAM_H_

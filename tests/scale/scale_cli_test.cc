@@ -411,6 +411,37 @@ TEST(ScaleCliTest, TextTracesAlignByTag) {
   EXPECT_EQ(f.json["first_failing"]["verdict"], "oom");
 }
 
+// Without tags or stacks a call is its shape's element type and rank: at
+// n = 16 an int32 workspace comes first (another path at that size), and
+// alignment still pairs each activation (f32, rank 2) and each score
+// (f32, rank 3) with its own kind, so every size is fitted.
+std::string WriteShapedTrace(int n, bool workspace) {
+  std::string text = "# hbmsim-trace v1\n# device_bytes: 1GiB\n";
+  if (workspace) text += "alloc 99 4096 shape=s32[1024]\nfree 99\n";
+  for (int step = 0, id = 2; step < 3; ++step, id += 2) {
+    text += fmt::format("alloc {} {} shape=f32[{},256]\n", id, 1024 * n, n);
+    text += fmt::format("alloc {} {} shape=f32[{},{},16]\n", id + 1, 64 * n * n, n, n);
+    text += fmt::format("free {}\nfree {}\n", id + 1, id);
+  }
+  const std::string path = TempPath(fmt::format("s{}.trace", n));
+  WriteFile(path, text);
+  return fmt::format(" --at {} {}", n, path);
+}
+
+TEST(ScaleCliTest, TaglessTextTracesAlignByShapeTypeAndRank) {
+  const std::string at = WriteShapedTrace(4, false) + WriteShapedTrace(8, false) + WriteShapedTrace(16, true);
+  const Scaled s = Scale(at + " --allocator bfc --to 32");
+  ASSERT_EQ(s.cli.exit_code, 0) << s.cli.err;
+  EXPECT_EQ(s.json["unexplained_allocations"], 1);  // the workspace, at 16 only
+  EXPECT_EQ(s.json["forms"]["c*n"], 3);
+  EXPECT_EQ(s.json["forms"]["c*n^2"], 3);
+  EXPECT_EQ(s.json["peak_allocated_bytes"], 1024 * 32 + 64 * 32 * 32);
+  ASSERT_EQ(s.json["not_aligned"].size(), 2u);
+  EXPECT_NE(s.json["not_aligned"][0].get<std::string>().find("1 allocations (2 events) at 16 only"),
+            std::string::npos)
+      << s.json["not_aligned"];
+}
+
 // A sweep's scale: question runs the same command per allocator and
 // settings combination; its report has a row per size (at 8192 the real
 // seq8192's reserved peak: the nested caches carried over) and per fit limit.
