@@ -1,5 +1,7 @@
 #include "sim/scale/member_stream.h"
 
+#include <span>
+
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 
@@ -67,8 +69,13 @@ std::pair<uint64_t, uint64_t> CallTokens(const Event& e, const EventContext& c, 
     strict.Add(stack);
     loose.Add(loose_stack);
   } else {
-    strict.Add(e.tag);
-    loose.Add(e.tag);
+    // Without stacks a call is its tag and, when the recording gives one, its
+    // tensor's element type and rank: what stays when the size parameter
+    // changes the dimensions (a profile's or a text trace's `shape=`).
+    const std::string shape =
+        e.shape ? fmt::format("{}/{}", DTypeName(e.shape->dtype), e.shape->rank()) : std::string();
+    strict.Add(e.tag).Add(shape);
+    loose.Add(e.tag).Add(shape);
   }
   return {strict.value(), loose.value()};
 }
@@ -107,6 +114,20 @@ void AddStep(const Event& e, const EventContext& c, Reading& r) {
   r.out.steps.push_back(step);
 }
 
+// How many times the shortest run of steps that tiles `tokens` exactly
+// repeats (1 when none shorter than the whole does): a candidate period p
+// divides the length, and every token equals the one p before it.
+uint64_t ExactRepeats(std::span<const uint64_t> tokens) {
+  const size_t n = tokens.size();
+  for (size_t p = 1; p <= n / 2; ++p) {
+    if (n % p != 0) continue;
+    size_t i = p;
+    while (i < n && tokens[i] == tokens[i - p]) ++i;
+    if (i == n) return n / p;
+  }
+  return 1;
+}
+
 }  // namespace
 
 std::vector<uint64_t> StepTokens(const MemberStream& m, bool loose) {
@@ -141,6 +162,8 @@ absl::StatusOr<MemberStream> ReadMemberStream(std::shared_ptr<const Scenario> sc
     out.contexts.push_back(c);
   }
   for (OwnedEvent& o : out.events) o.get();  // the vector's moves left the views behind
+  const std::vector<uint64_t> tokens = StepTokens(out, false);
+  out.iterations = ExactRepeats(std::span<const uint64_t>(tokens).subspan(out.start_steps));
   return out;
 }
 

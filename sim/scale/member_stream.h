@@ -12,7 +12,8 @@
 //
 // A token says which call this is without its size: the event kind, the
 // stream, whether it is start state, and the call's stack (every frame's
-// file, line and function) or, without stacks, its `tag=`. A free's token is
+// file, line and function) or, without stacks, its `tag=` and its `shape=`'s
+// element type and rank (not its dimensions: those are what scale). A free's token is
 // its alloc's, so a different free order shows as a mismatch. The loose token
 // leaves the line numbers out.
 #ifndef HBMSIM_SIM_SCALE_MEMBER_STREAM_H_
@@ -56,6 +57,10 @@ struct MemberStream {
   // they are aligned by size rather than by position.
   uint32_t start_steps = 0;
   uint64_t allocator_marks_dropped = 0;  // segment_alloc, ... restated by the recording
+  // The trace (after the start state) is this many repeats of one run of
+  // calls, the same calls in the same order each time: the iterations or
+  // steps the job recorded. 1 when it is not an exact repeat.
+  uint64_t iterations = 1;
 
   size_t allocs() const { return alloc_bytes.size(); }
 };

@@ -1,5 +1,7 @@
 #include "sim/scale/predicted_recording.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 
 namespace hbmsim::scale {
@@ -8,6 +10,10 @@ namespace {
 struct Shared {
   std::shared_ptr<const MemberStream> templ;
   std::vector<uint64_t> alloc_bytes;
+  // The template's start state with every block that changes size freed
+  // (merged with free neighbours): what ran before the trace is carried over,
+  // the resized blocks are placed through the policy by their own allocs.
+  std::vector<StartSegment> start_state;
 };
 
 class PredictedReader final : public EventReader {
@@ -53,9 +59,7 @@ class PredictedRecording final : public Recording {
     if (!d) return std::nullopt;
     return std::vector<DeviceEvents>{{*d, shared_->templ->events.size(), false, "", false}};
   }
-  std::vector<StartSegment> StartState(DeviceId) const override {
-    return shared_->templ->scenario->start_state;
-  }
+  std::vector<StartSegment> StartState(DeviceId) const override { return shared_->start_state; }
   std::optional<StartSummary> StartStateSummary(DeviceId) const override {
     return shared_->templ->scenario->start_summary;
   }
@@ -84,33 +88,57 @@ class PredictedRecording final : public Recording {
   std::shared_ptr<const Shared> shared_;
 };
 
-// How many start-state blocks do not keep their recorded size.
-uint64_t StartBlocksResized(const MemberStream& t, const std::vector<uint64_t>& alloc_bytes) {
-  uint64_t resized = 0;
+// The buffer ids of the start-state blocks that do not keep their recorded
+// size, ascending.
+std::vector<uint64_t> StartBlocksResized(const MemberStream& t, const std::vector<uint64_t>& alloc_bytes) {
+  std::vector<uint64_t> resized;
   for (size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i].event;
     if (e.kind != EventKind::kAlloc || e.tag != kStartStateTag) continue;
-    if (alloc_bytes[t.steps[i].alloc] != e.bytes.value()) ++resized;
+    if (alloc_bytes[t.steps[i].alloc] != e.bytes.value()) resized.push_back(e.id);
   }
+  std::sort(resized.begin(), resized.end());
   return resized;
+}
+
+// `segments` with the blocks of `freed` (ascending ids) made free and merged
+// with their free neighbours, as the caching allocator keeps a segment.
+std::vector<StartSegment> FreeBlocks(std::vector<StartSegment> segments, const std::vector<uint64_t>& freed) {
+  for (StartSegment& seg : segments) {
+    std::vector<StartBlock> blocks;
+    for (StartBlock b : seg.blocks) {
+      if (b.live && std::binary_search(freed.begin(), freed.end(), b.id)) b = {b.address, b.size, Bytes(0)};
+      if (!b.live && !blocks.empty() && !blocks.back().live) {
+        blocks.back().size += b.size;
+        continue;
+      }
+      blocks.push_back(b);
+    }
+    seg.blocks = std::move(blocks);
+  }
+  return segments;
 }
 
 }  // namespace
 
 absl::StatusOr<PredictedScenario> MakePredictedScenario(std::shared_ptr<const MemberStream> templ,
-                                                        std::vector<uint64_t> alloc_bytes, std::string name) {
-  const uint64_t resized = StartBlocksResized(*templ, alloc_bytes);
-  const bool kept = resized == 0;
+                                                        std::vector<uint64_t> alloc_bytes, std::string name,
+                                                        bool carry_cache) {
+  const std::vector<uint64_t> resized = StartBlocksResized(*templ, alloc_bytes);
+  const bool kept = resized.empty();
   const uint64_t blocks = templ->start_allocs;
   const Scenario& base = *templ->scenario;
-  auto shared = std::make_shared<const Shared>(Shared{std::move(templ), std::move(alloc_bytes)});
+  std::vector<StartSegment> start = FreeBlocks(base.start_state, resized);
+  auto shared =
+      std::make_shared<const Shared>(Shared{std::move(templ), std::move(alloc_bytes), std::move(start)});
   ScenarioRequest request;
   request.device = base.device;
-  request.start_state = kept ? base.start_mode : StartStateMode::kPlace;
+  const bool carried = carry_cache && !kept && base.start_mode == StartStateMode::kSeed;
+  request.start_state = kept || carried ? base.start_mode : StartStateMode::kPlace;
   absl::StatusOr<Scenario> scenario =
       MakeScenario(std::make_shared<const PredictedRecording>(std::move(shared), std::move(name)), request);
   if (!scenario.ok()) return scenario.status();
-  return PredictedScenario{*std::move(scenario), kept, resized, blocks};
+  return PredictedScenario{*std::move(scenario), kept, carried, resized.size(), blocks};
 }
 
 }  // namespace hbmsim::scale

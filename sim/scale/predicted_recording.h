@@ -11,6 +11,13 @@
 // allocator's own calls and OOMs (a replay finds its own), and the start
 // state's segments when a start-state block's size changes (then the blocks
 // are placed through the policy: ScenarioRequest start_state = place).
+//
+// Unless `carry_cache`: then the template's segments are kept as recorded
+// and only the blocks that change size are freed in them and placed through
+// the policy by their own allocs. That is right when the cache is history the
+// job at N inherits as well (the sizes ran one after another in one process,
+// scale_model.h StartStatesNested), wrong when it was the template's own
+// warm-up (its segments are of the template's size).
 #ifndef HBMSIM_SIM_SCALE_PREDICTED_RECORDING_H_
 #define HBMSIM_SIM_SCALE_PREDICTED_RECORDING_H_
 
@@ -27,7 +34,8 @@ namespace hbmsim::scale {
 
 struct PredictedScenario {
   Scenario scenario;
-  bool start_state_kept = true;  // false: a start-state block changed size; placed through the policy
+  bool start_state_kept = true;  // false: a start-state block changed size
+  bool cache_carried = false;    // with a block resized: the segments kept, the resized blocks placed
   uint64_t start_blocks_resized = 0;
   uint64_t start_blocks = 0;
 };
@@ -35,7 +43,8 @@ struct PredictedScenario {
 // `alloc_bytes`: the requested size of each of the template's allocs.
 // `name` names the prediction in reports ("prediction at 1024").
 absl::StatusOr<PredictedScenario> MakePredictedScenario(std::shared_ptr<const MemberStream> templ,
-                                                        std::vector<uint64_t> alloc_bytes, std::string name);
+                                                        std::vector<uint64_t> alloc_bytes, std::string name,
+                                                        bool carry_cache = false);
 
 }  // namespace hbmsim::scale
 

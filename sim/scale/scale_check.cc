@@ -75,6 +75,8 @@ absl::StatusOr<CheckRow> CheckOne(const ScaleModel& model, size_t left_out, cons
   row.name = real.name;
   row.predicted_allocations = sub->templ().allocs() - sub->templ().start_allocs;
   row.real_allocations = real.allocs() - real.start_allocs;
+  row.predicted_iterations = sub->templ().iterations;
+  row.real_iterations = real.iterations;
   CompareSizes(sub->templ(), p->alloc_bytes, real, row);
   row.predicted_peak_allocated = p->run.peak_allocated;
   row.real_peak_allocated = replayed->peak_allocated;

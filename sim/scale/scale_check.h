@@ -34,6 +34,11 @@ struct CheckRow {
   uint64_t wrong_frame_allocations = 0;
   uint64_t real_only_allocations = 0;       // the recording's allocs the prediction has no counterpart for
   uint64_t predicted_only_allocations = 0;  // and the other way round
+  // The repeats each trace is made of (MemberStream::iterations): with the
+  // same count on both sides, a count difference is per iteration, not a
+  // different number of steps recorded.
+  uint64_t predicted_iterations = 1;
+  uint64_t real_iterations = 1;
   Bytes predicted_peak_allocated, real_peak_allocated;
   Bytes predicted_peak_reserved, real_peak_reserved;
   // What the recording's start state reserves (segments cached before its

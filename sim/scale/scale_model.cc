@@ -70,6 +70,10 @@ AllocModel FitAlloc(const ScaleModel& model, uint32_t alloc) {
   }
   points.push_back({t.value, t.alloc_bytes[alloc]});
   out.fit = FitSize(points);
+  if (!out.fit) {
+    std::sort(points.begin(), points.end(), [](const SizePoint& a, const SizePoint& b) { return a.n < b.n; });
+    out.recorded = std::move(points);
+  }
   return out;
 }
 
@@ -86,6 +90,25 @@ size_t NearestMember(const std::vector<std::shared_ptr<const MemberStream>>& mem
     if (distance(i) < distance(best)) best = i;
   }
   return best;
+}
+
+// The start state's segment sizes, ascending.
+std::vector<uint64_t> SegmentSizes(const MemberStream& m) {
+  std::vector<uint64_t> out;
+  for (const StartSegment& s : m.scenario->start_state) out.push_back(s.size.value());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool StartStatesNested(const std::vector<std::shared_ptr<const MemberStream>>& members) {
+  std::vector<uint64_t> previous = SegmentSizes(*members.front());
+  const size_t smallest = previous.size();
+  for (size_t i = 1; i < members.size(); ++i) {
+    std::vector<uint64_t> sizes = SegmentSizes(*members[i]);
+    if (!std::includes(sizes.begin(), sizes.end(), previous.begin(), previous.end())) return false;
+    previous = std::move(sizes);
+  }
+  return previous.size() > smallest;
 }
 
 }  // namespace
@@ -132,6 +155,7 @@ absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const Mem
   ScaleModel model;
   model.members = std::move(members);
   model.template_index = NearestMember(model.members, near);
+  model.start_states_nested = StartStatesNested(model.members);
   for (size_t i = 0; i < model.members.size(); ++i) {
     if (i != model.template_index) model.alignments.push_back(Align(model.templ(), *model.members[i], i));
   }
@@ -144,8 +168,9 @@ std::vector<uint64_t> PredictAllocSizes(const ScaleModel& model, uint64_t n, uin
   const MemberStream& t = model.templ();
   std::vector<uint64_t> out(t.alloc_bytes);
   for (size_t a = 0; a < model.allocs.size(); ++a) {
-    if (!model.allocs[a].fit) continue;
-    const std::optional<uint64_t> bytes = PredictSize(*model.allocs[a].fit, n);
+    const AllocModel& m = model.allocs[a];
+    if (!m.fit && m.recorded.size() < 2) continue;  // seen at one size: nothing to go by
+    const std::optional<uint64_t> bytes = m.fit ? PredictSize(*m.fit, n) : GuessSize(m.recorded, n);
     if (bytes) {
       out[a] = *bytes;
     } else if (unextended != nullptr) {

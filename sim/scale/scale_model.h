@@ -8,8 +8,11 @@
 //   per alloc  the other members' allocs it aligns with, its fit, and how its
 //              size at N is chosen:
 //                fitted     a confirmed form, exact on every point
-//                kept       no confirmed form (unexplained, or aligned at too
-//                           few sizes): the template's recorded size, a guess
+//                guessed    no confirmed form (unexplained): the line through
+//                           its two recorded sizes nearest N (size_fit.h
+//                           GuessSize), a guess the report counts
+//                kept       aligned at one size only, or the guess is negative
+//                           at N: the template's recorded size
 //   per member what did not align: steps at one size only, frees in another
 //              order, and whether the difference was too long to align
 #ifndef HBMSIM_SIM_SCALE_SCALE_MODEL_H_
@@ -52,7 +55,10 @@ struct MemberAlignment {
 
 struct AllocModel {
   uint32_t aligned_members = 0;  // other members it aligns with
-  std::optional<SizeFit> fit;    // nullopt: unexplained, the recorded size is kept
+  std::optional<SizeFit> fit;    // nullopt: unexplained, its size at N is guessed
+  // Without a fit: the sizes it was recorded at, one per member it aligns
+  // with and the template's, ascending value (what GuessSize draws from).
+  std::vector<SizePoint> recorded;
 };
 
 struct ScaleModel {
@@ -60,6 +66,14 @@ struct ScaleModel {
   size_t template_index = 0;
   std::vector<MemberAlignment> alignments;  // one per member but the template
   std::vector<AllocModel> allocs;           // one per template alloc
+
+  // Each member's start state holds every segment (by size) of the next
+  // smaller member's, and the largest holds more than the smallest: the
+  // sizes ran one after another in one process, smallest first, and each
+  // recording's cache is the history of the ones before it (and of its own
+  // warm-up). Recordings made in separate processes cache segments of their
+  // own size only.
+  bool start_states_nested = false;
 
   const MemberStream& templ() const { return *members[template_index]; }
   std::shared_ptr<const MemberStream> templ_ptr() const { return members[template_index]; }
@@ -79,8 +93,9 @@ absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const Mem
                                            std::optional<uint64_t> near = std::nullopt);
 
 // The template's allocation sizes at n: fitted where a fit extends to n,
-// recorded elsewhere. `refitted`, if given, counts the allocs whose fit
-// did not extend to n (negative or too large there) and kept their size.
+// guessed where no form explains the sizes, recorded elsewhere.
+// `unextended`, if given, counts the allocs whose fit or guess did not extend
+// to n (negative or too large there) and kept their size.
 std::vector<uint64_t> PredictAllocSizes(const ScaleModel& model, uint64_t n, uint64_t* unextended = nullptr);
 
 }  // namespace hbmsim::scale

@@ -31,7 +31,8 @@ absl::StatusOr<Prediction> PredictAt(const ScaleModel& model, const AllocatorCon
   out.to = n;
   out.alloc_bytes = PredictAllocSizes(model, n, &out.unextended);
   absl::StatusOr<PredictedScenario> predicted =
-      MakePredictedScenario(model.templ_ptr(), out.alloc_bytes, fmt::format("the prediction at {}", n));
+      MakePredictedScenario(model.templ_ptr(), out.alloc_bytes, fmt::format("the prediction at {}", n),
+                            model.start_states_nested && model.templ().value <= n);
   if (!predicted.ok()) return predicted.status();
   out.predicted = *std::move(predicted);
   absl::StatusOr<LimitChoice> limit = ResolveLimit(out.predicted.scenario, config, limit_flag);

@@ -85,16 +85,25 @@ void PredictionText(const ScaleReport& r, std::string& out) {
         p.to, factor);
   }
   if (p.unextended > 0) {
-    out += fmt::format("  not extended:     {} fitted allocations give no size at {}; kept as recorded\n",
-                       p.unextended, p.to);
+    out += fmt::format(
+        "  not extended:     {} fitted or guessed allocations give no size at {}; kept as recorded\n",
+        p.unextended, p.to);
   }
   const PredictedScenario& ps = p.predicted;
-  out += ps.start_state_kept
-             ? "  start state:      as recorded (its blocks keep their sizes)\n"
-             : fmt::format(
-                   "  start state:      {} of its {} blocks change size: all placed through the policy "
-                   "(the template's cache was of its own size)\n",
-                   ps.start_blocks_resized, ps.start_blocks);
+  if (ps.start_state_kept) {
+    out += "  start state:      as recorded (its blocks keep their sizes)\n";
+  } else if (ps.cache_carried) {
+    out += fmt::format(
+        "  start state:      the template's segments carried over (the recordings' caches are nested: the "
+        "sizes ran in one process, smallest first); {} of its {} blocks change size and are placed through "
+        "the policy\n",
+        ps.start_blocks_resized, ps.start_blocks);
+  } else {
+    out += fmt::format(
+        "  start state:      {} of its {} blocks change size: all placed through the policy (the "
+        "template's cache was of its own size)\n",
+        ps.start_blocks_resized, ps.start_blocks);
+  }
   out += fmt::format("  limit:            {} ({})\n", Sized(p.limit.limit), p.limit.source);
   out += fmt::format("  allocations:      {}\n", p.run.allocations);
   out += fmt::format("  peak allocated:   {}\n", Sized(p.run.peak_allocated));
@@ -159,6 +168,13 @@ void CheckText(const ScaleReport& r, std::string& out) {
           "           {} allocations of the recording have no counterpart in the prediction, "
           "{} of the prediction none in the recording: another code path at this size\n",
           c.real_only_allocations, c.predicted_only_allocations);
+    }
+    if (c.predicted_allocations != c.real_allocations && c.real_iterations > 1 &&
+        c.real_iterations == c.predicted_iterations) {
+      out += fmt::format(
+          "           the same {} iterations on both sides: {} allocations each predicted, {} recorded\n",
+          c.real_iterations, c.predicted_allocations / c.predicted_iterations,
+          c.real_allocations / c.real_iterations);
     }
   }
 }
@@ -234,7 +250,9 @@ std::string ScaleText(const ScaleReport& r) {
   for (const std::string& note : AlignmentNotes(m)) out += fmt::format("  not aligned:      {}\n", note);
   out += fmt::format("  size fits:        {}\n", FormsText(m));
   if (m.UnexplainedAllocs() > 0) {
-    out += "                    (an unexplained allocation keeps the template's recorded size)\n";
+    out +=
+        "                    (an unexplained allocation is guessed: the line through its two recorded sizes "
+        "nearest the size asked for)\n";
     size_t shown = 0;
     for (const UnexplainedGroup& g : UnexplainedGroups(m)) {
       if (shown++ == kUnexplainedRows) break;

@@ -84,6 +84,8 @@ Json CheckJson(const std::vector<CheckRow>& rows) {
                    {"wrong_size_frame_allocations", r.wrong_frame_allocations},
                    {"real_only_allocations", r.real_only_allocations},
                    {"predicted_only_allocations", r.predicted_only_allocations},
+                   {"predicted_iterations", r.predicted_iterations},
+                   {"real_iterations", r.real_iterations},
                    {"predicted_peak_allocated_bytes", r.predicted_peak_allocated.value()},
                    {"real_peak_allocated_bytes", r.real_peak_allocated.value()},
                    {"peak_allocated_error", r.AllocatedError()},
@@ -118,6 +120,7 @@ nlohmann::ordered_json ScaleJson(const ScaleReport& r) {
   for (std::string& n : AlignmentNotes(m)) notes.push_back(std::move(n));
   j["not_aligned"] = std::move(notes);
   j["forms"] = FormsJson(m);
+  j["start_states_nested"] = m.start_states_nested;
   Json unexplained = Json::array();
   for (const UnexplainedGroup& g : UnexplainedGroups(m)) {
     Json sizes = Json::array();
@@ -128,6 +131,7 @@ nlohmann::ordered_json ScaleJson(const ScaleReport& r) {
   if (p) {
     j["extrapolation_factor"] = ExtrapolationFactor(m, p->to);
     j["start_state_kept"] = p->predicted.start_state_kept;
+    j["start_cache_carried"] = p->predicted.cache_carried;
     j["start_blocks_resized"] = p->predicted.start_blocks_resized;
     j["bytes_limit"] = p->limit.limit.value();
     j["first_failure"] = FailureJson(p->run);

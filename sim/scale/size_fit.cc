@@ -172,4 +172,26 @@ std::optional<uint64_t> PredictSize(const SizeFit& fit, uint64_t n) {
   return static_cast<uint64_t>(bytes);
 }
 
+std::optional<uint64_t> GuessSize(std::span<const SizePoint> points, uint64_t n) {
+  auto distance = [n](const SizePoint& p) { return p.n > n ? p.n - n : n - p.n; };
+  auto nearer = [&](const SizePoint& a, const SizePoint& b) {
+    return distance(a) != distance(b) ? distance(a) < distance(b) : a.n > b.n;
+  };
+  const SizePoint* first = nullptr;
+  const SizePoint* second = nullptr;
+  for (const SizePoint& p : points) {
+    if (first == nullptr || nearer(p, *first)) {
+      if (first == nullptr || first->n != p.n) second = first;
+      first = &p;
+    } else if (p.n != first->n && (second == nullptr || nearer(p, *second))) {
+      second = &p;
+    }
+  }
+  if (second == nullptr) return std::nullopt;
+  const SizePoint line[] = {*first, *second};
+  const std::optional<SizeFit> fit = Through(SizeForm::kAffine, line);
+  if (!fit) return std::nullopt;
+  return PredictSize(*fit, n);
+}
+
 }  // namespace hbmsim::scale

@@ -66,6 +66,15 @@ std::optional<SizeFit> FitSize(std::span<const SizePoint> points);
 // negative there or does not fit 64 bits (a fit that does not extend to n).
 std::optional<uint64_t> PredictSize(const SizeFit& fit, uint64_t n);
 
+// The size of an allocation no form explains, guessed at n: the line through
+// its two recorded sizes nearest n (by |value - n|, the larger value on a
+// tie), rounded up to a byte. Between two recordings it interpolates; beyond
+// them it extends the nearest segment: an offset plus a product (a fused
+// buffer, a header and its rows) comes out exact from two points, which no
+// form can confirm. nullopt with fewer than two distinct points, or when the
+// line is negative or beyond 64 bits at n (the caller keeps the recorded size).
+std::optional<uint64_t> GuessSize(std::span<const SizePoint> points, uint64_t n);
+
 }  // namespace hbmsim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SIZE_FIT_H_

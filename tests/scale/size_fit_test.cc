@@ -88,6 +88,32 @@ TEST(SizeFitTest, RepeatedValueOrOnePointIsUnexplained) {
   EXPECT_FALSE(Fit({{128, 10}, {128, 10}}).has_value());
 }
 
+// What no form confirms is guessed by the line through the two recorded
+// sizes nearest n: an offset plus a product (the training step's 5631+520*n)
+// comes out exact from two points.
+TEST(SizeFitTest, GuessTakesTheLineThroughTheTwoNearestSizes) {
+  const std::vector<SizePoint> two = {{128, 72191}, {256, 138751}};
+  EXPECT_FALSE(FitSize(two).has_value());
+  EXPECT_EQ(GuessSize(two, 512), 271871u);
+  EXPECT_EQ(GuessSize(two, 192), 105471u);  // between them: interpolated
+  // Three sizes no form explains (a staging buffer capped past 256): the
+  // nearest two decide; beyond the largest, its segment is extended.
+  const std::vector<SizePoint> three = {{128, 16777216}, {256, 33554432}, {512, 64487424}};
+  EXPECT_EQ(GuessSize(three, 1024), 126353408u);  // 64487424 + 2 * (64487424 - 33554432)
+  EXPECT_EQ(GuessSize(three, 192), 25165824u);    // between 128 and 256
+  EXPECT_EQ(GuessSize(three, 256), 33554432u);    // a recorded size is itself
+}
+
+TEST(SizeFitTest, GuessNeedsTwoValuesAndAPositiveLine) {
+  const std::vector<SizePoint> one = {{128, 10}};
+  EXPECT_FALSE(GuessSize(one, 256).has_value());
+  const std::vector<SizePoint> same = {{128, 10}, {128, 12}};
+  EXPECT_FALSE(GuessSize(same, 256).has_value());
+  const std::vector<SizePoint> falling = {{10, 90}, {20, 50}};  // 130 - 4*n
+  EXPECT_EQ(GuessSize(falling, 30), 10u);
+  EXPECT_FALSE(GuessSize(falling, 40).has_value());
+}
+
 TEST(SizeFitTest, SizesNearTwoToTheSixtyFourDoNotWrap) {
   const std::optional<SizeFit> f = Fit({{1, uint64_t{1} << 62}, {2, uint64_t{1} << 63}});
   ASSERT_TRUE(f.has_value());
