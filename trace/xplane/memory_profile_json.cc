@@ -98,6 +98,10 @@ absl::StatusOr<AllocatorRecording> ReadAllocator(const std::string& name, const 
     r.addr = AddressField(act, "address");
     r.requested_bytes = IntField(act, "requestedBytes");
     r.allocation_bytes = IntField(act, "allocationBytes");
+    // XProf prints every field, so a deallocation the runtime sent without a
+    // size (a TPU's) reads 0 bytes: no chunk is empty, so that is "not recorded".
+    if (!r.allocation && r.allocation_bytes == 0) r.allocation_bytes.reset();
+    if (!r.allocation && r.requested_bytes == 0) r.requested_bytes.reset();
     r.bytes_allocated = IntField(stats, "heapAllocatedBytes");
     r.bytes_available = IntField(stats, "freeMemoryBytes");
     r.bytes_reserved = IntField(stats, "stackReservedBytes");
