@@ -300,13 +300,12 @@ void WriteMetadata(ProfileTrace& t) {
   for (size_t d = 0; d < t.devices.size(); ++d) {
     const ProfileDevice& dev = t.devices[d];
     const StartState& s = dev.start;
-    m.emplace_back(
-        fmt::format("xplane_device_{}", d),
-        fmt::format("{} records={} allocations={} deallocations={} in_use_before={} "
-                    "preexisting_unknown={} region_base={:#x}",
-                    dev.recording.name, dev.recording.allocations + dev.recording.deallocations,
-                    dev.recording.allocations,
-                    dev.recording.deallocations, s.bytes_in_use_before, s.unknown_bytes, s.base()));
+    m.emplace_back(fmt::format("xplane_device_{}", d),
+                   fmt::format("{} records={} allocations={} deallocations={} in_use_before={} "
+                               "preexisting_unknown={} region_base={:#x}",
+                               dev.recording.name, dev.recording.allocations + dev.recording.deallocations,
+                               dev.recording.allocations, dev.recording.deallocations, s.bytes_in_use_before,
+                               s.unknown_bytes, s.base()));
     if (s.limit) m.emplace_back(fmt::format("device_bytes_{}", d), std::to_string(*s.limit));
     for (const std::string& note : s.notes) m.emplace_back(fmt::format("xplane_start_{}", d), note);
   }

@@ -99,7 +99,8 @@ class Reconciler {
       gap.unexplained_bytes = Add(*r.bytes_allocated, -Add(Add(*prev_heap_, net), delta));
       if (gap.unexplained_bytes != 0) {
         const bool in = gap.unexplained_bytes > 0;
-        MemoryRecord bytes = Inserted(r, Missing::kBytes, in, 0, in ? gap.unexplained_bytes : -gap.unexplained_bytes);
+        MemoryRecord bytes =
+            Inserted(r, Missing::kBytes, in, 0, in ? gap.unexplained_bytes : -gap.unexplained_bytes);
         bytes.addr.reset();
         into.push_back(std::move(bytes));  // before the record's own event
       }
@@ -160,7 +161,8 @@ class Reconciler {
 
 std::string MissingEvents::Note() const {
   std::string where;
-  for (size_t i = 0; i < gaps.size() && i < 3; ++i) where += fmt::format("{}{}", i ? ", " : "", gaps[i].where);
+  for (size_t i = 0; i < gaps.size() && i < 3; ++i)
+    where += fmt::format("{}{}", i ? ", " : "", gaps[i].where);
   return fmt::format(
       "sampled: {} gaps of {} records lost events (reconciled from the figures): {} frees and {} allocations "
       "missing at recorded addresses, {} gaps where bytes in use moved by events of unknown address "

@@ -56,12 +56,12 @@ struct MissingGap {
 };
 
 struct MissingEvents {
-  int64_t recorded = 0;        // records in the file
-  int64_t frees = 0;           // Missing::kFree inserted
-  int64_t allocations = 0;     // Missing::kAllocation inserted
-  int64_t unexplained = 0;     // gaps with d != 0 (Missing::kBytes inserted)
-  int64_t bytes_in = 0;        // Σ d > 0
-  int64_t bytes_out = 0;       // Σ −d, d < 0
+  int64_t recorded = 0;          // records in the file
+  int64_t frees = 0;             // Missing::kFree inserted
+  int64_t allocations = 0;       // Missing::kAllocation inserted
+  int64_t unexplained = 0;       // gaps with d != 0 (Missing::kBytes inserted)
+  int64_t bytes_in = 0;          // Σ d > 0
+  int64_t bytes_out = 0;         // Σ −d, d < 0
   std::vector<MissingGap> gaps;  // every gap with something missing, in order
 
   bool any() const { return !gaps.empty(); }

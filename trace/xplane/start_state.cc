@@ -135,16 +135,18 @@ std::vector<Range> Merge(std::vector<Range> r) {
 // record to its free, so it can overlap neither another such chunk nor a chunk
 // the recording allocates before that free: records that say otherwise
 // contradict each other (the events built from them could not hold both).
-absl::Status CheckKnownChunksFit(const AllocatorRecording& rec, std::string_view source, const StartState& s) {
+absl::Status CheckKnownChunksFit(const AllocatorRecording& rec, std::string_view source,
+                                 const StartState& s) {
   std::vector<StartChunk> known = s.chunks;
   std::sort(known.begin(), known.end(),
             [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
   auto end_of = [](const StartChunk& c) { return c.addr + static_cast<uint64_t>(c.size); };
   for (size_t i = 1; i < known.size(); ++i) {
     if (known[i].addr < end_of(known[i - 1])) {
-      return RecordError(source, rec.records[known[i].freed_by],
-                         fmt::format("of address {:#x}, inside the chunk at {:#x} that {} frees", known[i].addr,
-                                     known[i - 1].addr, rec.records[known[i - 1].freed_by].where));
+      return RecordError(
+          source, rec.records[known[i].freed_by],
+          fmt::format("of address {:#x}, inside the chunk at {:#x} that {} frees", known[i].addr,
+                      known[i - 1].addr, rec.records[known[i - 1].freed_by].where));
     }
   }
   for (size_t i = 0; i < rec.records.size(); ++i) {
