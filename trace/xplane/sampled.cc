@@ -51,10 +51,19 @@ int64_t Add(int64_t a, int64_t b) {
 
 class Reconciler {
  public:
-  Reconciler(const AllocatorRecording& rec, MissingEvents& out) : out_(out) {
-    for (const MemoryRecord& r : rec.records) {
+  Reconciler(const AllocatorRecording& rec, MissingEvents& out) : out_(out), free_lost_(rec.records.size()) {
+    absl::btree_map<uint64_t, size_t> open;  // address -> its allocation not yet freed
+    for (size_t i = 0; i < rec.records.size(); ++i) {
+      const MemoryRecord& r = rec.records[i];
       if (r.allocation && r.allocation_bytes && *r.allocation_bytes > 0)
         smallest_ = std::min(smallest_.value_or(INT64_MAX), *r.allocation_bytes);
+      if (!r.addr) continue;
+      auto it = open.find(*r.addr);
+      if (it != open.end()) {
+        free_lost_[it->second] = r.allocation;  // allocated again before any free: that free is lost
+        open.erase(it);
+      }
+      if (r.allocation) open.emplace(*r.addr, i);
     }
   }
 
@@ -74,6 +83,7 @@ class Reconciler {
         into.push_back(Inserted(r, Missing::kFree, false, addr, it->second));
         net -= it->second;
         ++gap.frees;
+        Unpend(addr, it->second);
         live_.erase(it);
       }
       live_[addr] = chunk;
@@ -97,6 +107,7 @@ class Reconciler {
     }
     if (prev_heap_ && r.bytes_allocated) {
       gap.unexplained_bytes = Add(*r.bytes_allocated, -Add(Add(*prev_heap_, net), delta));
+      if (gap.unexplained_bytes < 0) FreeEarly(r, gap, into);
       if (gap.unexplained_bytes != 0) {
         const bool in = gap.unexplained_bytes > 0;
         MemoryRecord bytes =
@@ -108,11 +119,39 @@ class Reconciler {
     prev_heap_ = r.bytes_allocated ? r.bytes_allocated
                  : prev_heap_      ? std::optional<int64_t>(Add(Add(*prev_heap_, net), delta))
                                    : std::nullopt;
+    if (r.allocation && free_lost_[i]) pending_.emplace(live_[addr], addr);
     Count(gap);
     into.push_back(std::move(r));
   }
 
  private:
+  // Bytes freed in the gap at no recorded address: first the chunks whose
+  // free is known to be lost (their address is allocated again later), the
+  // largest that fits first, so they are freed when the figures say rather
+  // than just before their address is reused.
+  void FreeEarly(const MemoryRecord& r, MissingGap& gap, std::vector<MemoryRecord>& into) {
+    while (gap.unexplained_bytes < 0 && !pending_.empty()) {
+      auto it = pending_.upper_bound(-gap.unexplained_bytes);
+      if (it == pending_.begin()) return;
+      --it;
+      const auto [size, addr] = *it;
+      pending_.erase(it);
+      live_.erase(addr);
+      into.push_back(Inserted(r, Missing::kFree, false, addr, size));
+      gap.unexplained_bytes += size;
+      ++gap.frees;
+    }
+  }
+
+  void Unpend(uint64_t addr, int64_t size) {
+    for (auto [it, end] = pending_.equal_range(size); it != end; ++it) {
+      if (it->second == addr) {
+        pending_.erase(it);
+        return;
+      }
+    }
+  }
+
   // A free that records no size of a chunk the recording did not allocate
   // in view: the chunk last seen at that address (its allocation is lost in
   // this gap, so the gap's figures cannot tell its size), else the heap's
@@ -151,6 +190,8 @@ class Reconciler {
 
   MissingEvents& out_;
   absl::btree_map<uint64_t, int64_t> live_;  // address -> chunk, allocated in the recording
+  std::vector<bool> free_lost_;              // per record: an allocation whose free the sample lost
+  absl::btree_multimap<int64_t, uint64_t> pending_;  // live chunks whose free is lost: size -> address
   absl::btree_map<uint64_t, int64_t> seen_;  // address -> the last chunk allocated or freed there
   RangeSet touched_;
   std::optional<int64_t> prev_heap_;
