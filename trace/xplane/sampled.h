@@ -24,6 +24,9 @@
 //                                    smallest chunk the recording allocates
 //   (a lost allocation is put in the gap right before its free: when it
 //   happened is not recorded)
+//   heap allocated fell more than    first the live chunks whose free is lost
+//   the events above explain         (their address is allocated again later):
+//                                    freed now, the largest that fits first
 //   what heap allocated still        events of unknown address: one record of
 //   moved by, d = recorded −         |d| bytes (Missing::kBytes), an allocation
 //   (previous + the events above)    when d > 0, a free when d < 0
