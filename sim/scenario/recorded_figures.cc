@@ -7,14 +7,18 @@
 namespace hbmsim {
 namespace {
 
-// The pool (every region) and the largest free block, from the memory map.
+// The free pool and its largest block, from the memory map. The pool is the
+// free blocks' sum: BFC's pool − bytes in use, and on a TPU also without the
+// programs' reservation (the runtime's free bytes leave it out too).
 class FreeScan : public MemoryMapVisitor {
  public:
-  void OnRegion(const RegionInfo& r) override { pool += r.size.value(); }
+  void OnRegion(const RegionInfo&) override {}
   void OnBlock(const BlockInfo& b) override {
-    if (b.state == BlockState::kFree) largest = std::max(largest, b.size.value());
+    if (b.state != BlockState::kFree) return;
+    free_pool += b.size.value();
+    largest = std::max(largest, b.size.value());
   }
-  uint64_t pool = 0;
+  uint64_t free_pool = 0;
   uint64_t largest = 0;
 };
 
@@ -44,7 +48,7 @@ std::string_view FigureMeasureName(FigureMeasure m) {
 double BfcFragmentation(const Allocator& a) {
   FreeScan scan;
   a.WalkMemoryMap(scan);
-  const int64_t free_pool = static_cast<int64_t>(scan.pool) - a.GetStats().bytes_in_use;
+  const int64_t free_pool = static_cast<int64_t>(scan.free_pool);
   if (free_pool <= 0) return 0;
   return static_cast<double>(free_pool - static_cast<int64_t>(scan.largest)) / static_cast<double>(free_pool);
 }

@@ -10,7 +10,8 @@
 //                      (allocations, and deallocations: the chunk freed)
 //   bytes_in_use       stats.bytes_in_use == the recorded bytes in use
 //   fragmentation      (free pool − largest free block) / free pool, free pool
-//                      = Σ region sizes − bytes in use, printed with 6
+//                      = Σ free blocks (BFC: Σ regions − bytes in use; a TPU's
+//                      programs are not free either), printed with 6
 //                      significant digits as TF's TraceMe does, == the
 //                      recorded reading (0 when nothing is free)
 //   peak_bytes_in_use  max(the recorded peak when the recording began, every

@@ -1,8 +1,10 @@
 // libFuzzer target: a TF/JAX profile (trace/xplane), either form chosen by
 // content as OpenTrace does: an XSpace protobuf (ParseXSpace) or XProf's
-// memory_profile JSON, gzip or plain (ParseMemoryProfile); then the start
-// state inference and the events (BuildProfileTrace), read to the end, with
-// each record's figures.
+// memory_profile JSON, gzip or plain (ParseMemoryProfile); then, for the
+// JSON, the reconciliation of a sampled profile's lost events (sampled.h),
+// the start state inference (top-down devices and the region sizes the
+// fragmentation readings choose included) and the events (BuildProfileTrace),
+// read to the end, with each record's figures.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

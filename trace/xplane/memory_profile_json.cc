@@ -67,15 +67,19 @@ absl::StatusOr<AllocatorRecording> ReadAllocator(const std::string& name, const 
                                                  std::string_view source) {
   AllocatorRecording rec;
   rec.name = name;
-  auto snaps = body.find("memoryProfileSnapshots");
+  // Newer XProf keeps the sampled timeline apart and rewrites memoryProfileSnapshots to the
+  // records of the allocations live at the peak: the timeline is the trace then (sampled.h).
+  const char* list = "memoryProfileSnapshots";
+  if (auto t = body.find("sampledTimelineSnapshots"); t != body.end() && t->is_array() && !t->empty())
+    list = "sampledTimelineSnapshots";
+  auto snaps = body.find(list);
   if (snaps == body.end()) return rec;
   if (!snaps->is_array()) {
-    return SnapshotError(source, fmt::format("memoryProfilePerAllocator.{}.memoryProfileSnapshots", name),
-                         "not an array");
+    return SnapshotError(source, fmt::format("memoryProfilePerAllocator.{}.{}", name, list), "not an array");
   }
   for (size_t i = 0; i < snaps->size(); ++i) {
     const Json& s = (*snaps)[i];
-    const std::string where = fmt::format("memoryProfilePerAllocator.{}.memoryProfileSnapshots[{}]", name, i);
+    const std::string where = fmt::format("memoryProfilePerAllocator.{}.{}[{}]", name, list, i);
     static const Json kEmpty = Json::object();
     const Json& stats = s.is_object() && s.contains("aggregationStats") && s["aggregationStats"].is_object()
                             ? s["aggregationStats"]
@@ -93,11 +97,16 @@ absl::StatusOr<AllocatorRecording> ReadAllocator(const std::string& name, const 
     r.allocation = activity == "ALLOCATION";
     r.time_ps = IntField(s, "timeOffsetPs").value_or(0);
     if (!TimeInRange(r.time_ps)) {
-      return SnapshotError(source, where, fmt::format("timeOffsetPs {} is out of range (at most ±2^61 ps)", r.time_ps));
+      return SnapshotError(source, where,
+                           fmt::format("timeOffsetPs {} is out of range (at most ±2^61 ps)", r.time_ps));
     }
     r.addr = AddressField(act, "address");
     r.requested_bytes = IntField(act, "requestedBytes");
     r.allocation_bytes = IntField(act, "allocationBytes");
+    // XProf prints every field, so a deallocation the runtime sent without a
+    // size (a TPU's) reads 0 bytes: no chunk is empty, so that is "not recorded".
+    if (!r.allocation && r.allocation_bytes == 0) r.allocation_bytes.reset();
+    if (!r.allocation && r.requested_bytes == 0) r.requested_bytes.reset();
     r.bytes_allocated = IntField(stats, "heapAllocatedBytes");
     r.bytes_available = IntField(stats, "freeMemoryBytes");
     r.bytes_reserved = IntField(stats, "stackReservedBytes");
@@ -141,8 +150,8 @@ absl::StatusOr<Profile> ParseMemoryProfile(std::string_view bytes, std::string_v
     const std::string_view literal =
         open < close ? what.substr(open + 1, close - open - 1) : std::string_view();
     const size_t at = literal.empty() ? std::string_view::npos : text.find(literal);
-    return absl::InvalidArgumentError(fmt::format("{}: byte offset {}{}: a number too large for a double", source,
-                                                  at == std::string_view::npos ? 0 : at,
+    return absl::InvalidArgumentError(fmt::format("{}: byte offset {}{}: a number too large for a double",
+                                                  source, at == std::string_view::npos ? 0 : at,
                                                   IsGzip(bytes) ? " of the decompressed text" : ""));
   }
   auto per = j.is_object() ? j.find("memoryProfilePerAllocator") : j.end();

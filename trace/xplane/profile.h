@@ -36,6 +36,15 @@ namespace hbmsim::xplane {
 inline constexpr int64_t kMaxAbsTimePs = int64_t{1} << 61;
 inline bool TimeInRange(int64_t ps) { return ps >= -kMaxAbsTimePs && ps <= kMaxAbsTimePs; }
 
+// Whether a record is in the file or stands for an event the file lost
+// (XProf's sampling, sampled.h): a missing record carries no figures.
+enum class Missing : uint8_t {
+  kNone,        // recorded
+  kFree,        // the free of a chunk whose address is allocated again
+  kAllocation,  // the allocation of a chunk the recording frees a second time
+  kBytes,       // bytes in use moved by events of unknown address (no addr)
+};
+
 struct MemoryRecord {
   bool allocation = true;  // MemoryAllocation; false: MemoryDeallocation
   int64_t time_ps = 0;     // line.timestamp_ns * 1000 + offset_ps (JSON: timeOffsetPs)
@@ -53,6 +62,10 @@ struct MemoryRecord {
   std::string data_type;        // "float", "int32", ... (numbers are mapped to names)
   std::string shape;            // "[256,28,28,1]"
   std::string where;            // where the record is in the file, for messages
+  Missing missing = Missing::kNone;
+  // A deallocation that records no size: its chunk as the sampled
+  // reconciliation decided from the figures around it (sampled.h).
+  std::optional<int64_t> inferred_chunk;
 };
 
 struct AllocatorRecording {

@@ -55,7 +55,9 @@ class Builder {
   void StartState(uint32_t d) {
     const xplane::StartState& start = t_.devices[d].start;
     std::vector<uint64_t> to_free;
-    if (!start.grown) {
+    if (start.top_down) {
+      PlaceTopDown(d, start, to_free);
+    } else if (!start.grown) {
       // One region of the whole limit, opened by the first chunk's addr=.
       std::optional<uint64_t> end;
       if (!start.chunks.empty() && start.limit) {
@@ -107,7 +109,9 @@ class Builder {
       const ResolvedRecord& rr = dev.start.records[ref.record];
       const uint64_t t_us = static_cast<uint64_t>(r.time_ps - origin_ps) / 1000000;
       const EventOrigin origin{static_cast<int32_t>(ref.device), static_cast<int32_t>(ref.record)};
-      if (r.allocation) {
+      if (r.missing == Missing::kBytes) {
+        dev.buffer_of_record[ref.record] = MoveUnknownBytes(ref.device, r, t_us, origin);
+      } else if (r.allocation) {
         if (r.step && step[ref.device] != r.step) {
           step[ref.device] = r.step;
           OwnedEvent m;
@@ -123,9 +127,10 @@ class Builder {
         o.event.bytes = Bytes(static_cast<uint64_t>(std::max<int64_t>(rr.requested_bytes, 0)));
         o.event.device = DeviceId(ref.device);
         o.event.time_us = t_us;
-        o.event.addr = r.addr;
+        if (r.missing == Missing::kNone) o.event.addr = r.addr;  // a lost event's address is inferred
         o.event.shape = ShapeOf(r);
         if (!r.tf_op.empty()) o.tag = xla::TagSafe(r.tf_op);
+        if (r.missing != Missing::kNone) o.tag = std::string(kLostEventTag);
         live_[{ref.device, *r.addr}] = o.event.id;
         dev.buffer_of_record[ref.record] = o.event.id;
         Push(std::move(o), origin);
@@ -144,16 +149,74 @@ class Builder {
   }
 
  private:
-  uint64_t Alloc(uint32_t d, int64_t size, std::optional<uint64_t> addr, std::string_view tag) {
+  uint64_t Alloc(uint32_t d, int64_t size, std::optional<uint64_t> addr, std::string_view tag,
+                 std::optional<uint64_t> t_us = std::nullopt, EventOrigin origin = {}) {
     OwnedEvent o;
     o.event.kind = EventKind::kAlloc;
     o.event.id = next_id_++;
     o.event.bytes = Bytes(static_cast<uint64_t>(size));
     o.event.device = DeviceId(d);
+    o.event.time_us = t_us;
     o.event.addr = addr;
     o.tag = std::string(tag);
-    Push(std::move(o), {});
+    Push(std::move(o), origin);
     return next_id_ - 1;
+  }
+
+  // Lays the chunks out from the limit down, highest first: a best fit that
+  // takes the top end of its block (a TPU's) then tiles them where they were.
+  // The programs (bytes_reserved) are loaded first, at the bottom.
+  void PlaceTopDown(uint32_t d, const xplane::StartState& start, std::vector<uint64_t>& to_free) {
+    if (start.reserved_before && *start.reserved_before > 0) {
+      OwnedEvent o;
+      o.event.kind = EventKind::kProgramLoad;
+      o.event.id = next_id_++;
+      o.event.bytes = Bytes(static_cast<uint64_t>(*start.reserved_before));
+      o.event.device = DeviceId(d);
+      o.tag = "programs";
+      Push(std::move(o), {});
+    }
+    uint64_t at = static_cast<uint64_t>(*start.limit);
+    for (auto it = start.chunks.rbegin(); it != start.chunks.rend(); ++it) {
+      const StartChunk& c = *it;
+      const uint64_t end = c.addr + static_cast<uint64_t>(c.size);
+      if (end > at || c.size <= 0) continue;  // overlapping records: noted by the layout
+      if (end < at) to_free.push_back(Alloc(d, static_cast<int64_t>(at - end), std::nullopt, kStartFreeTag));
+      switch (c.kind) {
+        case StartChunkKind::kKnown:
+          live_[{d, c.addr}] = Alloc(d, c.size, c.addr, kPreexistingTag);
+          break;
+        case StartChunkKind::kUnknown:
+          unknown_[d].push_back({Alloc(d, c.size, std::nullopt, kUnknownTag), c.size});
+          break;
+        case StartChunkKind::kHole:
+          to_free.push_back(Alloc(d, c.size, std::nullopt, kStartFreeTag));
+          break;
+      }
+      at = c.addr;
+    }
+  }
+
+  // Bytes in use moved by events the sampled profile lost, at unknown
+  // addresses: an allocation of that size, or frees of unknown chunks (latest
+  // first) with any surplus allocated back. Returns the buffer allocated, or 0.
+  uint64_t MoveUnknownBytes(uint32_t d, const MemoryRecord& r, uint64_t t_us, EventOrigin origin) {
+    const int64_t bytes = r.allocation_bytes.value_or(0);
+    std::vector<std::pair<uint64_t, int64_t>>& pool = unknown_[d];
+    if (r.allocation) {
+      pool.push_back({Alloc(d, bytes, std::nullopt, kLostEventTag, t_us, origin), bytes});
+      return pool.back().first;
+    }
+    int64_t left = bytes;
+    while (left > 0 && !pool.empty()) {
+      Push(Free(d, pool.back().first, t_us), origin);
+      left -= pool.back().second;
+      pool.pop_back();
+    }
+    if (left > 0) t_.devices[d].unknown_unreleased += left;
+    if (left >= 0) return 0;
+    pool.push_back({Alloc(d, -left, std::nullopt, kLostEventTag, t_us, origin), -left});
+    return pool.back().first;
   }
 
   // Allocates `chunks` (tiling upward from the first) from the low end of
@@ -189,6 +252,7 @@ class Builder {
         first_addr = false;
         pieces.push_back(id);
         if (c.kind == StartChunkKind::kHole) to_free.push_back(id);
+        if (c.kind == StartChunkKind::kUnknown) unknown_[d].push_back({id, piece});
         at += static_cast<uint64_t>(piece);
         left -= piece;
       }
@@ -221,6 +285,8 @@ class Builder {
   ProfileTrace& t_;
   uint64_t next_id_ = 1;
   absl::btree_map<std::pair<uint32_t, uint64_t>, uint64_t> live_;  // (device, address) -> buffer id
+  // Per device, the live chunks of unknown address (id, bytes), oldest first.
+  absl::btree_map<uint32_t, std::vector<std::pair<uint64_t, int64_t>>> unknown_;
 };
 
 void WriteMetadata(ProfileTrace& t) {
@@ -234,12 +300,12 @@ void WriteMetadata(ProfileTrace& t) {
   for (size_t d = 0; d < t.devices.size(); ++d) {
     const ProfileDevice& dev = t.devices[d];
     const StartState& s = dev.start;
-    m.emplace_back(
-        fmt::format("xplane_device_{}", d),
-        fmt::format("{} records={} allocations={} deallocations={} in_use_before={} "
-                    "preexisting_unknown={} region_base={:#x}",
-                    dev.recording.name, dev.recording.records.size(), dev.recording.allocations,
-                    dev.recording.deallocations, s.bytes_in_use_before, s.unknown_bytes, s.base()));
+    m.emplace_back(fmt::format("xplane_device_{}", d),
+                   fmt::format("{} records={} allocations={} deallocations={} in_use_before={} "
+                               "preexisting_unknown={} region_base={:#x}",
+                               dev.recording.name, dev.recording.allocations + dev.recording.deallocations,
+                               dev.recording.allocations, dev.recording.deallocations, s.bytes_in_use_before,
+                               s.unknown_bytes, s.base()));
     if (s.limit) m.emplace_back(fmt::format("device_bytes_{}", d), std::to_string(*s.limit));
     for (const std::string& note : s.notes) m.emplace_back(fmt::format("xplane_start_{}", d), note);
   }
@@ -264,15 +330,26 @@ absl::StatusOr<ProfileTrace> BuildProfileTrace(Profile profile) {
   OrderDevices(profile.allocators);
   int64_t origin = std::numeric_limits<int64_t>::max();
   for (AllocatorRecording& a : profile.allocators) {
+    // XProf's converter samples what it writes; an XSpace holds every event.
+    MissingEvents missing;
+    if (t.form == "memory_profile_json") missing = ReconcileSampled(a);
     absl::StatusOr<StartState> s = InferStartState(a, t.source);
     if (!s.ok()) return s.status();
+    if (missing.any()) s->notes.push_back(missing.Note());
     if (!a.records.empty()) origin = std::min(origin, a.records.front().time_ps);
-    t.devices.push_back({std::move(a), *std::move(s), {}, 0});
+    t.devices.push_back({std::move(a), *std::move(s), std::move(missing), 0, {}, 0});
   }
   Builder b(t);
   for (uint32_t d = 0; d < t.devices.size(); ++d) b.StartState(d);
   t.start_events = t.events.size();
   if (absl::Status s = b.Records(origin); !s.ok()) return s;
+  for (ProfileDevice& dev : t.devices) {
+    if (dev.unknown_unreleased == 0) continue;
+    dev.start.notes.push_back(fmt::format(
+        "{} B freed at unknown addresses found no unknown chunk left to free: bytes in use reads that much "
+        "higher from then on",
+        dev.unknown_unreleased));
+  }
   WriteMetadata(t);
   return t;
 }
@@ -309,6 +386,7 @@ std::optional<RecordedFigures> ProfileEventReader::current_figures() const {
   const EventOrigin& o = trace_.origins[next_ - 1];
   if (o.device < 0) return std::nullopt;
   const MemoryRecord& r = trace_.devices[o.device].recording.records[o.record];
+  if (r.missing != Missing::kNone) return std::nullopt;  // lost, inferred: no figures of its own
   RecordedFigures f;
   f.allocation = r.allocation;
   if (r.allocation) f.addr = r.addr;

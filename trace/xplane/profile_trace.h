@@ -13,6 +13,18 @@
 //                   Grown regions (start_state.h): per region, in the order
 //                   BFC's doubling creates them, `alloc <size> addr=<base>
 //                   tag=start_region` and its free, then the region's chunks
+//                   Top-down devices (start_state.h: addresses are offsets
+//                   below the limit, a TPU's): a program_load of the first
+//                   record's bytes_reserved (the runtime's programs, at the
+//                   bottom), then the chunks from the limit downward, highest
+//                   first, so a top-down best fit tiles them in place
+//   lost events     a memory_profile.json's records are reconciled first
+//                   (sampled.h): a missing free or allocation is a `free` /
+//                   `alloc tag=lost_event` (no addr=: the recording did not
+//                   report it); bytes moved at unknown addresses are an
+//                   `alloc tag=lost_event` of that size, or frees of the
+//                   unknown chunks (the start state's preexisting_unknown and
+//                   earlier such allocs, latest first; a surplus allocated back)
 //   records         merged by time over all devices: MemoryAllocation ->
 //                   `alloc <id> <requested_bytes> addr= tag=<tf_op>
 //                   shape=<dtype>[dims] t=`, MemoryDeallocation -> `free <id>`
@@ -35,6 +47,7 @@
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 #include "trace/xplane/profile.h"
+#include "trace/xplane/sampled.h"
 #include "trace/xplane/start_state.h"
 
 namespace hbmsim::xplane {
@@ -44,10 +57,14 @@ inline constexpr std::string_view kUnknownTag = "preexisting_unknown";
 inline constexpr std::string_view kStartFreeTag = "start_free";
 inline constexpr std::string_view kStartRegionTag = "start_region";
 inline constexpr std::string_view kStartPieceTag = "start_piece";
+inline constexpr std::string_view kLostEventTag = "lost_event";  // a record sampled.h inserted
 
 struct ProfileDevice {
-  AllocatorRecording recording;
+  AllocatorRecording recording;  // with the records a sampled profile lost (sampled.h)
   StartState start;
+  MissingEvents missing;         // what the reconciliation inserted (none for an XSpace)
+  // Bytes a Missing::kBytes free could not release: no unknown chunk was left.
+  int64_t unknown_unreleased = 0;
   std::vector<uint64_t> buffer_of_record;  // the buffer id each record allocates or frees
   size_t first_record_event = 0;           // event index of the device's first record
 };

@@ -5,6 +5,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
 #include "fmt/format.h"
+#include "trace/xplane/region_sizes.h"
 
 namespace hbmsim::xplane {
 namespace {
@@ -47,12 +48,19 @@ class Walker {
  private:
   absl::Status Step(size_t i) {
     const MemoryRecord& r = rec_.records[i];
+    if (r.missing == Missing::kBytes) {  // no address: the trace moves them through unknown chunks
+      out_.records.push_back({*r.allocation_bytes, *r.allocation_bytes, "", false});
+      return absl::OkStatus();
+    }
     if (!r.addr) return RecordError(source_, r, "without addr");
     const uint64_t addr = *r.addr;
     ResolvedRecord rr;
     auto live = live_.find(addr);
     if (r.allocation_bytes && *r.allocation_bytes >= 0) {
       rr.chunk_bytes = *r.allocation_bytes;
+    } else if (r.inferred_chunk) {
+      rr.chunk_bytes = *r.inferred_chunk;
+      rr.chunk_from = "reconciled from the figures around a lost event";
     } else if (!r.allocation && live != live_.end()) {
       rr.chunk_bytes = live->second;
       rr.chunk_from = "its allocation's chunk";
@@ -127,16 +135,18 @@ std::vector<Range> Merge(std::vector<Range> r) {
 // record to its free, so it can overlap neither another such chunk nor a chunk
 // the recording allocates before that free: records that say otherwise
 // contradict each other (the events built from them could not hold both).
-absl::Status CheckKnownChunksFit(const AllocatorRecording& rec, std::string_view source, const StartState& s) {
+absl::Status CheckKnownChunksFit(const AllocatorRecording& rec, std::string_view source,
+                                 const StartState& s) {
   std::vector<StartChunk> known = s.chunks;
   std::sort(known.begin(), known.end(),
             [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
   auto end_of = [](const StartChunk& c) { return c.addr + static_cast<uint64_t>(c.size); };
   for (size_t i = 1; i < known.size(); ++i) {
     if (known[i].addr < end_of(known[i - 1])) {
-      return RecordError(source, rec.records[known[i].freed_by],
-                         fmt::format("of address {:#x}, inside the chunk at {:#x} that {} frees", known[i].addr,
-                                     known[i - 1].addr, rec.records[known[i - 1].freed_by].where));
+      return RecordError(
+          source, rec.records[known[i].freed_by],
+          fmt::format("of address {:#x}, inside the chunk at {:#x} that {} frees", known[i].addr,
+                      known[i - 1].addr, rec.records[known[i - 1].freed_by].where));
     }
   }
   for (size_t i = 0; i < rec.records.size(); ++i) {
@@ -182,16 +192,20 @@ void ReadTotals(const AllocatorRecording& rec, StartState& s, int64_t known_byte
 
 // Lays out [base, highest touched): the unknown bytes below and in the gaps,
 // the known chunks, free space for the rest.
-void LayOut(const std::vector<Range>& touched, StartState& s) {
+void LayOut(std::vector<Range> touched, StartState& s) {
   std::vector<StartChunk> known = std::move(s.chunks);
   std::sort(known.begin(), known.end(),
             [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
   s.chunks.clear();
   int64_t left = s.unknown_bytes;
+  // Placed from the top: the space above the highest touched address is a
+  // gap too, and gaps are taken from the top down (the oldest buffers sit highest).
+  if (s.top_down) touched.push_back({static_cast<uint64_t>(*s.limit), static_cast<uint64_t>(*s.limit)});
   std::vector<StartChunk> gaps_taken;
-  for (size_t i = 1; i < touched.size(); ++i) {
+  for (size_t k = 1; k < touched.size(); ++k) {
+    const size_t i = s.top_down ? touched.size() - k : k;
     const int64_t gap = static_cast<int64_t>(touched[i].begin - touched[i - 1].end);
-    if (gap <= left) {
+    if (gap > 0 && gap <= left) {
       gaps_taken.push_back({touched[i - 1].end, gap, StartChunkKind::kUnknown, 0});
       left -= gap;
     }
@@ -261,8 +275,8 @@ int64_t RegionSpanning(uint64_t begin, uint64_t end) {
 }
 
 // allow_growth: one region per cluster of touched addresses (start_state.h).
-void LayOutGrown(const std::vector<Range>& touched, const std::vector<uint64_t>& unsplit_ends,
-                 StartState& s) {
+void LayOutGrown(const AllocatorRecording& rec, const std::vector<Range>& touched,
+                 const std::vector<uint64_t>& unsplit_ends, StartState& s) {
   std::vector<StartChunk> known = std::move(s.chunks);
   s.chunks.clear();
   // Clusters: touched ranges whose regions do not overlap.
@@ -313,6 +327,8 @@ void LayOutGrown(const std::vector<Range>& touched, const std::vector<uint64_t>&
   live.insert(live.end(), known.begin(), known.end());
   std::sort(live.begin(), live.end(),
             [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
+  // A region may be larger than what its chunks span: the readings say (region_sizes.h).
+  WidenRegionsToReadings(rec, s, live, *s.pool_estimate, s.regions);
   // Tile every region: live chunks, free space between them.
   size_t next = 0;
   for (const StartRegion& r : s.regions) {
@@ -383,10 +399,12 @@ absl::StatusOr<StartState> InferStartState(const AllocatorRecording& rec, std::s
       break;
     }
   }
+  s.top_down = s.limit && !touched.empty() && s.highest_touched <= static_cast<uint64_t>(*s.limit);
+  if (s.top_down) s.reserved_before = rec.records.front().bytes_reserved;
   s.pool_estimate = EstimatePool(rec, s);
-  if (s.pool_estimate && s.limit && *s.pool_estimate < *s.limit - *s.limit / 100) {
+  if (!s.top_down && s.pool_estimate && s.limit && *s.pool_estimate < *s.limit - *s.limit / 100) {
     s.grown = true;
-    LayOutGrown(touched, walker.unsplit_ends(), s);
+    LayOutGrown(rec, touched, walker.unsplit_ends(), s);
   } else {
     LayOut(touched, s);
   }

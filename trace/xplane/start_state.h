@@ -29,6 +29,13 @@
 //                          the layout above). Less: regions grown on demand
 //                          (allow_growth), laid out as below
 //
+// Top-down devices: when every touched address lies below the limit, the
+// addresses are offsets into the device's one region and buffers are placed
+// from its top (a TPU's HBM: best fit, top end of the block). The space
+// between the highest touched address and the limit is then a gap like the
+// others, gaps are taken for U from the top down, no regions are grown, and
+// the trace lays the chunks out from the limit downward (profile_trace.h).
+//
 // Grown regions (allow_growth, P < limit): each cluster of touched addresses
 // lies in its own region of 2 MiB·2^k bytes (BFC's doubling), the smallest
 // that spans it, starting at the cluster's first address (clusters whose
@@ -97,6 +104,11 @@ struct StartState {
   uint64_t highest_touched = 0;          // exclusive
   std::optional<int64_t> pool_estimate;  // P, when the fragmentation readings tell it
   bool grown = false;                    // regions grown on demand: see above
+  // Every address lies below the limit: they are offsets into the device's
+  // one region, buffers placed from its top (a TPU's HBM). The gap above the
+  // highest touched address counts as a gap; no regions are grown.
+  bool top_down = false;
+  std::optional<int64_t> reserved_before;  // top_down: bytes_reserved (programs) at the first record
   std::vector<StartRegion> regions;      // grown only: in build order (size, then address)
   int64_t unknown_elsewhere = 0;         // grown only: U in regions the recording never touches
   std::vector<StartChunk> chunks;        // address order, tiling [base, highest touched) partly
