@@ -62,6 +62,7 @@ class FitAllocator final : public Allocator {
   void ClearStats() override { stats_.Clear(); }
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  Bytes ReservedBytes() const override { return Bytes(region_size_); }
   absl::Status CheckInvariants() const override;
 
  private:

@@ -40,6 +40,7 @@ class IdealAllocator final : public Allocator {
   void ClearStats() override { stats_.Clear(); }
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  Bytes ReservedBytes() const override { return limit_; }
   absl::Status CheckInvariants() const override;
 
  private:

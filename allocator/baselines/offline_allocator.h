@@ -42,6 +42,7 @@ class OfflineAllocator final : public Allocator {
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void AppendCounters(Counters& out) const override;  // heap sizes of both orders
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  Bytes ReservedBytes() const override { return limit_; }
   absl::Status CheckInvariants() const override;
 
  private:

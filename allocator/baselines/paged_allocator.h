@@ -59,6 +59,7 @@ class PagedAllocator final : public Allocator {
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void AppendCounters(Counters& out) const override;  // pages_total, pages_mapped, pages_used
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  Bytes ReservedBytes() const override { return Bytes(static_cast<uint64_t>(stats_.bytes_in_use)); }
   absl::Status CheckInvariants() const override;
 
  private:

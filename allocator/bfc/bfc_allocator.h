@@ -138,6 +138,9 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   // device_alloc_failures (refused sub-allocator calls, backpedal steps included).
   void AppendCounters(Counters& out) const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  Bytes ReservedBytes() const override { return pool_bytes_; }
+  // A free chunk by its bin, or the free tail of a region (bfc_inspect.cc).
+  ReservedCause CauseOf(const BlockContext& c) const override;
   absl::Status CheckInvariants() const override;
 
   // What a TF dump prints besides the walk (DumpMemoryLog's pool line). Note

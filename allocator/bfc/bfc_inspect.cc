@@ -195,4 +195,14 @@ absl::Status BfcAllocator::CheckBins() const {
   return status;
 }
 
+
+// A region's last free chunk is the part of it no request has reached since
+// the region grew (or the space a coalescing left at its top); any other free
+// chunk waits in its bin for a request of that size class.
+ReservedCause BfcAllocator::CauseOf(const BlockContext& c) const {
+  if (c.block.state != BlockState::kFree) return GenericCause(c);
+  if (c.last_in_region) return {"region_tail", fmt::format("region {}", c.region.index)};
+  return {"free_chunk", fmt::format("bin {}", bfc::BinNumForSize(c.block.size))};
+}
+
 }  // namespace hbmsim

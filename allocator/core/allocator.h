@@ -33,6 +33,7 @@
 
 #include "absl/status/status.h"
 #include "allocator/core/memory_map.h"
+#include "allocator/core/reserved_parts.h"
 #include "allocator/core/shape.h"
 #include "allocator/core/stats.h"
 #include "allocator/core/units.h"
@@ -167,6 +168,16 @@ class Allocator {
 
   // Walks regions and blocks in address order.
   virtual void WalkMemoryMap(MemoryMapVisitor& v) const = 0;
+
+  // The bytes the policy holds from the device now: Σ region sizes less the
+  // unmapped blocks (reserved_parts.h). The default walks the memory map; a
+  // policy that keeps the sum answers in O(1), as a replay asks after every
+  // alloc when it looks for the peak of reserved (sim/report/reserved_explained.h).
+  virtual Bytes ReservedBytes() const { return ReservedBytesByWalk(*this); }
+  // Why a block takes reserved bytes, in the runtime's own terms: for a live
+  // block, the name of its rounding; for any other, why the policy keeps it
+  // (reserved_parts.h). Default: GenericCause.
+  virtual ReservedCause CauseOf(const BlockContext& c) const { return GenericCause(c); }
   // OkStatus, or the first broken invariant, described.
   virtual absl::Status CheckInvariants() const = 0;
 

@@ -158,6 +158,12 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   // internal_dependency_reuses.
   void AppendCounters(Counters& out) const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  Bytes ReservedBytes() const override { return Bytes(mapped_.count() * options_.granule); }
+  // A free mapped granule is the pool's, kept until a trim at a synchronization.
+  ReservedCause CauseOf(const BlockContext& c) const override {
+    if (c.block.state == BlockState::kFree) return {"pool_free", ""};
+    return GenericCause(c);
+  }
   absl::Status CheckInvariants() const override;
 
   uint64_t physical_granules() const { return physical_granules_; }

@@ -145,6 +145,9 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   void AppendCounters(Counters& out) const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   absl::Status CheckInvariants() const override;
+  Bytes ReservedBytes() const override { return Bytes(static_cast<uint64_t>(stats_.reserved_bytes.all().current)); }
+  // PyTorch's reasons a free block stays cached (torch_reserved.cc).
+  ReservedCause CauseOf(const BlockContext& c) const override;
 
   // Installs a pre-existing segment; returns the handles of its live blocks
   // (allocated and pending free) in address order. Seeded memory counts in the

@@ -116,6 +116,10 @@ class TpuAllocator final : public Allocator {
   void AppendCounters(Counters& out) const override;
   const TpuCounters& counters() const { return counters_; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
+  // The runtime manages the whole HBM: every byte of it is the runtime's.
+  Bytes ReservedBytes() const override { return options_.hbm_bytes; }
+  // padding, program_reservation, queued_free, gap, open_space (tpu_inspect.cc).
+  ReservedCause CauseOf(const BlockContext& c) const override;
   absl::Status CheckInvariants() const override;
 
   // Compacts now, as rung 2 would (also what bench/tpu times). Returns the

@@ -183,4 +183,27 @@ void TpuAllocator::RecordSnapshot(EventIndex event, bool program_load, uint64_t 
 
 std::vector<TpuOomSnapshot> TpuAllocator::TakeOomSnapshots() { return std::exchange(oom_snapshots_, {}); }
 
+
+// The TPU runtime's terms: a buffer's tiling padding, a loaded program's
+// reservation, a deallocation the device has not finished (queued), a free
+// range between two buffers or two programs (a gap: only a defragmentation
+// or an unload closes it), and the open space programs (from the bottom) and
+// buffers (from the top) grow into.
+ReservedCause TpuAllocator::CauseOf(const BlockContext& c) const {
+  switch (c.block.state) {
+    case BlockState::kInUse:
+      return {"padding", ""};
+    case BlockState::kProgram:
+      return {"program_reservation", ""};
+    case BlockState::kPendingFree:
+      return {"queued_free", ""};
+    case BlockState::kFree:
+    case BlockState::kUnmapped:
+      break;
+  }
+  const auto is_program = [](const BlockInfo* b) { return b->state == BlockState::kProgram; };
+  const bool gap = c.below != nullptr && c.above != nullptr && is_program(c.below) == is_program(c.above);
+  return {gap ? "gap" : "open_space", ""};
+}
+
 }  // namespace hbmsim

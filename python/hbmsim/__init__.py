@@ -81,7 +81,10 @@ def compare(recording=None, allocators=None, bytes_limit=None, *, baseline=None,
             allocator=None, settings=None, device=None, start_state=None, resolution=None, jobs=None):
     """`hbmsim compare`: one row per allocator (`allocators=["bfc", "tpu"]`;
     None: the runtimes' allocators, the recording's own first) on one
-    recording, or `baseline=` against `candidate=` under `allocator=`."""
+    recording, or `baseline=` against `candidate=` under `allocator=` (None:
+    the one that wrote the baseline): peaks, reserved explained part by part,
+    where the two streams diverge (`r.peaks`, `r.reserved_explained`,
+    `r.divergence`)."""
     with _Run("compare", recording) as run:
         args = []
         if allocators is not None:

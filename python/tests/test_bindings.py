@@ -39,6 +39,22 @@ def test_fragmentation_verdict_and_placements():
     assert "&lt;svg" in r._repr_html_()
 
 
+def test_reserved_explained_adds_up_and_names_bfc_causes():
+    r = hbmsim.replay(FRAGMENTATION, allocator="bfc", bytes_limit="256MiB")
+    x = r.reserved_explained
+    for moment in ("peak", "first_failure", "end"):
+        assert sum(p["bytes"] for p in x[moment]["parts"]) == x[moment]["reserved"] == 256 * MiB
+    # Event 7 asks for 96 MiB: weights and act_l2 hold 128 MiB, the two 64 MiB
+    # holes are a chunk in bin 18 (log2(64 MiB / 256)) and region 0's free top.
+    failure = x["first_failure"]
+    assert failure["event"] == 7
+    assert [(p["cause"], p.get("key"), p["bytes"]) for p in failure["parts"]] == [
+        ("requested", "act_l2", 64 * MiB), ("requested", "weights", 64 * MiB), ("rounding", None, 0),
+        ("free_chunk", "bin 18", 64 * MiB), ("region_tail", "region 0", 64 * MiB)]
+    assert x["peak"]["event"] == 3 and x["peak"]["allocated"] == 256 * MiB
+    assert x["end"]["parts"] == [{"cause": "region_tail", "key": "region 0", "bytes": 256 * MiB, "blocks": 1}]
+
+
 @pytest.mark.parametrize("name,allocator,limit", [
     ("fragmentation.trace", "bfc", "256MiB"),
     ("oom.trace", "bfc", None),

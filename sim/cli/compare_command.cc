@@ -2,8 +2,11 @@
 // [--device N] [--start-state seed|place]`: one row per allocator
 // (sim/whatif/comparison.h lists the measures), each the replay `hbmsim
 // replay` runs on the same scenario.
-// `hbmsim compare --baseline A --candidate B --allocator X [--bytes-limit L]`:
-// the side-by-side table a performance PR needs, each line with its delta.
+// `hbmsim compare --baseline A --candidate B [--allocator X] [--bytes-limit L]`:
+// the side-by-side table a performance PR needs, each line with its delta;
+// the peaks of the two replays, reserved at each peak explained part by part
+// and the first events where the two recordings diverge
+// (sim/whatif/recording_diff.h).
 // Two held states (JAX device memory profiles) need no allocator: what grew,
 // per device by kind and frame (sim/inspect/held_diff.h).
 // L is --bytes-limit, else the limit the job ran under where the recording
@@ -25,6 +28,7 @@
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
 #include "sim/whatif/group_delta.h"
+#include "sim/whatif/recording_diff.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/json_text.h"
@@ -42,9 +46,11 @@ class CompareCommand : public Command {
     app.add_option("--allocators", allocators_,
                    "comma-separated NAME[:KEY=VALUE...] or YAML configs, e.g. bfc,tpu,paged:page_size=64KiB "
                    "(default: the runtimes' allocators, bfc, cuda_async, torch and tpu, the recording's own first)");
-    app.add_option("--baseline", baseline_, "baseline trace (with --candidate and --allocator)");
+    app.add_option("--baseline", baseline_, "baseline recording (with --candidate)");
     app.add_option("--candidate", candidate_, "candidate trace, compared with --baseline");
-    app.add_option("--allocator", allocator_, "the allocator for --baseline/--candidate");
+    app.add_option("--allocator", allocator_,
+                   "the allocator for --baseline/--candidate (default: the one that wrote the baseline: torch "
+                   "for a PyTorch snapshot, bfc for a TF/JAX profile)");
     app.add_option("--set", sets_, "KEY=VALUE for --allocator (repeatable)")->allow_extra_args(false);
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L for failures and peaks (units allowed; auto: the capacity a recorded OOM implies; "
@@ -219,7 +225,7 @@ std::optional<CommandFailure> CompareCommand::HeldPair(std::shared_ptr<const Rec
 
 std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, const ScenarioRequest& request) {
   if (baseline_.empty() || candidate_.empty()) {
-    return CommandFailure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
+    return CommandFailure{kExitBadInput, "--baseline and --candidate go together"};
   }
   absl::StatusOr<std::unique_ptr<Recording>> opened_a = OpenRecording(baseline_);
   if (!opened_a.ok()) return FailureFromStatus(opened_a.status());
@@ -233,14 +239,18 @@ std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, c
     }
     return HeldPair(std::move(ra_recording), std::move(rb_recording), request);
   }
-  if (allocator_.empty()) {
-    return CommandFailure{kExitBadInput, "--baseline, --candidate and --allocator go together"};
-  }
   ScenarioSurvey sa, sb;
   absl::StatusOr<Scenario> a = Load(std::move(ra_recording), request, sa);
   if (!a.ok()) return FailureFromStatus(a.status());
   absl::StatusOr<Scenario> b = Load(std::move(rb_recording), request, sb);
   if (!b.ok()) return FailureFromStatus(b.status());
+  // Without --allocator, the one that ran the baseline's job (a snapshot's
+  // torch, a profile's bfc), for both: the same job, the same allocator.
+  std::string chosen;
+  absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, *a, chosen);
+  if (!allocator.ok()) return CommandFailure{kExitBadInput, std::string(allocator.status().message())};
+  if (!chosen.empty()) Note("hbmsim compare: --baseline: " + chosen);
+  allocator_ = *allocator;
   absl::StatusOr<std::optional<LimitChoice>> limit = Limit(*a);
   if (!limit.ok()) return FailureFromStatus(limit.status());
   const std::optional<Bytes> at = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
@@ -258,10 +268,17 @@ std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, c
   if (!ga.ok()) return FailureFromStatus(ga.status());
   absl::StatusOr<MemoryBreakdown> gb = PeakLiveBreakdown(*b);
   if (!gb.ok()) return FailureFromStatus(gb.status());
+  absl::StatusOr<RecordingPeaks> pa = ReplayPeaks(*a, *ca, at.value_or(Bytes::Max()));
+  if (!pa.ok()) return FailureFromStatus(pa.status());
+  absl::StatusOr<RecordingPeaks> pb = ReplayPeaks(*b, *cb, at.value_or(Bytes::Max()));
+  if (!pb.ok()) return FailureFromStatus(pb.status());
+  absl::StatusOr<DivergenceList> diverge = FirstDivergences(*a, *b);
+  if (!diverge.ok()) return FailureFromStatus(diverge.status());
   nlohmann::ordered_json json = BaselineCandidateJson(sa, sb, *limit, ra->front(), rb->front());
   json["memory_at_peak"] = GroupDeltaJson(*ga, *gb);
+  json.update(RecordingDiffJson(*pa, *pb, *diverge));
   if (auto f = Emit(BaselineCandidateText(baseline_, candidate_, sa, sb, *limit, ra->front(), rb->front()) +
-                        GroupDeltaText(*ga, *gb),
+                        RecordingDiffText(*pa, *pb, *diverge) + GroupDeltaText(*ga, *gb),
                     json))
     return f;
   if (AnyRowFails(*ra) || AnyRowFails(*rb)) return CommandFailure{kExitFailures, ""};

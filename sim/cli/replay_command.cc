@@ -277,9 +277,11 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   const EventReader& events = (*run)->reader();
   recorder.WatchReader(events);
   MemoryAttribution attribution(kLargestBuffersListed, TopUserFrames(events));
+  ReservedExplainer reserved((*run)->policy(), TopUserFrames(events));
   ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
   engine.AddObserver(&attribution);
+  engine.AddObserver(&reserved);
   if (placements) engine.AddObserver(placements.get());
   absl::StatusOr<ReplaySummary> summary =
       (*run)->Run(viz.Attach((*run)->driven(), report.options, engine, (*run)->reader()));
@@ -294,12 +296,14 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   }
   if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
   NoteRecordedCheck(*summary, scenario->recording->records_figures());
+  reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
   report.trace = trace_;
   report.config = &config;
   report.allocator = &(*run)->policy();
   report.summary = &*summary;
   report.recorder = &recorder;
   report.attribution = &attribution;
+  report.reserved = &reserved;
   AddAdvice(*scenario, config, report);
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();

@@ -38,6 +38,7 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
     if (!SelectDevice(e.device)) continue;
     ++summary_.events_replayed;
     current_ = index;
+    for (ReplayObserver* o : before_event_) o->BeforeEvent(index);
     const uint64_t failures_before = summary_.failures;
     if (absl::Status s = Apply(e, index, reader); !s.ok()) return s;
     if (options_.paranoid) {

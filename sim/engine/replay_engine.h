@@ -131,7 +131,10 @@ class ReplayEngine : private PolicyObserver {
   ReplayEngine& operator=(const ReplayEngine&) = delete;
 
   // Observers are called in the order they were added; they must outlive Run().
-  void AddObserver(ReplayObserver* o) { observers_.push_back(o); }
+  void AddObserver(ReplayObserver* o) {
+    observers_.push_back(o);
+    if (o->needs_before_event()) before_event_.push_back(o);
+  }
 
   // Replays the whole trace (or up to the first failure under kStop). Errors:
   // the reader's InvalidArgument (bad input, with its file:line), an
@@ -240,6 +243,7 @@ class ReplayEngine : private PolicyObserver {
   Allocator& allocator_;
   const ReplayOptions options_;
   absl::InlinedVector<ReplayObserver*, 4> observers_;
+  std::vector<ReplayObserver*> before_event_;  // the observers that asked for BeforeEvent
   LiveIdTable<uint64_t, Live> buffers_;  // touched on every alloc and free
   absl::flat_hash_map<uint64_t, Live> programs_;
   Bytes live_bytes_;

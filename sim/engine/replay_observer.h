@@ -34,6 +34,13 @@ class ReplayObserver {
   // counts failures): the engine's plain loop (ReplayEngine::RunPlain) then
   // calls neither, and fills no Event for them.
   virtual bool needs_allocs_and_releases() const { return true; }
+  // True for an observer that reads the policy's state as it was after the
+  // previous event (BeforeEvent); asked once, when the observer is added.
+  virtual bool needs_before_event() const { return false; }
+  // Event `index` of the selected device is about to be applied: the policy
+  // is still in the state the previous one left. Only for observers whose
+  // needs_before_event() is true, so a replay without them pays nothing.
+  virtual void BeforeEvent(EventIndex index) {}
   // Every replayed `alloc` event, in trace order, whatever its outcome.
   virtual void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {}
   // A buffer stops being live: its `free`, or its `free_completed` (a

@@ -85,6 +85,18 @@ BlockStack StackOf(const InspectedState& s, Offset addr, size_t most) {
   return out;
 }
 
+// The innermost user frame of a live block's recorded stack, for the
+// explanation's requested parts; blocks with none share one label.
+std::string BlockLabel(const InspectedState& s, Offset addr) {
+  const ContextTable* table = s.recording ? s.recording->context_table() : nullptr;
+  auto it = s.frames.find(addr.value());
+  if (table == nullptr || it == s.frames.end()) return "(no user frame recorded)";
+  std::vector<StackFrame> frames;
+  for (uint32_t id : table->list(it->second)) frames.push_back(table->frame(id));
+  const std::vector<StackFrame> user = UserFrames(frames);
+  return user.empty() ? "(no user frame recorded)" : ShortFrameText(user.front());
+}
+
 void WriteBiggest(Out out, const InspectedState& s, const StateAnalysis& a) {
   fmt::format_to(out, "\nLargest live blocks ({}):\n", a.biggest.size());
   if (a.biggest.empty()) return;
@@ -140,6 +152,8 @@ InspectReport MakeInspectReport(std::string file, const InspectedState& state,
   report.file = std::move(file);
   report.state = &state;
   report.analysis = Analyze(*state.torch);
+  report.reserved = ExplainReserved(
+      *state.torch, EventIndex(0), [&state](const BlockInfo& b) { return BlockLabel(state, b.offset); }, nullptr);
   for (Bytes size : probes) report.probes.push_back(Probe(*state.torch, size, stream));
   return report;
 }
@@ -165,6 +179,8 @@ std::string RenderInspectText(const InspectReport& r) {
   WriteFree(out, r.analysis);
   WriteSegments(out, r.analysis);
   WriteBiggest(out, s, r.analysis);
+  fmt::format_to(out, "\nReserved, explained (every reserved byte in one part):\n{}",
+                 RenderReservedMomentText("this state", r.reserved));
   if (!r.probes.empty()) {
     fmt::format_to(out, "\nProbes (each on a copy of this state, through the torch policy):\n");
     for (const ProbeAnswer& p : r.probes) WriteProbe(out, p);
@@ -239,6 +255,7 @@ Json RenderInspectJson(const InspectReport& r) {
               {"releasable", a.releasable.value()},
               {"segments", segments},
               {"largest_live_blocks", biggest},
+              {"reserved_explained", ReservedMomentJson(r.reserved)},
               {"probes", probes}};
 }
 

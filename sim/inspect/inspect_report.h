@@ -11,6 +11,7 @@
 #include "sim/inspect/inspect_source.h"
 #include "sim/inspect/probe.h"
 #include "sim/inspect/state_analysis.h"
+#include "sim/report/reserved_explained.h"
 
 namespace hbmsim::inspect {
 
@@ -18,6 +19,7 @@ struct InspectReport {
   std::string file;
   const InspectedState* state = nullptr;
   StateAnalysis analysis;
+  ReservedMoment reserved;  // the state's reserved bytes, explained (requested by the blocks' user frames)
   std::vector<ProbeAnswer> probes;
 };
 

@@ -112,6 +112,7 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   j["peak_live_bytes"] = in.summary->peak_live_bytes.value();
   if (!recorded.empty()) j["failing_request_frames"] = UserFramesJson(in.recorder->first_failure_frames());
   if (in.attribution != nullptr) j["memory"] = Json(MemoryAttributionJson(*in.attribution));
+  if (in.reserved != nullptr) j["reserved_explained"] = ReservedExplainedJson(*in.reserved);
   if (in.options.check_recorded) {
     const RecordedCheck& r = in.summary->recorded;
     j["recorded_check"] = Json{{"allocs_matched", r.allocs_matched},

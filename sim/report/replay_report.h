@@ -13,6 +13,7 @@
 #include "sim/engine/replay_engine.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/replay_recorder.h"
+#include "sim/report/reserved_explained.h"
 
 namespace hbmsim {
 
@@ -26,6 +27,8 @@ struct ReplayReportInput {
   const ReplayRecorder* recorder = nullptr;
   // Where the memory went; null: the reports leave that section out.
   const MemoryAttribution* attribution = nullptr;
+  // Reserved, explained (Finish()ed); null: the reports leave it out.
+  const ReservedExplainer* reserved = nullptr;
   // The advice section (sim/whatif/advice), already rendered; "" for none.
   std::string advice_text;
   nlohmann::ordered_json advice_json;  // null: no "advice" key in the JSON

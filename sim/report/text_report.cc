@@ -2,6 +2,7 @@
 //
 //   the verdict paragraph and the failing request (verdict.cc)
 //   where the memory was at the first failure and at the peak
+//   reserved, explained (reserved_explained.h)
 //   the advice (when something failed and the command computed it)
 //   then the details:
 //   header (trace, allocator and options, limit, events)
@@ -160,6 +161,7 @@ std::string TextReport(const ReplayReportInput& in) {
     text += "\n" + RenderMemoryAttributionText(*in.attribution, /*rows=*/10,
                                                /*name_failed_request=*/failing.empty());
   }
+  if (in.reserved != nullptr) text += "\n" + RenderReservedText(*in.reserved, in.config->policy->name);
   if (!in.advice_text.empty()) text += "\n" + in.advice_text;
   return text + "\n" + DetailsText(in);
 }

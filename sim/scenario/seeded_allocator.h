@@ -41,6 +41,9 @@ class SeededAllocator final : public Allocator, private PolicyObserver {
   void ClearStats() override { inner_.ClearStats(); }
   void AppendCounters(Counters& out) const override { inner_.AppendCounters(out); }
   void WalkMemoryMap(MemoryMapVisitor& v) const override { inner_.WalkMemoryMap(v); }
+  Bytes ReservedBytes() const override { return inner_.ReservedBytes(); }
+  ReservedCause CauseOf(const BlockContext& c) const override { return inner_.CauseOf(c); }
+  int64_t BytesInUse() const override { return inner_.BytesInUse(); }
   absl::Status CheckInvariants() const override { return inner_.CheckInvariants(); }
 
  private:

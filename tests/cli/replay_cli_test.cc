@@ -303,5 +303,34 @@ TEST(ReplayCliTest, OtherAttributesAreCountedOnceAndKeptByConvert) {
   EXPECT_NE(back.find("\nprogram_unload 7 t=11 reason=eof\n"), std::string::npos) << back;
 }
 
+// Reserved, explained, worked by hand: BFC holds the whole 256 MiB; at the
+// failure weights and act_l2 hold 128 MiB, and the two 64 MiB holes are a
+// chunk in bin 18 (log2(64 MiB / 256)) and the free top of region 0, which
+// the first alloc obtained.
+TEST(ReplayCliTest, ReservedExplainedAtTheFailure) {
+  const CliRun r = RunHbmsim(
+      "replay configs/examples/fragmentation.trace --allocator bfc --bytes-limit 256MiB --no-advice");
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find(
+                "  at the first failure (event 7): 268435456 B (256.00MiB) reserved, 134217728 B (128.00MiB) "
+                "allocated\n"
+                "               bytes              share  blocks  part\n"
+                "            67108864   64.00MiB   25.0%       1  requested  act_l2\n"
+                "            67108864   64.00MiB   25.0%       1  requested  weights\n"
+                "                   0         0B    0.0%       2  rounding\n"
+                "            67108864   64.00MiB   25.0%       1  free_chunk  bin 18\n"
+                "            67108864   64.00MiB   25.0%       1  region_tail  region 0\n"
+                "           268435456  256.00MiB  100.0%          reserved\n"
+                "    the largest free blocks it keeps:\n"
+                "            67108864   64.00MiB  free_chunk (bin 18) at 0x4000000; its region obtained for event 0 "
+                "(id 1, weights)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  at the peak of reserved (event 3): 268435456 B (256.00MiB) reserved, 268435456 B "
+                       "(256.00MiB) allocated\n"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace hbmsim::testing

@@ -88,6 +88,11 @@ TEST(InspectCliTest, EverySnapshotStateAddsUpAndStateOnlyFilesReplayAsIt) {
       const nlohmann::json j = Inspect(fmt::format("{} --device {}", file, device));
       EXPECT_EQ(j["total"]["reserved"].get<uint64_t>(), own.reserved) << file << " device " << device;
       EXPECT_EQ(j["total"]["allocated"].get<uint64_t>(), own.allocated) << file << " device " << device;
+      // Reserved, explained: the parts add up to the segments' own reserved bytes.
+      uint64_t parts = 0;
+      for (const auto& p : j["reserved_explained"]["parts"]) parts += p["bytes"].get<uint64_t>();
+      EXPECT_EQ(parts, own.reserved) << file << " device " << device;
+      EXPECT_EQ(j["reserved_explained"]["reserved"].get<uint64_t>(), own.reserved) << file << " device " << device;
     }
     if (!SnapshotIsStateOnly(*snap)) continue;
     ++state_only;

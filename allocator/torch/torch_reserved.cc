@@ -1,0 +1,36 @@
+// Why PyTorch's caching allocator keeps a free block, in its own terms
+// (allocator/core/reserved_parts.h): what torch.cuda.memory_stats() calls
+// inactive_split, what empty_cache() would release, what max_split_size
+// keeps whole, and the mapped-but-free pages of expandable segments. The key
+// names the pool (small blocks are <= 1 MiB, their segments 2 MiB) and,
+// when not the default stream's, the stream the pool serves.
+#include <string>
+
+#include "allocator/torch/torch_allocator.h"
+#include "fmt/format.h"
+
+namespace hbmsim::torch {
+namespace {
+
+std::string PoolKey(const BlockContext& c) {
+  const std::string pool = c.region.small_pool ? "small pool" : "large pool";
+  if (c.block.stream == 0) return pool;
+  return fmt::format("{}, stream {}", pool, c.block.stream);
+}
+
+}  // namespace
+
+ReservedCause TorchAllocator::CauseOf(const BlockContext& c) const {
+  if (c.block.state != BlockState::kFree) return {GenericCause(c).cause, ""};
+  // Mapped pages of an expandable segment nobody uses: empty_cache() unmaps them.
+  if (c.region.expandable) return {"expandable_free", PoolKey(c)};
+  // A free block beside live ones: only freeing those returns its segment.
+  if (c.region_holds_live) return {"inactive_split", PoolKey(c)};
+  // A whole free segment: release_cached_blocks() (empty_cache(), or an OOM's
+  // retry) gives it back; at or above max_split_size it was never split and
+  // only a request it fits within kLargeBuffer reuses it.
+  if (c.block.size >= options_.max_split_size) return {"oversize_segment", PoolKey(c)};
+  return {"free_segment", PoolKey(c)};
+}
+
+}  // namespace hbmsim::torch

@@ -1,0 +1,130 @@
+#include "sim/report/reserved_explained.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace hbmsim {
+namespace {
+
+constexpr std::string_view kUntagged = "(untagged)";
+// A live block no alloc of the replay placed: the recording's start state.
+constexpr std::string_view kStartState = "(start state)";
+
+std::string LabelOf(const Event& e, const ReservedExplainer::FrameFn& frame) {
+  std::string label = frame ? frame(e) : std::string();
+  if (label.empty()) label = e.tag.empty() ? std::string(kUntagged) : std::string(e.tag);
+  return label;
+}
+
+}  // namespace
+
+Bytes ReservedMoment::Sum() const {
+  Bytes sum;
+  for (const ReservedPart& p : parts) sum += p.bytes;
+  return sum;
+}
+
+ReservedExplainer::ReservedExplainer(const Allocator& policy, FrameFn frame)
+    : policy_(policy), frame_(std::move(frame)) {}
+
+void ReservedExplainer::BeforeEvent(EventIndex index) {
+  regions_added_.clear();
+  if (!pending_peak_) return;
+  peak_ = Explain(*pending_peak_);
+  pending_peak_.reset();
+}
+
+void ReservedExplainer::NotePeakCandidate(EventIndex index) {
+  const Bytes reserved = policy_.ReservedBytes();
+  const Bytes allocated(static_cast<uint64_t>(std::max<int64_t>(0, policy_.BytesInUse())));
+  if (any_peak_ && std::tie(reserved, allocated) <= std::tie(best_reserved_, best_allocated_)) return;
+  any_peak_ = true;
+  best_reserved_ = reserved;
+  best_allocated_ = allocated;
+  pending_peak_ = index;
+}
+
+uint32_t ReservedExplainer::Intern(std::string label) {
+  const auto [it, inserted] = label_ids_.try_emplace(label, static_cast<uint32_t>(label_texts_.size()));
+  if (inserted) label_texts_.push_back(std::move(label));
+  return it->second;
+}
+
+void ReservedExplainer::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
+  if (!r.ok()) return;
+  const uint32_t label = Intern(LabelOf(e, frame_));
+  for (uint64_t base : regions_added_) creators_[base] = RegionCreator{index, e.id, label_texts_[label]};
+  regions_added_.clear();
+  labels_[e.id] = label;
+  NotePeakCandidate(index);
+}
+
+void ReservedExplainer::OnRelease(EventIndex index, const Event& e) { labels_.erase(e.id); }
+
+void ReservedExplainer::OnFailure(const FailureRecord& f) {
+  if (!first_failure_) first_failure_ = Explain(f.event);
+}
+
+void ReservedExplainer::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
+  if (e.kind == PolicyEventKind::kRegionAdded) regions_added_.push_back(e.offset.value());
+  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == kRegionWhole) creators_.erase(e.offset.value());
+}
+
+void ReservedExplainer::OnStartStateBuilt(EventIndex last) {
+  // The fillers that laid out a profile's pool were not the job's: the peak
+  // counts from the state they leave.
+  any_peak_ = false;
+  peak_.reset();
+  pending_peak_.reset();
+  NotePeakCandidate(last);
+}
+
+void ReservedExplainer::Finish(EventIndex last) {
+  if (pending_peak_) BeforeEvent(last);
+  end_ = Explain(last);
+}
+
+ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const BlockLabelFn& label,
+                               const std::map<uint64_t, RegionCreator>* creators, size_t largest_cached) {
+  std::map<std::string, ReservedPart> by_label;  // ordered: ties fall back to the label
+  const ReservedWalk walk = WalkReserved(a, largest_cached, [&](const BlockInfo& b) {
+    const std::string key = label(b);
+    ReservedPart& part = by_label[key];
+    part.key = key;
+    part.bytes += std::min(b.requested, b.size);
+    ++part.blocks;
+  });
+  ReservedMoment m;
+  m.event = event;
+  m.reserved = walk.reserved;
+  m.allocated = walk.in_use;
+  for (auto& [key, part] : by_label) {
+    part.cause = "requested";
+    m.parts.push_back(std::move(part));
+  }
+  std::stable_sort(m.parts.begin(), m.parts.end(),
+                   [](const ReservedPart& x, const ReservedPart& y) { return x.bytes > y.bytes; });
+  m.parts.insert(m.parts.end(), walk.parts.begin(), walk.parts.end());
+  for (const CachedBlock& b : walk.largest_free) {
+    CachedBlockExplained x{b, std::nullopt};
+    if (creators != nullptr) {
+      if (const auto it = creators->find(b.region_base.value()); it != creators->end()) x.created_by = it->second;
+    }
+    m.largest_cached.push_back(std::move(x));
+  }
+  return m;
+}
+
+ReservedMoment ReservedExplainer::Explain(EventIndex event) const {
+  return ExplainReserved(
+      policy_, event,
+      [this](const BlockInfo& b) {
+        const auto found = labels_.find(b.id);
+        return found != labels_.end() ? label_texts_[found->second] : std::string(kStartState);
+      },
+      &creators_, kLargestCached);
+}
+
+}  // namespace hbmsim

@@ -1,0 +1,136 @@
+// Reserved, explained: at the peak of reserved, at the first failure and at
+// the end of a replay, the policy's reserved (pool) bytes split into parts
+// that add up exactly (allocator/core/reserved_parts.h):
+//
+//   reserved = Σ requested by label   (the user's top frame, else the tag)
+//            + rounding               (the policy's name: "padding" on a TPU)
+//            + Σ the other blocks by the cause the policy gives them
+//              (Allocator::CauseOf: inactive_split, free_chunk, gap, ...)
+//
+// and for the largest cached blocks the allocation that created the region
+// they lie in (its event, buffer id and label): the request whose
+// cudaMalloc / region growth made the memory the cache now keeps.
+//
+// The peak is the first moment (after an alloc) at which (reserved,
+// allocated) is largest, compared reserved first: the most the policy held
+// from the device, and of those moments the one where its live blocks held
+// the most, so a pool that never shrinks (BFC without growth, a TPU's HBM)
+// is explained where it is fullest. The state is walked once per new peak,
+// lazily, just before the next event changes it (ReplayObserver::BeforeEvent):
+// a run of allocs that each raise the peak costs one walk, not one each.
+//
+// The first failure is walked when it is reported, the policy then in the
+// state its failure message describes (after its own retries: PyTorch's
+// freed cache, BFC's garbage collection). The end is walked by Finish().
+#ifndef HBMSIM_SIM_REPORT_RESERVED_EXPLAINED_H_
+#define HBMSIM_SIM_REPORT_RESERVED_EXPLAINED_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "allocator/core/allocator.h"
+#include "nlohmann/json.hpp"
+#include "sim/engine/replay_observer.h"
+
+namespace hbmsim {
+
+// Who made a region: the alloc whose request obtained it from the device.
+struct RegionCreator {
+  EventIndex event;
+  uint64_t id = 0;
+  std::string label;
+};
+
+struct CachedBlockExplained {
+  CachedBlock block;
+  std::optional<RegionCreator> created_by;  // unset: obtained before the trace (a start state, a preallocated pool)
+};
+
+// One moment, explained. requested + Σ parts bytes = reserved, exactly.
+struct ReservedMoment {
+  EventIndex event;
+  Bytes reserved;
+  Bytes allocated;  // the live blocks' sizes: requested + rounding
+  // "requested" parts by label first (largest first, ties by label), then
+  // the walk's parts (rounding, then the causes largest first).
+  std::vector<ReservedPart> parts;
+  std::vector<CachedBlockExplained> largest_cached;
+  Bytes Sum() const;
+};
+
+// The label of a live block ("" never: the caller says what an unknown one is).
+using BlockLabelFn = std::function<std::string(const BlockInfo&)>;
+// `a` as it is now, its requested bytes split by `label`; `creators` (may be
+// null) names who made each region, by its base.
+ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const BlockLabelFn& label,
+                               const std::map<uint64_t, RegionCreator>* creators, size_t largest_cached = 5);
+
+class ReservedExplainer : public ReplayObserver {
+ public:
+  // The label of an alloc: its top user frame ("" when none), as
+  // MemoryAttribution's FrameFn; the tag stands in when it gives "".
+  using FrameFn = std::function<std::string(const Event&)>;
+  static constexpr size_t kLargestCached = 5;
+
+  // `policy` is the policy itself (not an adapter around it): its memory map
+  // is walked. It must outlive this observer.
+  ReservedExplainer(const Allocator& policy, FrameFn frame);
+
+  bool needs_before_event() const override { return true; }
+  void BeforeEvent(EventIndex index) override;
+  void OnAlloc(EventIndex index, const Event& e, const AllocResult& r) override;
+  void OnRelease(EventIndex index, const Event& e) override;
+  void OnFailure(const FailureRecord& f) override;
+  void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
+  void OnStartStateBuilt(EventIndex last) override;
+  // After the replay: walks the end state (and a peak not walked yet).
+  void Finish(EventIndex last);
+
+  const std::optional<ReservedMoment>& peak() const { return peak_; }
+  const std::optional<ReservedMoment>& first_failure() const { return first_failure_; }
+  const std::optional<ReservedMoment>& end() const { return end_; }
+
+  // The moment as the policy is now (for `inspect` and tests): labels from
+  // the allocs this observer saw, "(start state)" for the others.
+  ReservedMoment Explain(EventIndex event) const;
+
+ private:
+  void NotePeakCandidate(EventIndex index);
+  // The number of `label` in label_texts_: a live buffer keeps a number, not
+  // a string, as MemoryAttribution does (every alloc of a replay passes here).
+  uint32_t Intern(std::string label);
+
+  const Allocator& policy_;
+  FrameFn frame_;
+  std::vector<std::string> label_texts_;                // every label seen, each once
+  absl::flat_hash_map<std::string, uint32_t> label_ids_;  // text -> its index in label_texts_
+  absl::flat_hash_map<uint64_t, uint32_t> labels_;  // live buffer id -> label (looked up, never iterated)
+  std::map<uint64_t, RegionCreator> creators_;         // region base -> its creator
+  std::vector<uint64_t> regions_added_;                // bases obtained while serving the current event
+  std::optional<EventIndex> pending_peak_;             // a new peak not walked yet
+  Bytes best_reserved_, best_allocated_;
+  bool any_peak_ = false;
+  std::optional<ReservedMoment> peak_, first_failure_, end_;
+};
+
+// The text section: the three moments, each a table of its parts (the top
+// `rows` labels of requested, the rest summed), and its largest cached
+// blocks with their creators. `policy` names the policy in the title.
+std::string RenderReservedText(const ReservedExplainer& x, std::string_view policy, size_t rows = 8);
+// {"peak"|"first_failure"|"end": {"event", "reserved", "allocated", "parts": [{"cause", "key"?, "bytes",
+// "blocks"}], "largest_cached": [{"offset", "size", "cause", "key"?, "created_by": {"event", "id", "label"}
+// | null}]} | null}; each moment's parts' bytes add up to its reserved.
+nlohmann::ordered_json ReservedExplainedJson(const ReservedExplainer& x);
+// One moment's lines, under "  TITLE (event N): ..." (`inspect` shows one).
+std::string RenderReservedMomentText(std::string_view title, const ReservedMoment& m, size_t rows = 8);
+nlohmann::ordered_json ReservedMomentJson(const ReservedMoment& m);
+
+}  // namespace hbmsim
+
+#endif  // HBMSIM_SIM_REPORT_RESERVED_EXPLAINED_H_

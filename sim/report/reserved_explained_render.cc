@@ -1,0 +1,151 @@
+// The text and JSON of "Reserved, explained" (reserved_explained.h).
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "sim/report/reserved_explained.h"
+#include "trace/core/human_bytes.h"
+
+namespace hbmsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string PartName(const ReservedPart& p) { return p.key.empty() ? p.cause : fmt::format("{}  {}", p.cause, p.key); }
+
+double Share(Bytes part, Bytes whole) {
+  return whole.is_zero() ? 0.0 : 100.0 * static_cast<double>(part.value()) / static_cast<double>(whole.value());
+}
+
+void PartLine(std::string& out, Bytes bytes, Bytes reserved, uint64_t blocks, std::string_view name) {
+  out += fmt::format("    {:>16} {:>10} {:>6.1f}% {:>7}  {}\n", bytes.value(), HumanReadableNumBytes(bytes),
+                     Share(bytes, reserved), blocks, name);
+}
+
+// The requested parts past the first `rows` are summed into one line: a
+// recording with a thousand frames would otherwise bury the causes.
+void RenderParts(const ReservedMoment& m, size_t rows, std::string& out) {
+  out += fmt::format("    {:>16} {:>10} {:>7} {:>7}  part\n", "bytes", "", "share", "blocks");
+  size_t requested_shown = 0;
+  Bytes rest;
+  uint64_t rest_blocks = 0, rest_labels = 0;
+  auto flush_rest = [&] {
+    if (rest_labels == 0) return;
+    PartLine(out, rest, m.reserved, rest_blocks, fmt::format("requested  ({} more labels)", rest_labels));
+    rest_labels = 0;
+  };
+  for (const ReservedPart& p : m.parts) {
+    if (p.cause == "requested" && requested_shown++ >= rows) {
+      rest += p.bytes;
+      rest_blocks += p.blocks;
+      ++rest_labels;
+      continue;
+    }
+    if (p.cause != "requested") flush_rest();
+    PartLine(out, p.bytes, m.reserved, p.blocks, PartName(p));
+  }
+  flush_rest();
+  out += fmt::format("    {:>16} {:>10} {:>6.1f}% {:>7}  reserved\n", m.Sum().value(), HumanReadableNumBytes(m.Sum()),
+                     Share(m.Sum(), m.reserved), "");
+}
+
+std::string CreatorText(const CachedBlockExplained& b) {
+  if (!b.created_by) return "its region was held before the trace";
+  return fmt::format("its region obtained for event {} (id {}, {})", b.created_by->event.value(), b.created_by->id,
+                     b.created_by->label);
+}
+
+void RenderMoment(std::string_view title, const ReservedMoment& m, size_t rows, std::string& out) {
+  out += fmt::format("  {}: {} B ({}) reserved, {} B ({}) allocated\n", title, m.reserved.value(), HumanReadableNumBytes(m.reserved), m.allocated.value(),
+                     HumanReadableNumBytes(m.allocated));
+  RenderParts(m, rows, out);
+  if (m.largest_cached.empty()) return;
+  out += "    the largest free blocks it keeps:\n";
+  for (const CachedBlockExplained& b : m.largest_cached) {
+    const CachedBlock& c = b.block;
+    out += fmt::format("    {:>16} {:>10}  {}{} at {:#x}; {}\n", c.size.value(), HumanReadableNumBytes(c.size), c.cause,
+                       c.key.empty() ? "" : fmt::format(" ({})", c.key), c.offset.value(), CreatorText(b));
+  }
+}
+
+bool SameParts(const ReservedMoment& a, const ReservedMoment& b) {
+  if (a.reserved != b.reserved || a.parts.size() != b.parts.size()) return false;
+  for (size_t i = 0; i < a.parts.size(); ++i) {
+    const ReservedPart &x = a.parts[i], &y = b.parts[i];
+    if (x.cause != y.cause || x.key != y.key || x.bytes != y.bytes || x.blocks != y.blocks) return false;
+  }
+  return true;
+}
+
+Json MomentOrNull(const std::optional<ReservedMoment>& m) { return m ? ReservedMomentJson(*m) : Json(nullptr); }
+
+}  // namespace
+
+std::string RenderReservedText(const ReservedExplainer& x, std::string_view policy, size_t rows) {
+  std::string out = fmt::format(
+      "Reserved, explained ({}): every byte the policy held from the device, in one part each "
+      "(requested by the user's frame or tag, rounding, and why each free block is kept)\n",
+      policy);
+  struct Named {
+    std::string_view title;
+    const std::optional<ReservedMoment>* moment;
+  };
+  const std::vector<Named> moments = {{"at the peak of reserved", &x.peak()},
+                                      {"at the first failure", &x.first_failure()},
+                                      {"at the end", &x.end()}};
+  std::vector<const Named*> shown;
+  for (const Named& n : moments) {
+    if (!*n.moment) continue;
+    const Named* same = nullptr;
+    for (const Named* s : shown) {
+      if (SameParts(**s->moment, **n.moment)) same = s;
+    }
+    if (same != nullptr) {
+      out += fmt::format("  {} (event {}): the same parts as {}\n", n.title, (*n.moment)->event.value(), same->title);
+      continue;
+    }
+    RenderMoment(fmt::format("{} (event {})", n.title, (*n.moment)->event.value()), **n.moment, rows, out);
+    shown.push_back(&n);
+  }
+  return out;
+}
+
+std::string RenderReservedMomentText(std::string_view title, const ReservedMoment& m, size_t rows) {
+  std::string out;
+  RenderMoment(title, m, rows, out);
+  return out;
+}
+
+Json ReservedMomentJson(const ReservedMoment& m) {
+  Json parts = Json::array();
+  for (const ReservedPart& p : m.parts) {
+    Json j{{"cause", p.cause}};
+    if (!p.key.empty()) j["key"] = p.key;
+    j["bytes"] = p.bytes.value();
+    j["blocks"] = p.blocks;
+    parts.push_back(std::move(j));
+  }
+  Json cached = Json::array();
+  for (const CachedBlockExplained& b : m.largest_cached) {
+    Json j{{"offset", b.block.offset.value()}, {"size", b.block.size.value()}, {"cause", b.block.cause}};
+    if (!b.block.key.empty()) j["key"] = b.block.key;
+    j["created_by"] = b.created_by ? Json{{"event", b.created_by->event.value()},
+                                          {"id", b.created_by->id},
+                                          {"label", b.created_by->label}}
+                                   : Json(nullptr);
+    cached.push_back(std::move(j));
+  }
+  return Json{{"event", m.event.value()},
+              {"reserved", m.reserved.value()},
+              {"allocated", m.allocated.value()},
+              {"parts", std::move(parts)},
+              {"largest_cached", std::move(cached)}};
+}
+
+Json ReservedExplainedJson(const ReservedExplainer& x) {
+  return Json{{"peak", MomentOrNull(x.peak())},
+              {"first_failure", MomentOrNull(x.first_failure())},
+              {"end", MomentOrNull(x.end())}};
+}
+
+}  // namespace hbmsim
