@@ -9,7 +9,7 @@
 namespace hbmsim {
 namespace {
 
-absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+absl::Status FieldError(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
 }  // namespace
 
@@ -26,35 +26,35 @@ std::string_view TrimBlanks(std::string_view s) {
 absl::Status CheckAttributePlaces(const Event& e) {
   const std::string_view kind = EventKindName(e.kind);
   if (e.stream.value() != 0 && !IsBufferEvent(e.kind)) {
-    return Error(fmt::format("cannot write stream= on {} (only on alloc and free*)", kind));
+    return FieldError(fmt::format("cannot write stream= on {} (only on alloc and free*)", kind));
   }
   if (!e.tag.empty() && !HasBytesField(e.kind)) {
-    return Error(fmt::format("cannot write tag= on {} (only on alloc and program_load)", kind));
+    return FieldError(fmt::format("cannot write tag= on {} (only on alloc and program_load)", kind));
   }
   if ((e.shape.has_value() || e.addr.has_value()) && e.kind != EventKind::kAlloc) {
-    return Error(fmt::format("cannot write shape= or addr= on {} (only on alloc)", kind));
+    return FieldError(fmt::format("cannot write shape= or addr= on {} (only on alloc)", kind));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckTextField(std::string_view what, std::string_view text) {
   if (HasBlankOrBreak(text)) {
-    return Error(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
+    return FieldError(fmt::format("cannot write {} '{}': it holds a blank, line break or NUL", what, text));
   }
-  if (!IsValidUtf8(text)) return Error(fmt::format("cannot write {}: not valid UTF-8", what));
+  if (!IsValidUtf8(text)) return FieldError(fmt::format("cannot write {}: not valid UTF-8", what));
   return absl::OkStatus();
 }
 
 absl::Status CheckOtherAttributes(std::string_view attrs) {
   if (attrs.empty()) return absl::OkStatus();
-  if (!IsValidUtf8(attrs)) return Error("cannot write attributes: not valid UTF-8");
+  if (!IsValidUtf8(attrs)) return FieldError("cannot write attributes: not valid UTF-8");
   size_t start = 0;
   while (start <= attrs.size()) {
     const size_t space = std::min(attrs.find(' ', start), attrs.size());
     const std::string_view field = attrs.substr(start, space - start);
     const size_t eq = field.find('=');
     if (eq == 0 || eq == std::string_view::npos || HasBlankOrBreak(field)) {
-      return Error(
+      return FieldError(
           fmt::format("cannot write attribute '{}': an attribute is key=value, without blanks", field));
     }
     start = space + 1;
@@ -64,13 +64,13 @@ absl::Status CheckOtherAttributes(std::string_view attrs) {
 
 absl::Status CheckMetadataEntry(std::string_view key, std::string_view value) {
   if (key.empty() || HasBlankOrBreak(key) || key.find(':') != std::string_view::npos) {
-    return Error(
+    return FieldError(
         fmt::format("cannot write metadata key '{}': a key is non-empty, without blanks or ':'", key));
   }
   if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
-    return Error(fmt::format("cannot write metadata '{}': its value holds a line break or NUL", key));
+    return FieldError(fmt::format("cannot write metadata '{}': its value holds a line break or NUL", key));
   }
-  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return Error("cannot write metadata: not valid UTF-8");
+  if (!IsValidUtf8(key) || !IsValidUtf8(value)) return FieldError("cannot write metadata: not valid UTF-8");
   return absl::OkStatus();
 }
 
