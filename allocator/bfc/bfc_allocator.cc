@@ -10,9 +10,10 @@ namespace hbmsim {
 using bfc::ChunkHandle;
 using bfc::kInvalidChunk;
 
+using bfc::kGranule;
+
 namespace {
 
-constexpr uint64_t kGranule = bfc::kMinAllocationSize;
 constexpr Bytes kTwoMiB = Bytes::MiB(2);
 constexpr Bytes kDefaultMaxInternalFragmentation = Bytes::MiB(128);
 

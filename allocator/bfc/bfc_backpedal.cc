@@ -10,9 +10,9 @@
 #include "allocator/bfc/bfc_allocator.h"
 
 namespace hbmsim {
-namespace {
+using bfc::kGranule;
 
-constexpr uint64_t kGranule = bfc::kMinAllocationSize;
+namespace {
 
 // REF declares kBackpedalFactor as float, so the product is single precision
 // and truncated: from 562273024 this gives 506045696, where double arithmetic

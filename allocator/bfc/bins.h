@@ -47,6 +47,8 @@ namespace hbmsim::bfc {
 
 inline constexpr int kNumBins = 21;
 inline constexpr uint64_t kMinAllocationSize = 256;  // TSL's 1 << kMinAllocationBits
+// Every request and region is a multiple of it.
+inline constexpr uint64_t kGranule = kMinAllocationSize;
 
 // TSL's BinNumForSize: min(20, floor(log2(max(bytes, 256) >> 8))).
 inline int BinNumForSize(Bytes bytes) {

@@ -21,10 +21,6 @@
 namespace hbmsim {
 namespace {
 
-std::string AtLeastOneByte(const OptionValue& v) {
-  return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
-}
-
 // The limit alone: `ideal` has no option.
 struct LimitOnly {
   Bytes limit;

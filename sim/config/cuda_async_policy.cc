@@ -12,10 +12,6 @@
 namespace hbmsim {
 namespace {
 
-std::string AtLeastOneByte(const OptionValue& v) {
-  return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
-}
-
 absl::StatusOr<std::unique_ptr<Allocator>> MakeCudaAsync(const CudaAsyncOptions& options) {
   if (options.granule % options.alignment != 0) {
     return absl::InvalidArgumentError(fmt::format("cuda_async: granule={} must be a multiple of alignment={}",

@@ -4,6 +4,10 @@
 
 namespace hbmsim {
 
+std::string AtLeastOneByte(const OptionValue& v) {
+  return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
+}
+
 std::string IntRangeProblem(const OptionValue& v) {
   const int64_t i = std::get<int64_t>(v);
   constexpr int64_t kMin = std::numeric_limits<int>::min();

@@ -100,6 +100,9 @@ struct MemberCodec<std::optional<double>> {
 // "must be an int between -2147483648 and 2147483647", for int members.
 std::string IntRangeProblem(const OptionValue& v);
 
+// "must be at least 1 byte", for sizes and alignments where 0 means nothing.
+std::string AtLeastOneByte(const OptionValue& v);
+
 template <typename Options>
 class OptionTable {
  public:

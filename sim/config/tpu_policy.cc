@@ -11,10 +11,6 @@
 namespace hbmsim {
 namespace {
 
-std::string AtLeastOneByte(const OptionValue& v) {
-  return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
-}
-
 absl::StatusOr<std::unique_ptr<Allocator>> MakeTpu(const TpuOptions& options) {
   if (absl::Status s = ValidateTpuOptions(options); !s.ok()) return s;
   return std::make_unique<TpuAllocator>(options);

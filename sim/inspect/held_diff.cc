@@ -46,7 +46,7 @@ int64_t Total(const std::vector<HeldGroup>& kinds) {
   return total;
 }
 
-std::string SignedSize(int64_t b) {
+std::string DeltaText(int64_t b) {
   return fmt::format("{}{} B ({}{})", b > 0 ? "+" : "", b, b > 0 ? "+" : "", HumanReadableNumBytes(b));
 }
 
@@ -102,7 +102,7 @@ std::string RenderHeldDiffText(const HeldDiff& d) {
                  d.candidate);
   for (const HeldScopeDiff& s : d.scopes) {
     fmt::format_to(out, "\n{}: {} B -> {} B, {}\n", s.name, s.baseline_bytes, s.candidate_bytes,
-                   SignedSize(s.candidate_bytes - s.baseline_bytes));
+                   DeltaText(s.candidate_bytes - s.baseline_bytes));
     WriteTable(out, "by kind", s.kinds);
     WriteTable(out, "by frame (the innermost frame of the user's own code)", s.frames);
   }

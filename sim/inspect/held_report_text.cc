@@ -10,9 +10,9 @@ namespace {
 
 using Out = std::back_insert_iterator<std::string>;
 
-std::string Size(Bytes b) { return fmt::format("{} B ({})", b.value(), HumanReadableNumBytes(b)); }
+std::string BytesText(Bytes b) { return fmt::format("{} B ({})", b.value(), HumanReadableNumBytes(b)); }
 
-std::string SignedSize(int64_t b) { return fmt::format("{} B ({})", b, HumanReadableNumBytes(b)); }
+std::string SignedBytesText(int64_t b) { return fmt::format("{} B ({})", b, HumanReadableNumBytes(b)); }
 
 void WriteGroups(Out out, std::string_view title, const std::vector<HeldGroup>& groups, Bytes total,
                  size_t most) {
@@ -31,32 +31,32 @@ void WriteGroups(Out out, std::string_view title, const std::vector<HeldGroup>& 
 }
 
 void WriteProbe(Out out, const HeldReport& r, const HeldProbe& p) {
-  fmt::format_to(out, "  probe {}: ", Size(p.requested));
+  fmt::format_to(out, "  probe {}: ", BytesText(p.requested));
   if (!p.placed_all) {
     fmt::format_to(out, "not asked: {} of the held buffers already fail under {} at {}\n",
-                   p.placement_failures, r.policy, Size(*r.limit));
+                   p.placement_failures, r.policy, BytesText(*r.limit));
     return;
   }
   const AllocResult& a = p.result;
-  const std::string taken = fmt::format("; the buffers take {} under {}", Size(p.in_use_before), r.policy);
+  const std::string taken = fmt::format("; the buffers take {} under {}", BytesText(p.in_use_before), r.policy);
   if (a.ok()) {
     fmt::format_to(out, "fits under {} (rounded to {}{}{})\n", r.policy, a.rounded.value(),
                    a.has_offset ? fmt::format(", placed at {:#x}", a.offset.value()) : "", taken);
     return;
   }
   fmt::format_to(out, "does not fit under {}: {} ({} rounded; {} free, largest free block {}{})\n", r.policy,
-                 AllocStatusName(a.status), a.rounded.value(), Size(a.free_bytes), Size(a.largest_free_block),
+                 AllocStatusName(a.status), a.rounded.value(), BytesText(a.free_bytes), BytesText(a.largest_free_block),
                  taken);
 }
 
 void WriteDevice(Out out, const HeldReport& r, const HeldDeviceReport& d) {
   fmt::format_to(out, "\nDevice {} ({}): {} buffers, {}\n", d.device.value(), d.name, d.buffers,
-                 Size(d.buffer_bytes));
+                 BytesText(d.buffer_bytes));
   if (r.limit) {
     const int64_t headroom =
         static_cast<int64_t>(r.limit->value()) - static_cast<int64_t>(d.buffer_bytes.value());
-    fmt::format_to(out, "  headroom under {} ({}): {}{}\n", Size(*r.limit), r.limit_source,
-                   SignedSize(headroom), headroom < 0 ? ": the live buffers alone exceed the limit" : "");
+    fmt::format_to(out, "  headroom under {} ({}): {}{}\n", BytesText(*r.limit), r.limit_source,
+                   SignedBytesText(headroom), headroom < 0 ? ": the live buffers alone exceed the limit" : "");
   }
   WriteGroups(out, "by kind", d.kinds, d.buffer_bytes, d.kinds.size());
   WriteGroups(out, "by frame (the innermost frame of the user's own code)", d.frames, d.buffer_bytes,
@@ -76,12 +76,12 @@ std::string RenderHeldText(const HeldReport& r) {
     bytes += d.buffer_bytes;
   }
   fmt::format_to(out, "{}: {}, what was live when it was taken: {} device{}, {} buffers holding {}\n", r.file,
-                 r.source, r.devices.size(), r.devices.size() == 1 ? "" : "s", buffers, Size(bytes));
+                 r.source, r.devices.size(), r.devices.size() == 1 ? "" : "s", buffers, BytesText(bytes));
   for (const HeldDeviceReport& d : r.devices) WriteDevice(out, r, d);
   if (!r.unplaced_kinds.empty()) {
     Bytes total;
     for (const HeldGroup& g : r.unplaced_kinds) total += g.bytes;
-    fmt::format_to(out, "\nOn no device (the profile names none for them): {}\n", Size(total));
+    fmt::format_to(out, "\nOn no device (the profile names none for them): {}\n", BytesText(total));
     WriteGroups(out, "by kind", r.unplaced_kinds, total, r.unplaced_kinds.size());
     WriteGroups(out, "by frame", r.unplaced_frames, total, kTextFrames);
   }

@@ -15,7 +15,7 @@ namespace {
 using Out = std::back_insert_iterator<std::string>;
 using Json = nlohmann::ordered_json;
 
-std::string Size(Bytes b) { return fmt::format("{} ({})", b.value(), torch::FormatSize(b.value())); }
+std::string TorchSizeText(Bytes b) { return fmt::format("{} ({})", b.value(), torch::FormatSize(b.value())); }
 
 void WritePools(Out out, const StateAnalysis& a) {
   fmt::format_to(out, "\nMemory by pool and stream (memory_stats() terms, bytes):\n");
@@ -33,13 +33,13 @@ void WritePools(Out out, const StateAnalysis& a) {
 
 void WriteFree(Out out, const StateAnalysis& a) {
   const PoolTotals& t = a.total;
-  fmt::format_to(out, "\nFree (cached) memory: {} in {} blocks; largest free block {}\n", Size(t.free),
-                 t.free_blocks, Size(t.largest_free));
+  fmt::format_to(out, "\nFree (cached) memory: {} in {} blocks; largest free block {}\n", TorchSizeText(t.free),
+                 t.free_blocks, TorchSizeText(t.largest_free));
   fmt::format_to(out, "  fragmentation:  {:.4f} (1 - largest free block / free bytes)\n", a.fragmentation);
   fmt::format_to(out, "  empty_cache():  would release {} (unsplit free segments, whole free pages)\n",
-                 Size(a.releasable));
+                 TorchSizeText(a.releasable));
   fmt::format_to(out, "  inactive_split: {} cached in split segments (empty_cache() cannot release it)\n",
-                 Size(t.inactive_split));
+                 TorchSizeText(t.inactive_split));
 }
 
 void WriteSegments(Out out, const StateAnalysis& a) {

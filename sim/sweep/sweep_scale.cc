@@ -1,19 +1,14 @@
 #include "sim/sweep/sweep_scale.h"
 
 #include "fmt/format.h"
+#include "sim/sweep/spec_yaml.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim::sweep {
 namespace {
 
-absl::Status Error(const std::string& file, const YAML::Node& node, const std::string& what) {
-  const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 1;
-  return absl::InvalidArgumentError(fmt::format("{}:{}: scale: {}", file, line, what));
-}
-
-std::string Resolve(const std::string& folder, const std::string& path) {
-  if (path.empty() || path[0] == '/' || folder.empty() || folder == ".") return path;
-  return folder + "/" + path;
+absl::Status ScaleError(const std::string& file, const YAML::Node& node, const std::string& what) {
+  return SpecError(file, node, "scale: " + what);
 }
 
 bool PositiveInteger(const std::string& text) {
@@ -28,40 +23,40 @@ absl::StatusOr<std::vector<std::string>> Values(
   std::vector<std::string> out;
   if (!node) return out;
   if (!node.IsScalar() && !node.IsSequence())
-    return Error(file, node, fmt::format("{}: expected a list", key));
+    return ScaleError(file, node, fmt::format("{}: expected a list", key));
   std::vector<YAML::Node> items;
   if (node.IsScalar()) items.push_back(node);
   for (const YAML::Node& item : node) items.push_back(item);
   for (const YAML::Node& item : items) {
-    if (!item.IsScalar()) return Error(file, item, fmt::format("{}: expected a list of values", key));
+    if (!item.IsScalar()) return ScaleError(file, item, fmt::format("{}: expected a list of values", key));
     if (std::string why = invalid(item.Scalar()); !why.empty()) {
-      return Error(file, item, fmt::format("{}: {}", key, why));
+      return ScaleError(file, item, fmt::format("{}: {}", key, why));
     }
     out.push_back(item.Scalar());
   }
-  if (out.empty()) return Error(file, node, fmt::format("{}: the list is empty", key));
+  if (out.empty()) return ScaleError(file, node, fmt::format("{}: the list is empty", key));
   return out;
 }
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> At(
     const std::string& file, const std::string& folder, const YAML::Node& node,
     const std::function<bool(const std::string& path)>& exists) {
-  if (!node.IsMap()) return Error(file, node, "at: expected VALUE: RECORDING, two or more");
+  if (!node.IsMap()) return ScaleError(file, node, "at: expected VALUE: RECORDING, two or more");
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& entry : node) {
     if (!entry.first.IsScalar() || !PositiveInteger(entry.first.Scalar())) {
-      return Error(file, entry.first,
+      return ScaleError(file, entry.first,
                    "at: each key is a positive integer (the size the recording was made at)");
     }
     if (!entry.second.IsScalar() || entry.second.Scalar().empty()) {
-      return Error(file, entry.second, "at: each value is a recording's path");
+      return ScaleError(file, entry.second, "at: each value is a recording's path");
     }
-    const std::string path = Resolve(folder, entry.second.Scalar());
+    const std::string path = ResolveSpecPath(folder, entry.second.Scalar());
     if (!exists(path))
-      return Error(file, entry.second, fmt::format("at: no file '{}'", entry.second.Scalar()));
+      return ScaleError(file, entry.second, fmt::format("at: no file '{}'", entry.second.Scalar()));
     out.emplace_back(entry.first.Scalar(), path);
   }
-  if (out.size() < 2) return Error(file, node, "at: give two recordings or more");
+  if (out.size() < 2) return ScaleError(file, node, "at: give two recordings or more");
   return out;
 }
 
@@ -71,11 +66,11 @@ absl::StatusOr<std::optional<ScaleQuestion>> ParseScaleQuestion(
     const std::string& file, const std::string& folder, const YAML::Node& node,
     const std::function<bool(const std::string& path)>& exists) {
   if (!node) return std::nullopt;
-  if (!node.IsMap()) return Error(file, node, "expected at:, to:, fit_limits:, step:");
+  if (!node.IsMap()) return ScaleError(file, node, "expected at:, to:, fit_limits:, step:");
   for (const auto& entry : node) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
     if (key != "at" && key != "to" && key != "fit_limits" && key != "step") {
-      return Error(file, entry.first, fmt::format("unknown key '{}' (at, to, fit_limits, step)", key));
+      return ScaleError(file, entry.first, fmt::format("unknown key '{}' (at, to, fit_limits, step)", key));
     }
   }
   ScaleQuestion q;
@@ -90,9 +85,9 @@ absl::StatusOr<std::optional<ScaleQuestion>> ParseScaleQuestion(
   if (!limits.ok()) return limits.status();
   absl::StatusOr<std::vector<std::string>> step = Values(file, node["step"], "step", integer);
   if (!step.ok()) return step.status();
-  if (step->size() > 1) return Error(file, node["step"], "step: expected one value");
-  if (to->empty() && limits->empty()) return Error(file, node, "ask something: to: or fit_limits:");
-  if (!node["at"]) return Error(file, node, "at: expected VALUE: RECORDING, two or more");
+  if (step->size() > 1) return ScaleError(file, node["step"], "step: expected one value");
+  if (to->empty() && limits->empty()) return ScaleError(file, node, "ask something: to: or fit_limits:");
+  if (!node["at"]) return ScaleError(file, node, "at: expected VALUE: RECORDING, two or more");
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> at = At(file, folder, node["at"], exists);
   if (!at.ok()) return at.status();
   q.at = *std::move(at);

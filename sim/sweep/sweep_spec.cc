@@ -13,6 +13,7 @@
 #include "fmt/format.h"
 #include "sim/config/yaml_guard.h"
 #include "sim/sweep/spec_bounds.h"
+#include "sim/sweep/spec_yaml.h"
 #include "sim/sweep/sweep_scale.h"
 #include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
@@ -25,15 +26,7 @@ constexpr const char* kKeys[] = {"recordings", "allocators", "settings", "limits
                                  "size",       "advise",     "device",   "scale"};
 
 absl::Status Error(const std::string& file, const YAML::Node& node, const std::string& what) {
-  const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 1;
-  return absl::InvalidArgumentError(fmt::format("{}:{}: {}", file, line, what));
-}
-
-// A relative path in the spec is relative to the spec's own folder, so a
-// spec and its recordings move together (a Slurm node's cwd is no concern).
-std::string Resolve(const std::string& folder, const std::string& path) {
-  if (path.empty() || path[0] == '/' || folder.empty() || folder == ".") return path;
-  return folder + "/" + path;
+  return SpecError(file, node, what);
 }
 
 bool IsYamlFile(const std::string& name) {
@@ -84,7 +77,7 @@ absl::StatusOr<std::vector<std::string>> ExpandRecordings(const std::string& fil
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const std::string& pattern : *patterns) {
-    const std::string resolved = Resolve(folder, pattern);
+    const std::string resolved = ResolveSpecPath(folder, pattern);
     const std::vector<std::string> matches = options.expand ? options.expand(resolved) : Glob(resolved);
     if (matches.empty()) return Error(file, node, fmt::format("recordings: no file matches '{}'", pattern));
     for (const std::string& m : matches) {
@@ -374,7 +367,7 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
   SweepSpec spec{path, {}};
   for (const std::string& recording : *recordings) {
     for (const std::string& a : *allocators) {
-      const std::string allocator = IsYamlFile(a) ? Resolve(folder, a) : a;
+      const std::string allocator = IsYamlFile(a) ? ResolveSpecPath(folder, a) : a;
       for (const auto& settings : *grid) {
         auto add = [&](std::string question, std::string limit) {
           spec.tasks.push_back({spec.tasks.size(),
@@ -397,7 +390,7 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
   if (!questions->scale) return spec;
   for (const std::string& a : *allocators) {
     for (const auto& settings : *grid) {
-      AddScaleTasks(*questions->scale, IsYamlFile(a) ? Resolve(folder, a) : a, settings, *device, spec);
+      AddScaleTasks(*questions->scale, IsYamlFile(a) ? ResolveSpecPath(folder, a) : a, settings, *device, spec);
     }
   }
   return spec;

@@ -7,7 +7,7 @@
 namespace hbmsim {
 namespace {
 
-AllocResult Alloc(Allocator& a, uint64_t id, uint64_t bytes) {
+AllocResult AllocBytes(Allocator& a, uint64_t id, uint64_t bytes) {
   AllocRequest r;
   r.id = BufferId(id);
   r.bytes = Bytes(bytes);
@@ -16,23 +16,23 @@ AllocResult Alloc(Allocator& a, uint64_t id, uint64_t bytes) {
 
 TEST(PagedAllocatorTest, RequestsTakeWholePagesAndTheTailOfTheLastIsWasted) {
   PagedAllocator a({Bytes::MiB(7), uint64_t{2} << 20});  // 3 pages; the last MiB is unusable
-  const AllocResult r = Alloc(a, 1, 3 << 20);
+  const AllocResult r = AllocBytes(a, 1, 3 << 20);
   EXPECT_EQ(r.size.value(), uint64_t{4} << 20);
   EXPECT_EQ(a.GetStats().bytes_in_use, 4 << 20);
-  const AllocResult fail = Alloc(a, 2, (2 << 20) + 1);  // two pages, one free
+  const AllocResult fail = AllocBytes(a, 2, (2 << 20) + 1);  // two pages, one free
   EXPECT_EQ(fail.status, AllocStatus::kOom);
   EXPECT_EQ(fail.free_bytes.value(), uint64_t{2} << 20);
   EXPECT_EQ(fail.largest_free_block.value(), uint64_t{2} << 20);
-  EXPECT_TRUE(Alloc(a, 3, 1).ok());
+  EXPECT_TRUE(AllocBytes(a, 3, 1).ok());
 }
 
 TEST(PagedAllocatorTest, PagesAreFungibleSoFreedPagesAnywhereServeALargeRequest) {
   PagedAllocator a({Bytes::MiB(8), uint64_t{2} << 20});
   std::vector<Handle> h;
-  for (uint64_t i = 0; i < 4; ++i) h.push_back(Alloc(a, i, 2 << 20).handle);
+  for (uint64_t i = 0; i < 4; ++i) h.push_back(AllocBytes(a, i, 2 << 20).handle);
   a.Free(h[0]);
   a.Free(h[2]);  // two free pages, not adjacent in any sense
-  const AllocResult r = Alloc(a, 9, 4 << 20);
+  const AllocResult r = AllocBytes(a, 9, 4 << 20);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(a.GetStats().pool_bytes, 8 << 20);  // mapped pages stay mapped
   EXPECT_EQ(a.GetStats().peak_pool_bytes, 8 << 20);
@@ -54,13 +54,13 @@ TEST(PagedAllocatorTest, RandomProgramsKeepTheInvariants) {
 
 TEST(IdealAllocatorTest, FitsExactlyWhileLiveBytesStayWithinTheLimit) {
   IdealAllocator a(Bytes(1000));
-  const Handle x = Alloc(a, 1, 600).handle;
-  EXPECT_EQ(Alloc(a, 2, 300).offset.value(), 600u);
-  const AllocResult fail = Alloc(a, 3, 101);
+  const Handle x = AllocBytes(a, 1, 600).handle;
+  EXPECT_EQ(AllocBytes(a, 2, 300).offset.value(), 600u);
+  const AllocResult fail = AllocBytes(a, 3, 101);
   EXPECT_EQ(fail.status, AllocStatus::kOom);
   EXPECT_EQ(fail.free_bytes.value(), 100u);
   a.Free(x);
-  const AllocResult r = Alloc(a, 4, 700);  // 300 + 700 == 1000: fits exactly
+  const AllocResult r = AllocBytes(a, 4, 700);  // 300 + 700 == 1000: fits exactly
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.offset.value(), 300u);  // the heap was compacted: id 2 slid to 0
   EXPECT_EQ(a.GetStats().largest_free_block_bytes, 0);

@@ -55,6 +55,15 @@ inline CliRun RunHbmsim(const std::string& args, const std::string& pipe_from = 
   return run;
 }
 
+// The shared PyTorch snapshots, relative to the tests' working folder.
+inline const std::string kTorchSnapshotDir = "../shared/torch_snapshots/";
+
+// Two shared recordings that say which allocator wrote them: a PyTorch
+// snapshot and a TensorFlow profile (relative to the tests' working folder).
+inline const std::string kExpandableOomSnapshot =
+    "../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle";
+inline const std::string kKerasFitProfile = "../shared/profiler/tf_t4_keras_fit.xplane.pb";
+
 inline int CountLines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

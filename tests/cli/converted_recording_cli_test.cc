@@ -13,9 +13,6 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kSnapshot = "../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle";
-const std::string kProfile = "../shared/profiler/tf_t4_keras_fit.xplane.pb";
-
 // The leading comment block.
 std::string Header(const std::string& text) {
   size_t end = 0;
@@ -25,7 +22,7 @@ std::string Header(const std::string& text) {
 
 TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes) {
   const std::string hbt = TempPath("h100.hbt");
-  const CliRun c = RunHbmsim("convert " + kSnapshot + " " + hbt);
+  const CliRun c = RunHbmsim("convert " + kExpandableOomSnapshot + " " + hbt);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.err,
             "hbmsim convert: " + hbt +
@@ -42,7 +39,7 @@ TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes)
 
   const std::string orig_json = TempPath("orig.json");
   const std::string conv_json = TempPath("conv.json");
-  const CliRun orig = RunHbmsim("replay " + kSnapshot + " --no-advice --json " + orig_json);
+  const CliRun orig = RunHbmsim("replay " + kExpandableOomSnapshot + " --no-advice --json " + orig_json);
   const CliRun conv = RunHbmsim("replay " + hbt + " --no-advice --json " + conv_json);
   EXPECT_EQ(orig.exit_code, 1) << orig.err;
   EXPECT_EQ(conv.exit_code, 1) << conv.err;
@@ -69,7 +66,7 @@ TEST(ConvertedRecordingCliTest, ASnapshotConvertedToHbtReplaysAsTheSnapshotDoes)
     const std::string orig_dev = TempPath("orig_dev.json");
     const std::string flags = " --device " + std::to_string(dev) + " --no-advice --json ";
     ASSERT_EQ(RunHbmsim("replay " + hbt + flags + conv_dev).exit_code, 0);
-    ASSERT_EQ(RunHbmsim("replay " + kSnapshot + flags + orig_dev).exit_code, 0);
+    ASSERT_EQ(RunHbmsim("replay " + kExpandableOomSnapshot + flags + orig_dev).exit_code, 0);
     const nlohmann::json d = nlohmann::json::parse(ReadFile(conv_dev));
     const nlohmann::json e = nlohmann::json::parse(ReadFile(orig_dev));
     EXPECT_EQ(d["allocator"]["bytes_limit_source"], "none: unlimited (the recording records no OOM)");
@@ -120,7 +117,7 @@ TEST(ConvertedRecordingCliTest, ASnapshotWithoutATraceConvertsToNothingAndSaysWh
 // GPU's, the device a replay picks, and the host allocator's as its own.
 TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
   const std::string text = TempPath("tf.trace");
-  const CliRun c = RunHbmsim("convert " + kProfile + " " + text);
+  const CliRun c = RunHbmsim("convert " + kKerasFitProfile + " " + text);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.err.find("settings"), std::string::npos) << c.err;
   EXPECT_NE(Header(ReadFile(text)).find("# allocator: bfc\n# device: 0\n"
@@ -149,7 +146,7 @@ TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
 // under, wherever the recording says it: a profile's stated limit, a
 // converted snapshot's # device_bytes (its original's OOM capacity).
 TEST(ConvertedRecordingCliTest, AdviseChecksAtTheLimitTheRecordingStates) {
-  const CliRun profile = RunHbmsim("advise " + kProfile);
+  const CliRun profile = RunHbmsim("advise " + kKerasFitProfile);
   ASSERT_EQ(profile.exit_code, 0) << profile.err;
   EXPECT_NE(profile.out.find("\n  limit L:         14648653952 (13.64GiB) from the recording's bytes_allocated + "
                              "bytes_available + bytes_reserved of GPU_0_bfc\n  today's minimum: 61631536 (58.78MiB); "
@@ -157,7 +154,7 @@ TEST(ConvertedRecordingCliTest, AdviseChecksAtTheLimitTheRecordingStates) {
             std::string::npos)
       << profile.out;
   const std::string hbt = TempPath("h100.hbt");
-  ASSERT_EQ(RunHbmsim("convert " + kSnapshot + " " + hbt).exit_code, 0);
+  ASSERT_EQ(RunHbmsim("convert " + kExpandableOomSnapshot + " " + hbt).exit_code, 0);
   const CliRun converted = RunHbmsim("advise " + hbt);
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
   EXPECT_NE(converted.out.find("\n  limit L:         84298432512 (78.51GiB) from the trace's # device_bytes\n"

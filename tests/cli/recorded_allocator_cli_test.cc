@@ -10,12 +10,9 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kSnapshot = "../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle";
-const std::string kProfile = "../shared/profiler/tf_t4_keras_fit.xplane.pb";
-
 TEST(RecordedAllocatorCliTest, APyTorchSnapshotReplaysUnderTorch) {
-  const CliRun chosen = RunHbmsim("replay " + kSnapshot + " --no-advice");
-  const CliRun named = RunHbmsim("replay " + kSnapshot + " --no-advice --allocator torch");
+  const CliRun chosen = RunHbmsim("replay " + kExpandableOomSnapshot + " --no-advice");
+  const CliRun named = RunHbmsim("replay " + kExpandableOomSnapshot + " --no-advice --allocator torch");
   EXPECT_EQ(chosen.exit_code, 1) << chosen.err;
   EXPECT_EQ(named.exit_code, 1) << named.err;
   EXPECT_EQ(chosen.out, named.out);
@@ -28,8 +25,8 @@ TEST(RecordedAllocatorCliTest, APyTorchSnapshotReplaysUnderTorch) {
 }
 
 TEST(RecordedAllocatorCliTest, ATensorFlowProfileIsSizedUnderBfcWithItsRecordedOptions) {
-  const CliRun chosen = RunHbmsim("size " + kProfile);
-  const CliRun named = RunHbmsim("size " + kProfile + " --allocator bfc");
+  const CliRun chosen = RunHbmsim("size " + kKerasFitProfile);
+  const CliRun named = RunHbmsim("size " + kKerasFitProfile + " --allocator bfc");
   ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
   EXPECT_EQ(chosen.out, named.out);
   // The profile's own settings still apply: TF's GPU allocator over its virtual-memory sub-allocator.
@@ -48,8 +45,8 @@ TEST(RecordedAllocatorCliTest, ATensorFlowProfileIsSizedUnderBfcWithItsRecordedO
 }
 
 TEST(RecordedAllocatorCliTest, AdviceOnASnapshotWithoutAllocator) {
-  const CliRun chosen = RunHbmsim("advise " + kSnapshot);
-  const CliRun named = RunHbmsim("advise " + kSnapshot + " --allocator torch");
+  const CliRun chosen = RunHbmsim("advise " + kExpandableOomSnapshot);
+  const CliRun named = RunHbmsim("advise " + kExpandableOomSnapshot + " --allocator torch");
   EXPECT_EQ(chosen.exit_code, named.exit_code) << chosen.err;
   EXPECT_EQ(chosen.out, named.out);
   EXPECT_NE(chosen.out.find("PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"), std::string::npos) << chosen.out;

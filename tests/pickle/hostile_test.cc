@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/common/shared_data.h"
 #include "tests/pickle/pickle_bytes.h"
 #include "trace/pickle/unpickler.h"
 
@@ -13,8 +14,6 @@ namespace hbmsim {
 namespace {
 
 using namespace pickle_bytes;
-
-const std::string kSnapshots = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/";
 
 std::string ErrorOf(const std::string& bytes, const UnpickleLimits& limits = {}) {
   absl::StatusOr<PickleTree> tree = Unpickle(bytes, "t.pickle", limits);
@@ -75,7 +74,7 @@ TEST(HostileTest, UnsupportedAndUnknownOpcodes) {
 }
 
 TEST(HostileTest, TruncationAtEveryOffsetOfARealFile) {
-  absl::StatusOr<std::string> whole = ReadWholeFile(kSnapshots + "state_only_tiny.pickle");
+  absl::StatusOr<std::string> whole = ReadWholeFile(kSharedTorchSnapshots + "state_only_tiny.pickle");
   ASSERT_TRUE(whole.ok()) << whole.status();
   ASSERT_EQ(whole->size(), 3305u);
   ASSERT_TRUE(Unpickle(*whole, "tiny").ok());
@@ -206,7 +205,7 @@ TEST(HostileTest, StackDisciplineErrors) {
 }
 
 TEST(HostileTest, RandomByteFlipsNeverCrash) {
-  absl::StatusOr<std::string> whole = ReadWholeFile(kSnapshots + "state_only_tiny.pickle");
+  absl::StatusOr<std::string> whole = ReadWholeFile(kSharedTorchSnapshots + "state_only_tiny.pickle");
   ASSERT_TRUE(whole.ok());
   const uint32_t seed = 20261122;
   std::mt19937 rng(seed);

@@ -5,14 +5,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/common/shared_data.h"
 #include "tests/pickle/pickle_bytes.h"
 
 namespace hbmsim {
 namespace {
 
 using namespace pickle_bytes;
-
-const std::string kSnapshots = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/";
 
 std::string FromHex(std::string_view hex) {
   std::string out;
@@ -54,7 +53,7 @@ constexpr RealFile kRealFiles[] = {
 TEST(UnpicklerTest, EveryRealSnapshotLoads) {
   for (const RealFile& f : kRealFiles) {
     SCOPED_TRACE(f.name);
-    absl::StatusOr<PickleTree> tree = UnpickleFile(kSnapshots + f.name);
+    absl::StatusOr<PickleTree> tree = UnpickleFile(kSharedTorchSnapshots + f.name);
     ASSERT_TRUE(tree.ok()) << tree.status();
     EXPECT_EQ(tree->NodeCount(), f.values);
     EXPECT_EQ(tree->Height(), f.height);
@@ -64,7 +63,7 @@ TEST(UnpicklerTest, EveryRealSnapshotLoads) {
 }
 
 TEST(UnpicklerTest, TinySnapshotValues) {
-  absl::StatusOr<PickleTree> tree = UnpickleFile(kSnapshots + "state_only_tiny.pickle");
+  absl::StatusOr<PickleTree> tree = UnpickleFile(kSharedTorchSnapshots + "state_only_tiny.pickle");
   ASSERT_TRUE(tree.ok()) << tree.status();
   const PickleValue root = tree->root();
   ASSERT_EQ(root.size(), 4u);

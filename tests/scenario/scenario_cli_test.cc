@@ -11,8 +11,6 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kDir = "../shared/torch_snapshots/";
-
 struct Replayed {
   CliRun cli;
   nlohmann::json json;
@@ -21,7 +19,7 @@ struct Replayed {
 Replayed Replay(const std::string& file, const std::string& flags) {
   const std::string json = TempPath("replay.json");
   Replayed r;
-  r.cli = RunHbmsim(fmt::format("replay {}{} --allocator torch {} --json {}", kDir, file, flags, json));
+  r.cli = RunHbmsim(fmt::format("replay {}{} --allocator torch {} --json {}", kTorchSnapshotDir, file, flags, json));
   if (r.cli.exit_code <= 1) r.json = nlohmann::json::parse(ReadFile(json));
   return r;
 }
@@ -46,10 +44,10 @@ TEST(ScenarioCliTest, H100ReplaysTheDeviceWithTheRecordedOom) {
 }
 
 TEST(ScenarioCliTest, BytesLimitAutoOnADeviceWithoutOomNamesTheOneWithIt) {
-  const CliRun r = RunHbmsim("replay " + kDir +
+  const CliRun r = RunHbmsim("replay " + kTorchSnapshotDir +
                              "h100x4_expandable_segments_oom.pickle --allocator torch --device 0 --bytes-limit auto");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit auto: " + kDir +
+  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit auto: " + kTorchSnapshotDir +
                        "h100x4_expandable_segments_oom.pickle records no oom on device 0 (device 1 has one: "
                        "pass --device 1); pass a size\n");
 }
@@ -57,7 +55,7 @@ TEST(ScenarioCliTest, BytesLimitAutoOnADeviceWithoutOomNamesTheOneWithIt) {
 // `size --device 1` sizes the job as it ran: expandable segments on.
 TEST(ScenarioCliTest, SizeDevice1UsesTheRecordedExpandableSegments) {
   const std::string json = TempPath("size.json");
-  const CliRun r = RunHbmsim("size " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch "
+  const CliRun r = RunHbmsim("size " + kTorchSnapshotDir + "h100x4_expandable_segments_oom.pickle --allocator torch "
                              "--device 1 --jobs 2 --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));

@@ -17,11 +17,9 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kDir = "../shared/torch_snapshots/";
-
 std::vector<std::string> Snapshots() {
   std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(HBMSIM_SOURCE_DIR) + "/" + kDir)) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(HBMSIM_SOURCE_DIR) + "/" + kTorchSnapshotDir)) {
     const std::string ext = entry.path().extension().string();
     if (ext == ".pickle" || ext == ".pkl") out.push_back(entry.path().filename().string());
   }
@@ -34,7 +32,7 @@ std::vector<std::string> Snapshots() {
 // whose JSON has no "recording").
 std::vector<uint64_t> DevicesOf(const std::string& file) {
   const std::string json = TempPath("devices.json");
-  const CliRun r = RunHbmsim(fmt::format("replay {}{} --allocator torch --json {}", kDir, file, json));
+  const CliRun r = RunHbmsim(fmt::format("replay {}{} --allocator torch --json {}", kTorchSnapshotDir, file, json));
   if (r.exit_code == 2) {
     EXPECT_NE(r.err.find("no trace for device"), std::string::npos) << file << ": " << r.err;
     return {};
@@ -49,22 +47,22 @@ std::vector<uint64_t> DevicesOf(const std::string& file) {
   return out;
 }
 
-struct Replayed {
+struct AgreementRun {
   int exit_code = -1;
   nlohmann::json json;
 };
 
-Replayed Replay(const std::string& file, uint64_t device, uint64_t limit) {
+AgreementRun ReplayAt(const std::string& file, uint64_t device, uint64_t limit) {
   const std::string json = TempPath("replay.json");
   const CliRun r =
-      RunHbmsim(fmt::format("replay {}{} --allocator torch --device {} --bytes-limit {} --json {}", kDir,
+      RunHbmsim(fmt::format("replay {}{} --allocator torch --device {} --bytes-limit {} --json {}", kTorchSnapshotDir,
                             file, device, limit, json));
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << file << ": " << r.err;
   return {r.exit_code, r.exit_code <= 1 ? nlohmann::json::parse(ReadFile(json)) : nlohmann::json()};
 }
 
 // compare's at_limit row against replay's report at the same limit.
-void ExpectRowEqualsReplay(const std::string& what, const nlohmann::json& row, const Replayed& r) {
+void ExpectRowEqualsReplay(const std::string& what, const nlohmann::json& row, const AgreementRun& r) {
   const nlohmann::json& at = row["at_limit"];
   uint64_t oom = 0, fragmentation = 0;
   for (const auto& f : r.json["failures"]) (f["kind"] == "oom" ? oom : fragmentation)++;
@@ -83,15 +81,15 @@ TEST(SnapshotAgreementTest, SizeReplayAndCompareAgreeOnEverySnapshotAndDevice) {
       const std::string what = fmt::format("{} device {}", file, device);
       const std::string size_json = TempPath("size.json");
       const CliRun s = RunHbmsim(fmt::format("size {}{} --allocator torch --device {} --jobs 2 --json {}",
-                                             kDir, file, device, size_json));
+                                             kTorchSnapshotDir, file, device, size_json));
       ASSERT_EQ(s.exit_code, 0) << what << ": " << s.err;
       const nlohmann::json size = nlohmann::json::parse(ReadFile(size_json));
       const uint64_t limit = size["min_bytes_limit"];
       const bool non_monotonic = !size["non_monotonic"].is_null();
       EXPECT_EQ(non_monotonic, s.out.find("WARNING: not monotonic") != std::string::npos) << what;
-      const Replayed at = Replay(file, device, limit);
+      const AgreementRun at = ReplayAt(file, device, limit);
       EXPECT_EQ(at.exit_code, 0) << what << " at " << limit;
-      const Replayed below = Replay(file, device, limit - 512);
+      const AgreementRun below = ReplayAt(file, device, limit - 512);
       EXPECT_TRUE(below.exit_code == 1 || non_monotonic) << what << " at " << limit - 512;
 
       const std::string compare_json = TempPath("compare.json");
@@ -99,7 +97,7 @@ TEST(SnapshotAgreementTest, SizeReplayAndCompareAgreeOnEverySnapshotAndDevice) {
         const CliRun c =
             RunHbmsim(fmt::format("compare {}{} --allocators torch --device {} --bytes-limit {} "
                                   "--jobs 2 --json {}",
-                                  kDir, file, device, l, compare_json));
+                                  kTorchSnapshotDir, file, device, l, compare_json));
         // compare exits 1 when the row fails at the limit, as replay does.
         ASSERT_EQ(c.exit_code, (l == limit ? at : below).exit_code) << what << ": " << c.err;
         const nlohmann::json row = nlohmann::json::parse(ReadFile(compare_json))["rows"][0];

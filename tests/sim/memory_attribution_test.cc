@@ -28,7 +28,7 @@
 namespace hbmsim {
 namespace {
 
-constexpr char kTrace[] =
+constexpr char kAttributionTrace[] =
     "alloc 1 1000 tag=weights\n"
     "alloc 2 3000 tag=fusion.1\n"
     "alloc 3 2000 tag=fusion.2\n"
@@ -41,7 +41,7 @@ constexpr char kTrace[] =
     "alloc 7 2500 tag=weights\n"
     "free 7\n";
 
-void Replay(MemoryAttribution& attribution, const char* trace = kTrace, uint64_t peak_from = 0) {
+void ReplayAttributed(MemoryAttribution& attribution, const char* trace = kAttributionTrace, uint64_t peak_from = 0) {
   // One file per test: ctest runs each TEST as its own process, in parallel, and
   // a shared name let one test read the trace another was writing.
   const std::string path = ::testing::TempDir() + "/memory_attribution_" +
@@ -71,7 +71,7 @@ TEST(MemoryAttributionTest, OpDropsTheInstanceNumber) {
 
 TEST(MemoryAttributionTest, PeakAndFirstFailureTablesAreExact) {
   MemoryAttribution attribution(/*top_buffers=*/3);
-  Replay(attribution);
+  ReplayAttributed(attribution);
   EXPECT_EQ(RenderMemoryAttributionText(attribution, /*rows=*/3),
             "The first failed request (event 7): 4000 bytes (3.9KiB) for id 6, oom, tag fusion.3\n"
             "Where the memory was at the first failure (event 7): 5000 bytes (4.9KiB) held in 4 buffers\n"
@@ -118,7 +118,7 @@ TEST(MemoryAttributionTest, ThePeakCountsFromTheStartStateOn) {
                        Case{11, 10, 3000, 3},  // a trace no longer than its start state: what it leaves
                        Case{0, 3, 6500, 4}}) {
     MemoryAttribution attribution;
-    Replay(attribution, kTrace, c.from);
+    ReplayAttributed(attribution, kAttributionTrace, c.from);
     const std::optional<MemoryBreakdown> peak = attribution.AtPeak();
     ASSERT_TRUE(peak.has_value()) << c.from;
     EXPECT_EQ(peak->event, EventIndex(c.event)) << c.from;
@@ -139,7 +139,7 @@ constexpr char kFailsRightAfterThePeak[] =
 
 TEST(MemoryAttributionTest, APeakHoldingWhatTheFailureHeldIsOneLine) {
   MemoryAttribution attribution(/*top_buffers=*/3);
-  Replay(attribution, kFailsRightAfterThePeak);
+  ReplayAttributed(attribution, kFailsRightAfterThePeak);
   EXPECT_EQ(RenderMemoryAttributionText(attribution, /*rows=*/3),
             "The first failed request (event 2): 2000 bytes (2.0KiB) for id 3, oom, tag act.2\n"
             "Where the memory was at the first failure (event 2): 7000 bytes (6.8KiB) held in 2 buffers\n"
@@ -160,7 +160,7 @@ TEST(MemoryAttributionTest, APeakHoldingWhatTheFailureHeldIsOneLine) {
 // its stack): there the tables open with where the memory was, not the request again.
 TEST(MemoryAttributionTest, TheFailedRequestLineIsLeftToACallerThatShowedIt) {
   MemoryAttribution attribution(/*top_buffers=*/3);
-  Replay(attribution, kFailsRightAfterThePeak);
+  ReplayAttributed(attribution, kFailsRightAfterThePeak);
   const std::string named = RenderMemoryAttributionText(attribution, /*rows=*/3);
   const std::string unnamed = RenderMemoryAttributionText(attribution, /*rows=*/3, /*name_failed_request=*/false);
   const std::string line = "The first failed request (event 2): 2000 bytes (2.0KiB) for id 3, oom, tag act.2\n";
@@ -171,7 +171,7 @@ TEST(MemoryAttributionTest, TheFailedRequestLineIsLeftToACallerThatShowedIt) {
 
 TEST(MemoryAttributionTest, GroupsBeyondTheRowsAreSummedOnOneLine) {
   MemoryAttribution attribution;
-  Replay(attribution);
+  ReplayAttributed(attribution);
   const std::string text = RenderMemoryAttributionText(attribution, /*rows=*/2);
   // At the peak: weights 1000 and (untagged) 500 after fusion.1 and fusion.2.
   EXPECT_NE(text.find("     23.1%            1500     1.5KiB       2 buf  (2 more groups)\n"),
@@ -181,7 +181,7 @@ TEST(MemoryAttributionTest, GroupsBeyondTheRowsAreSummedOnOneLine) {
 
 TEST(MemoryAttributionTest, JsonCarriesEveryGroup) {
   MemoryAttribution attribution;
-  Replay(attribution);
+  ReplayAttributed(attribution);
   const nlohmann::json j = nlohmann::json::parse(RenderMemoryAttributionJson(attribution));
   EXPECT_EQ(j["peak"]["event"], 3);
   EXPECT_EQ(j["peak"]["held_bytes"], 6500);
@@ -202,7 +202,7 @@ TEST(MemoryAttributionTest, FramesGroupWhenTheCallerNamesThem) {
   // Stands in for a snapshot's first frame outside torch: here, by buffer id.
   MemoryAttribution attribution(
       10, [](const Event& e) { return e.id % 2 == 0 ? "models.py:181" : "train.py:12"; });
-  Replay(attribution);
+  ReplayAttributed(attribution);
   const std::optional<MemoryBreakdown> peak = attribution.AtPeak();
   ASSERT_TRUE(peak.has_value());
   ASSERT_EQ(peak->by_frame.size(), 2u);

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/torch/torch_test_util.h"
 
 namespace hbmsim::torch {
 namespace {
 
-constexpr uint64_t kMiB = 1 << 20;
+using testing::kMiB;
 constexpr uint64_t kGiB = 1ull << 30;
 
 TEST(FormatSize, InclusiveBoundariesAndTwoDecimals) {

@@ -4,11 +4,12 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/torch/torch_test_util.h"
 
 namespace hbmsim::torch {
 namespace {
 
-constexpr uint64_t kMiB = 1 << 20;
+using testing::kMiB;
 
 TorchOptions WithDivisions(uint64_t d) {
   TorchOptions o;

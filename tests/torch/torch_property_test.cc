@@ -5,12 +5,13 @@
 
 #include "allocator/torch/torch_allocator.h"
 #include "gtest/gtest.h"
+#include "tests/torch/torch_test_util.h"
 #include "tests/common/random_ops.h"
 
 namespace hbmsim::torch {
 namespace {
 
-constexpr uint64_t kMiB = 1 << 20;
+using testing::kMiB;
 
 struct Variant {
   std::string name;

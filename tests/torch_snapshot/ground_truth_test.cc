@@ -6,13 +6,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/common/shared_data.h"
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_summary.h"
 
 namespace hbmsim {
 namespace {
-
-const std::string kSnapshots = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/";
 
 struct Expected {
   const char* file;
@@ -190,7 +189,7 @@ const Expected kTable[] = {
 TEST(GroundTruthTest, EveryRealSnapshotMatchesTheManifest) {
   for (const Expected& want : kTable) {
     SCOPED_TRACE(want.file);
-    absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + want.file);
+    absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + want.file);
     ASSERT_TRUE(snap.ok()) << snap.status();
     EXPECT_EQ(snap->generation, want.generation);
     std::vector<uint64_t> devices;
@@ -213,7 +212,7 @@ TEST(GroundTruthTest, EveryRealSnapshotMatchesTheManifest) {
 TEST(GroundTruthTest, BlocksTileEverySegment) {
   for (const Expected& want : kTable) {
     SCOPED_TRACE(want.file);
-    absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + want.file);
+    absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + want.file);
     ASSERT_TRUE(snap.ok()) << snap.status();
     for (const SnapshotSegment& s : snap->segments) {
       Offset next = s.address;
@@ -227,7 +226,7 @@ TEST(GroundTruthTest, BlocksTileEverySegment) {
 }
 
 TEST(GroundTruthTest, H100ExpandableOom) {
-  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + "h100x4_expandable_segments_oom.pickle");
+  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + "h100x4_expandable_segments_oom.pickle");
   ASSERT_TRUE(snap.ok()) << snap.status();
   ASSERT_EQ(snap->device_traces.size(), 4u);
   EXPECT_EQ(snap->device_traces[0].entries.size(), 6445u);
@@ -253,7 +252,7 @@ TEST(GroundTruthTest, H100ExpandableOom) {
 }
 
 TEST(GroundTruthTest, SettingsOfTheMaxSplitFiles) {
-  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + "empty_4dev_expandable_maxsplit64.pickle");
+  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + "empty_4dev_expandable_maxsplit64.pickle");
   ASSERT_TRUE(snap.ok()) << snap.status();
   const AllocatorSettings& s = *snap->allocator_settings;
   EXPECT_EQ(s.alloc_conf, "expandable_segments:True,max_split_size_mb:64");
@@ -270,14 +269,14 @@ TEST(GroundTruthTest, SettingsOfTheMaxSplitFiles) {
   EXPECT_EQ(s.Find("roundup_power2_divisions")->substr(0, 24), "{'1': 0, '2': 0, '4': 0,");
   EXPECT_EQ(snap->device_traces.size(), 4u);
 
-  absl::StatusOr<Snapshot> tiny = LoadSnapshotFile(kSnapshots + "state_only_tiny.pickle");
+  absl::StatusOr<Snapshot> tiny = LoadSnapshotFile(kSharedTorchSnapshots + "state_only_tiny.pickle");
   ASSERT_TRUE(tiny.ok()) << tiny.status();
   EXPECT_EQ(tiny->allocator_settings->max_split_size, -1);
   EXPECT_EQ(tiny->allocator_settings->alloc_conf, "");
 }
 
 TEST(GroundTruthTest, Gen1BlocksGetAddressesFromTheirSegment) {
-  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + "gen1_legacy_history_at_oom.pickle");
+  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + "gen1_legacy_history_at_oom.pickle");
   ASSERT_TRUE(snap.ok()) << snap.status();
   const SnapshotSegment& s = snap->segments[0];
   EXPECT_EQ(s.address, Offset(140037408686080));
@@ -291,7 +290,7 @@ TEST(GroundTruthTest, Gen1BlocksGetAddressesFromTheirSegment) {
 }
 
 TEST(GroundTruthTest, BareListIsSegmentsOnly) {
-  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + "gen2_segments_only_list.pkl");
+  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + "gen2_segments_only_list.pkl");
   ASSERT_TRUE(snap.ok()) << snap.status();
   EXPECT_TRUE(snap->bare_list);
   EXPECT_TRUE(snap->device_traces.empty());

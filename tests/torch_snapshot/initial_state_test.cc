@@ -6,15 +6,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/common/shared_data.h"
 #include "trace/torch/snapshot.h"
 
 namespace hbmsim {
 namespace {
 
-const std::string kSnapshots = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/";
-
 Snapshot MustLoad(const char* name) {
-  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSnapshots + name);
+  absl::StatusOr<Snapshot> snap = LoadSnapshotFile(kSharedTorchSnapshots + name);
   EXPECT_TRUE(snap.ok()) << snap.status();
   return snap.ok() ? *std::move(snap) : Snapshot();
 }

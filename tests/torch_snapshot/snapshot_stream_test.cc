@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/common/shared_data.h"
 #include "tests/pickle/pickle_bytes.h"
 #include "trace/pickle/unpickler.h"
 #include "trace/torch/snapshot.h"
@@ -15,8 +16,6 @@ namespace hbmsim {
 namespace {
 
 using namespace pickle_bytes;
-
-const std::string kSnapshots = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/";
 
 void ExpectSame(const Snapshot& a, const Snapshot& b) {
   EXPECT_EQ(a.generation, b.generation);
@@ -60,8 +59,8 @@ TEST(SnapshotStreamTest, EverySharedSnapshotReadsAsItsWholeTree) {
                         "gen5_user_metadata_compile_context.pickle", "h100x4_expandable_segments_oom.pickle",
                         "gen2_segments_only_list.pkl", "state_only_tiny.pickle"}) {
     SCOPED_TRACE(f);
-    absl::StatusOr<Snapshot> streamed = LoadSnapshotFile(kSnapshots + f);
-    absl::StatusOr<Snapshot> whole = WholeTree(kSnapshots + f);
+    absl::StatusOr<Snapshot> streamed = LoadSnapshotFile(kSharedTorchSnapshots + f);
+    absl::StatusOr<Snapshot> whole = WholeTree(kSharedTorchSnapshots + f);
     ASSERT_TRUE(streamed.ok()) << streamed.status();
     ASSERT_TRUE(whole.ok()) << whole.status();
     ExpectSame(*streamed, *whole);

@@ -7,8 +7,6 @@
 namespace hbmsim::bfc_dump {
 namespace {
 
-constexpr uint64_t kPage = uint64_t{2} << 20;
-
 void DescribeRequest(const BfcDump& dump, const DumpContext& context, Diagnosis& d) {
   if (dump.header) {
     d.request_source = "header";

@@ -15,6 +15,10 @@
 
 namespace hbmsim::bfc_dump {
 
+// The 2 MiB page the GPU driver maps device memory in: what "pages" means in
+// a dump's diagnosis and heap picture.
+inline constexpr uint64_t kPage = uint64_t{2} << 20;
+
 // A HumanReadableNumBytes value: the printed text and the bytes it denotes
 // (value x unit, so 585.94MiB is 614402621 where the truth was 614400000).
 struct HumanBytes {

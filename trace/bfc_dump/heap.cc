@@ -11,8 +11,6 @@
 namespace hbmsim::bfc_dump {
 namespace {
 
-constexpr uint64_t kPage = uint64_t{2} << 20;
-
 Bytes SumSizes(const Region& r) {
   Bytes total;
   for (const Chunk& c : r.chunks) total += Bytes(c.size);

@@ -130,7 +130,7 @@ constexpr Literal MakeLiteral(std::string_view text) {
 }
 bool Starts(uint64_t w, const Literal& l) { return (w & l.mask) == l.word; }
 
-enum Key : uint8_t { kTime, kStream, kDevice, kTag, kShape, kKeyCount };
+enum Key : uint8_t { kTimeKey, kStreamKey, kDeviceKey, kTagKey, kShapeKey, kKeyCount };
 // The key is what precedes a field's first '=', so the prefix "key=" names it.
 constexpr Literal kKeys[kKeyCount] = {MakeLiteral("t="), MakeLiteral("stream="), MakeLiteral("device="),
                                       MakeLiteral("tag="), MakeLiteral("shape=")};
@@ -146,18 +146,18 @@ bool TakeAttributes(Cursor& c, bool alloc, Event& e) {
     seen |= static_cast<uint8_t>(1u << key);
     c.p += kKeys[key].text.size();
     uint64_t n = 0;
-    if (key <= kDevice) {
+    if (key <= kDeviceKey) {
       if (!TakeNumber(c, n)) return false;
-      if (key == kTime) e.time_us = n;
-      if (key == kStream) e.stream = StreamId(n);
-      if (key == kDevice) e.device = DeviceId(n);
+      if (key == kTimeKey) e.time_us = n;
+      if (key == kStreamKey) e.stream = StreamId(n);
+      if (key == kDeviceKey) e.device = DeviceId(n);
       continue;
     }
     if (!alloc) return false;  // tag= and shape= belong to an alloc
     bool ascii = true;
     std::string_view value;
     if (!TakeValue(c, value, ascii) || value.empty()) return false;
-    if (key == kTag) {
+    if (key == kTagKey) {
       if (!ascii && !IsValidUtf8(value)) return false;
       e.tag = value;
     } else {

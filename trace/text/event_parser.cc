@@ -58,7 +58,7 @@ constexpr std::array<Syntax, 10> kSyntax = {{
     {"mark", EventKind::kMark, "mark <label> [attrs]", "", false, kAnyEvent},
 }};
 
-absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+absl::Status LineError(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
 std::string Why(const absl::Status& s) { return std::string(s.message()); }
 
@@ -122,7 +122,7 @@ absl::Status TakePositional(std::string_view& rest, const Syntax& syntax, std::s
                             std::string_view& field) {
   field = NextField(rest);
   if (field.empty() || field.find('=') != std::string_view::npos) {
-    return Error(fmt::format("missing {} in '{}'", name, syntax.usage));
+    return LineError(fmt::format("missing {} in '{}'", name, syntax.usage));
   }
   return absl::OkStatus();
 }
@@ -132,25 +132,25 @@ absl::Status ParsePositionals(std::string_view& rest, const Syntax& syntax, Even
   if (syntax.kind == EventKind::kMark) {
     // The label is one field and may itself hold '=' (`mark step=3`).
     e.label = NextField(rest);
-    if (e.label.empty()) return Error(fmt::format("missing <label> in '{}'", syntax.usage));
-    if (!IsValidUtf8(e.label)) return Error("mark label is not valid UTF-8");
+    if (e.label.empty()) return LineError(fmt::format("missing <label> in '{}'", syntax.usage));
+    if (!IsValidUtf8(e.label)) return LineError("mark label is not valid UTF-8");
     return absl::OkStatus();
   }
   if (absl::Status s = TakePositional(rest, syntax, syntax.id_name, field); !s.ok()) return s;
   absl::StatusOr<uint64_t> id = ParseId(field);
-  if (!id.ok()) return Error(fmt::format("bad {}: {}", syntax.id_name, Why(id.status())));
+  if (!id.ok()) return LineError(fmt::format("bad {}: {}", syntax.id_name, Why(id.status())));
   e.id = *id;
   if (!syntax.has_bytes) return absl::OkStatus();
   if (absl::Status s = TakePositional(rest, syntax, "<bytes>", field); !s.ok()) return s;
   absl::StatusOr<Bytes> bytes = ParseSize(field);
-  if (!bytes.ok()) return Error(fmt::format("bad <bytes>: {}", Why(bytes.status())));
+  if (!bytes.ok()) return LineError(fmt::format("bad <bytes>: {}", Why(bytes.status())));
   e.bytes = *bytes;
   return absl::OkStatus();
 }
 
 absl::Status ParseNumberAttr(std::string_view key, std::string_view value, uint64_t& out) {
   absl::StatusOr<uint64_t> n = key == "addr" ? ParseAddress(value) : ParseId(value);
-  if (!n.ok()) return Error(fmt::format("bad {}=: {}", key, Why(n.status())));
+  if (!n.ok()) return LineError(fmt::format("bad {}=: {}", key, Why(n.status())));
   out = *n;
   return absl::OkStatus();
 }
@@ -160,12 +160,12 @@ absl::Status SetAttribute(Attr attr, std::string_view value, Event& e) {
   uint64_t n = 0;
   switch (attr) {
     case kTag:
-      if (!IsValidUtf8(value)) return Error("tag= is not valid UTF-8");
+      if (!IsValidUtf8(value)) return LineError("tag= is not valid UTF-8");
       e.tag = value;
       return absl::OkStatus();
     case kShape: {
       absl::StatusOr<TensorShape> shape = ParseShape(value);
-      if (!shape.ok()) return Error(fmt::format("bad shape=: {}", Why(shape.status())));
+      if (!shape.ok()) return LineError(fmt::format("bad shape=: {}", Why(shape.status())));
       e.shape = std::move(*shape);
       return absl::OkStatus();
     }
@@ -182,9 +182,9 @@ absl::Status SetAttribute(Attr attr, std::string_view value, Event& e) {
 
 // An attribute the format does not define: kept, in line order, in `other`.
 absl::Status KeepOtherAttribute(std::string_view field, size_t eq, std::string& other) {
-  if (eq == 0) return Error(fmt::format("attribute {} has no name before '='", Quoted(field)));
+  if (eq == 0) return LineError(fmt::format("attribute {} has no name before '='", Quoted(field)));
   if (!IsValidUtf8(field))
-    return Error(fmt::format("attribute {} is not valid UTF-8", Quoted(field.substr(0, eq))));
+    return LineError(fmt::format("attribute {} is not valid UTF-8", Quoted(field.substr(0, eq))));
   if (!other.empty()) other.push_back(' ');
   other.append(field);
   return absl::OkStatus();
@@ -194,7 +194,7 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
                             std::string& other) {
   const size_t eq = field.find('=');
   if (eq == std::string_view::npos) {
-    return Error(fmt::format("unexpected extra field {} in '{}'", Quoted(field), syntax.usage));
+    return LineError(fmt::format("unexpected extra field {} in '{}'", Quoted(field), syntax.usage));
   }
   const std::string_view key = field.substr(0, eq);
   const std::string_view value = field.substr(eq + 1);
@@ -203,12 +203,12 @@ absl::Status ParseAttribute(std::string_view field, const Syntax& syntax, uint8_
   if (attr == kAttrCount) return KeepOtherAttribute(field, eq, other);
   const Attr a = static_cast<Attr>(attr);
   if ((syntax.allowed & Bit(a)) == 0) {
-    return Error(fmt::format("attribute {}= is not allowed on {} (only on {})", key,
+    return LineError(fmt::format("attribute {}= is not allowed on {} (only on {})", key,
                              EventKindName(syntax.kind), kAttrs[a].allowed_on));
   }
-  if ((seen & Bit(a)) != 0) return Error(fmt::format("duplicate attribute {}=", key));
+  if ((seen & Bit(a)) != 0) return LineError(fmt::format("duplicate attribute {}=", key));
   seen |= Bit(a);
-  if (value.empty()) return Error(fmt::format("empty value for {}=", key));
+  if (value.empty()) return LineError(fmt::format("empty value for {}=", key));
   return SetAttribute(a, value, e);
 }
 
@@ -228,12 +228,12 @@ absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_
   const std::string_view keyword = NextField(rest);
   const Syntax* syntax = FindSyntax(keyword);
   if (syntax == nullptr && LooksLikeTensorFlowLog(line)) {
-    return Error(fmt::format("unknown event {}: a line of a TensorFlow log, not an event; `hbmsim diagnose` reads "
+    return LineError(fmt::format("unknown event {}: a line of a TensorFlow log, not an event; `hbmsim diagnose` reads "
                              "the out-of-memory dump of a BFC allocator's log",
                              Quoted(keyword)));
   }
   if (syntax == nullptr) {
-    return Error(
+    return LineError(
         fmt::format("unknown event {} (expected alloc, free, free_requested, free_completed, program_load, "
                     "program_run, program_unload or mark)",
                     Quoted(keyword)));

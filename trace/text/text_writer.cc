@@ -9,7 +9,7 @@ namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 16;
 
-absl::Status Error(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+absl::Status WriteError(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
 void AppendAttributes(const Event& e, fmt::memory_buffer& out) {
   auto it = std::back_inserter(out);
@@ -32,7 +32,7 @@ absl::Status TextTraceWriter::FormatEvent(const Event& e, fmt::memory_buffer& ou
   if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
   auto it = std::back_inserter(out);
   if (e.kind == EventKind::kMark) {
-    if (e.label.empty()) return Error("a mark without a label, which a trace cannot hold");
+    if (e.label.empty()) return WriteError("a mark without a label, which a trace cannot hold");
     if (absl::Status s = CheckTextField("mark label", e.label); !s.ok()) return s;
     fmt::format_to(it, "mark {}", e.label);
   } else {
@@ -44,7 +44,7 @@ absl::Status TextTraceWriter::FormatEvent(const Event& e, fmt::memory_buffer& ou
 }
 
 absl::Status TextTraceWriter::WriteHeader(const TraceMetadata& metadata) {
-  if (header_written_) return Error("the trace header must be written once, before any event");
+  if (header_written_) return WriteError("the trace header must be written once, before any event");
   for (const auto& [key, value] : metadata.entries) {
     if (absl::Status s = CheckMetadataEntry(key, value); !s.ok()) return s;
   }
@@ -82,7 +82,7 @@ absl::Status TextTraceWriter::Flush() {
     buf_.clear();
   }
   out_.flush();
-  if (!out_) return Error("write error");
+  if (!out_) return WriteError("write error");
   return absl::OkStatus();
 }
 

@@ -10,10 +10,6 @@ namespace {
 constexpr std::string_view kTitle = "BufferAssignment:";
 constexpr std::string_view kLiveRangeTitle = "HloLiveRange (max ";
 
-absl::Status LineError(std::string_view source, int line, std::string_view what) {
-  return absl::InvalidArgumentError(fmt::format("{}:{}: {}", source, line, what));
-}
-
 absl::Status Bad(std::string_view expected, std::string_view got) {
   return absl::InvalidArgumentError(fmt::format("expected {}, got \"{}\"", expected, got));
 }

@@ -43,7 +43,7 @@ std::string Reason(const NameDifference& d) {
   return "sized differently";
 }
 
-std::string Bytes(const std::vector<uint64_t>& v) {
+std::string SumText(const std::vector<uint64_t>& v) {
   return v.empty() ? std::string("none") : fmt::format("{} B", fmt::join(v, " + "));
 }
 
@@ -93,7 +93,7 @@ std::vector<std::string> ExplainPeak(const PeakComparison& c) {
   out.push_back(fmt::format("  values {:+} B at time {}:{}", values, c.listed_time,
                             c.differences.empty() ? " none (the same values, the same sizes)" : ""));
   for (const NameDifference& d : c.differences) {
-    out.push_back(fmt::format("    {}: XLA lists {}, hbmsim {}: {}", d.name, Bytes(d.listed), Bytes(d.hbmsim),
+    out.push_back(fmt::format("    {}: XLA lists {}, hbmsim {}: {}", d.name, SumText(d.listed), SumText(d.hbmsim),
                               Reason(d)));
   }
   return out;

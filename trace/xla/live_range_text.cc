@@ -9,10 +9,6 @@ namespace {
 
 enum class Section { kNone, kSequence, kBuffers, kPeak };
 
-absl::Status LineError(std::string_view source, int line, std::string_view what) {
-  return absl::InvalidArgumentError(fmt::format("{}:{}: {}", source, line, what));
-}
-
 // "tuple.3{1}:4-6" -> entry. The name is everything before the last ':'.
 absl::StatusOr<LiveRangeEntry> ParseEntry(std::string_view text) {
   const size_t colon = text.rfind(':');

@@ -1,6 +1,12 @@
 #include "trace/xla/text_lines.h"
 
+#include "fmt/format.h"
+
 namespace hbmsim::xla {
+
+absl::Status LineError(std::string_view source, int line, std::string_view what) {
+  return absl::InvalidArgumentError(fmt::format("{}:{}: {}", source, line, what));
+}
 
 std::optional<std::string_view> LineCursor::Next() {
   if (rest_.empty()) return std::nullopt;

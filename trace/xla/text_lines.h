@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "absl/status/status.h"
+
 namespace hbmsim::xla {
 
 // Walks `text` line by line ('\n', a trailing '\r' dropped), counting from 1.
@@ -24,6 +26,9 @@ class LineCursor {
 };
 
 std::string_view StripBlanks(std::string_view s);
+
+// "SOURCE:LINE: WHAT": every XLA text reader's error.
+absl::Status LineError(std::string_view source, int line, std::string_view what);
 
 // Consumes `prefix` from `s`: true when it was there.
 bool Consume(std::string_view& s, std::string_view prefix);
