@@ -10,6 +10,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/allocator_config.h"
+#include "sim/config/device_presets.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/failure_spill.h"
 #include "sim/inspect/held_report.h"
@@ -27,6 +28,7 @@
 #include "sim/viz/viz_outputs.h"
 #include "sim/whatif/advice.h"
 #include "sim/whatif/checkpoints.h"
+#include "sim/whatif/fresh_start.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/trial.h"
@@ -62,6 +64,8 @@ class ReplayCommand : public Command {
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
+  void AddStartAnswers(const Scenario& scenario, const AllocatorConfig& config,
+                       ReplayReportInput& report) const;
   std::optional<CommandFailure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
   std::optional<CommandFailure> OpenOutputs(const viz::VizOutputs& viz);
 
@@ -163,6 +167,30 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) cons
   }
 }
 
+void SetStartAnswers(const StartAnswers& a, const std::string& policy, ReplayReportInput& report) {
+  report.start_answers_text = StartAnswersText(a, policy);
+  report.start_answers_json = StartAnswersJson(a);
+}
+
+// A recording that began warm has two answers (sim/whatif/fresh_start.h),
+// which the verdict says; when no advice was worked out, both are sized here.
+// --no-advice skips them with the other trials.
+void ReplayCommand::AddStartAnswers(const Scenario& scenario, const AllocatorConfig& config,
+                                    ReplayReportInput& report) const {
+  if (no_advice_ || !report.start_answers_json.is_null() || !BeganWarm(scenario, config)) return;
+  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim replay: from a fresh start");
+  SizeOptions options{256, jobs_};
+  options.on_progress = progress.Callback();
+  absl::StatusOr<std::optional<StartAnswers>> answers = SizeBothStarts(scenario, config, options);
+  progress.Finish();
+  if (!answers.ok()) {
+    report.start_answers_text =
+        fmt::format("From a fresh start: not worked out ({})\n", std::string(answers.status().message()));
+  } else if (*answers) {
+    SetStartAnswers(**answers, config.policy->name, report);
+  }
+}
+
 // After a failure, the settings the policy offers (its registry row's advice)
 // each replayed and sized, as `hbmsim advise` does, so the report says what
 // would fit. Advice that cannot be worked out is said, not fatal.
@@ -186,6 +214,21 @@ void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& c
   report.advice_text = AdviceSectionText(report.bytes_limit, *advice, survey->peak_live_bytes,
                                          StartStateDecides(scenario, *advice, survey->peak_live_bytes));
   report.advice_json = AdviceJson(scenario, report.bytes_limit, *advice);
+  if (!BeganWarm(scenario, config)) return;
+  // Began warm: every setting again from a fresh start; today's two rows are the verdict's two answers.
+  const Scenario fresh_scenario = FreshStartOf(scenario);
+  absl::StatusOr<Advice> fresh =
+      Advise(fresh_scenario, *survey, config, allocator_, sets_, report.bytes_limit, options);
+  if (!fresh.ok()) {
+    report.advice_text +=
+        fmt::format("From a fresh start: not worked out ({})\n", std::string(fresh.status().message()));
+    return;
+  }
+  report.advice_text += FreshStartAdviceText(report.bytes_limit, *fresh);
+  report.advice_json["fresh_start"] = AdviceJson(fresh_scenario, report.bytes_limit, *fresh);
+  SetStartAnswers(
+      StartAnswers{scenario.start_summary->reserved, advice->today.row.size, fresh->today.row.size},
+      config.policy->name, report);
 }
 
 // Every output is checked against every input and created before any work,
@@ -293,6 +336,7 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.recorder = &recorder;
   report.attribution = &attribution;
   AddAdvice(*scenario, config, report);
+  AddStartAnswers(*scenario, config, report);
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
@@ -330,11 +374,9 @@ std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const 
   options.path = trace_;
   options.device = request.device;
   if (!bytes_limit_.empty()) {
-    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-    if (!b.ok())
-      return CommandFailure{kExitBadInput,
-                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
-    options.bytes_limit = *b;
+    absl::StatusOr<ParsedLimit> b = ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
+    if (!b.ok()) return BadInput(b.status());
+    options.bytes_limit = b->bytes;
   }
   absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);
   if (!state.ok()) return BadInput(state.status());
@@ -363,11 +405,9 @@ std::optional<CommandFailure> ReplayCommand::ReportHeld(std::shared_ptr<const Re
   options.device_name = request.device_name;
   options.allocator = allocator_;
   if (!bytes_limit_.empty()) {
-    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-    if (!b.ok())
-      return CommandFailure{kExitBadInput,
-                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
-    options.limit = *b;
+    absl::StatusOr<ParsedLimit> b = ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
+    if (!b.ok()) return BadInput(b.status());
+    options.limit = b->bytes;
   }
   absl::StatusOr<inspect::HeldReport> report = inspect::MakeHeldReport(std::move(recording), options);
   if (!report.ok()) return BadInput(report.status());
