@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/replay_advice.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/device_presets.h"
@@ -28,7 +29,6 @@
 #include "sim/viz/viz_outputs.h"
 #include "sim/whatif/advice.h"
 #include "sim/whatif/checkpoints.h"
-#include "sim/whatif/fresh_start.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/trial.h"
@@ -63,9 +63,6 @@ class ReplayCommand : public Command {
   std::optional<CommandFailure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
-  void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
-  void AddStartAnswers(const Scenario& scenario, const AllocatorConfig& config,
-                       ReplayReportInput& report) const;
   std::optional<CommandFailure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
   std::optional<CommandFailure> OpenOutputs(const viz::VizOutputs& viz);
 
@@ -165,70 +162,6 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) cons
   } else if (s.recorded.segments_total == 0) {
     Note("hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were compared");
   }
-}
-
-void SetStartAnswers(const StartAnswers& a, const std::string& policy, ReplayReportInput& report) {
-  report.start_answers_text = StartAnswersText(a, policy);
-  report.start_answers_json = StartAnswersJson(a);
-}
-
-// A recording that began warm has two answers (sim/whatif/fresh_start.h),
-// which the verdict says; when no advice was worked out, both are sized here.
-// --no-advice skips them with the other trials.
-void ReplayCommand::AddStartAnswers(const Scenario& scenario, const AllocatorConfig& config,
-                                    ReplayReportInput& report) const {
-  if (no_advice_ || !report.start_answers_json.is_null() || !BeganWarm(scenario, config)) return;
-  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim replay: from a fresh start");
-  SizeOptions options{256, jobs_};
-  options.on_progress = progress.Callback();
-  absl::StatusOr<std::optional<StartAnswers>> answers = SizeBothStarts(scenario, config, options);
-  progress.Finish();
-  if (!answers.ok()) {
-    report.start_answers_text =
-        fmt::format("From a fresh start: not worked out ({})\n", std::string(answers.status().message()));
-  } else if (*answers) {
-    SetStartAnswers(**answers, config.policy->name, report);
-  }
-}
-
-// After a failure, the settings the policy offers (its registry row's advice)
-// each replayed and sized, as `hbmsim advise` does, so the report says what
-// would fit. Advice that cannot be worked out is said, not fatal.
-void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& config,
-                              ReplayReportInput& report) const {
-  if (no_advice_ || quiet_ || report.summary->failures == 0 || config.policy->advice.empty()) return;
-  // On a terminal this can take many times the replay: a progress line.
-  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim replay: what would fit");
-  absl::StatusOr<ScenarioSurvey> survey =
-      SurveyScenario(scenario, SurveyOptions{.observer = progress.survey_observer()});
-  SizeOptions options{256, jobs_};
-  options.on_progress = progress.Callback();
-  absl::StatusOr<Advice> advice = survey.ok() ? Advise(scenario, *survey, config, allocator_, sets_,
-                                                       report.bytes_limit, options)
-                                              : absl::StatusOr<Advice>(survey.status());
-  progress.Finish();
-  if (!advice.ok()) {
-    report.advice_text = fmt::format("What would fit: not worked out ({})\n", std::string(advice.status().message()));
-    return;
-  }
-  report.advice_text = AdviceSectionText(report.bytes_limit, *advice, survey->peak_live_bytes,
-                                         StartStateDecides(scenario, *advice, survey->peak_live_bytes));
-  report.advice_json = AdviceJson(scenario, report.bytes_limit, *advice);
-  if (!BeganWarm(scenario, config)) return;
-  // Began warm: every setting again from a fresh start; today's two rows are the verdict's two answers.
-  const Scenario fresh_scenario = FreshStartOf(scenario);
-  absl::StatusOr<Advice> fresh =
-      Advise(fresh_scenario, *survey, config, allocator_, sets_, report.bytes_limit, options);
-  if (!fresh.ok()) {
-    report.advice_text +=
-        fmt::format("From a fresh start: not worked out ({})\n", std::string(fresh.status().message()));
-    return;
-  }
-  report.advice_text += FreshStartAdviceText(report.bytes_limit, *fresh);
-  report.advice_json["fresh_start"] = AdviceJson(fresh_scenario, report.bytes_limit, *fresh);
-  SetStartAnswers(
-      StartAnswers{scenario.start_summary->reserved, advice->today.row.size, fresh->today.row.size},
-      config.policy->name, report);
 }
 
 // Every output is checked against every input and created before any work,
@@ -335,8 +268,9 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.summary = &*summary;
   report.recorder = &recorder;
   report.attribution = &attribution;
-  AddAdvice(*scenario, config, report);
-  AddStartAnswers(*scenario, config, report);
+  const ReplayTrials trials{allocator_, sets_, jobs_, no_advice_, quiet_};
+  AddAdvice(*scenario, config, trials, report);
+  AddStartAnswers(*scenario, config, trials, report);
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
