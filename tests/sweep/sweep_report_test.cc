@@ -32,7 +32,7 @@ TEST(SweepReportTest, SizeRowsCarryTheFreshStartAnswer) {
   EXPECT_NE(text.find("\nFrom a fresh start (size rows of the recordings that began with memory reserved; "),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("torch      (as configured)                                    1            900            900"
+  EXPECT_NE(text.find("torch      (as configured)                                  1            900            900"
                       "            900\n"),
             std::string::npos)
       << text;
