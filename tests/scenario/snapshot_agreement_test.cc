@@ -57,7 +57,7 @@ struct Replayed {
 Replayed Replay(const std::string& file, uint64_t device, uint64_t limit) {
   const std::string json = TempPath("replay.json");
   const CliRun r =
-      RunHbmsim(fmt::format("replay {}{} --allocator torch --device {} --bytes-limit {} --json {}", kDir,
+      RunHbmsim(fmt::format("replay {}{} --allocator torch --no-advice --device {} --bytes-limit {} --json {}", kDir,
                             file, device, limit, json));
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << file << ": " << r.err;
   return {r.exit_code, r.exit_code <= 1 ? nlohmann::json::parse(ReadFile(json)) : nlohmann::json()};
