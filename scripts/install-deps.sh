@@ -3,8 +3,9 @@
 # Usage: install-deps.sh [--tests] [--sanitizers] [--slurm] [--browser]
 #   (none)        what building the CLI and the Python module needs, plus
 #                 ccache and mold, which make every later build faster
-#   --tests       gtest, Google Benchmark, rapidcheck, and the Python test
-#                 suite's pytest, numpy, pandas and distributed
+#   --tests       gtest, Google Benchmark, rapidcheck, the Python test
+#                 suite's pytest, numpy, pandas and distributed, and the
+#                 browser test's chromium, chromedriver and selenium
 #   --sanitizers  clang and its ASan/UBSan/libFuzzer runtimes (scripts/test-sanitizers.sh)
 #   --slurm       a one-node Slurm for the slow test tests/slurm (scripts/slurm-local.sh)
 set -euo pipefail
@@ -14,7 +15,8 @@ packages=(cmake ninja-build g++ pkg-config ccache mold python3
 for arg in "$@"; do
   case $arg in
     --tests) packages+=(libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
-      python3-numpy python3-pandas python3-pytest python3-distributed) ;;
+      python3-numpy python3-pandas python3-pytest python3-distributed
+      chromium chromium-driver python3-selenium) ;;
     --sanitizers) packages+=(clang libclang-rt-14-dev) ;;
     --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
     *) echo "install-deps: unknown option $arg (--tests, --sanitizers, --slurm)" >&2; exit 2 ;;

@@ -29,7 +29,7 @@ import tempfile
 from . import _native
 from .results import Result
 
-__all__ = ["replay", "size", "compare", "advise", "scale", "diagnose", "cli", "Result"]
+__all__ = ["replay", "size", "compare", "advise", "scale", "diagnose", "presets", "cli", "Result"]
 __version__ = _native.__version__  # the CLI's (the file VERSION), as `hbmsim --version` prints it
 
 # Words of the CLI's messages about a file itself (trace/io): these raise
@@ -105,12 +105,16 @@ def compare(recording=None, allocators=None, bytes_limit=None, *, baseline=None,
 
 
 def advise(recording, allocator=None, bytes_limit=None, settings=None, device=None, *,
-           device_memory=None, jobs=None):
-    """`hbmsim advise`: the settings to try, each with its minimum limit."""
+           device_memory=None, start_state=None, jobs=None):
+    """`hbmsim advise`: the settings to try, each with its minimum limit. For a
+    recording that began with memory reserved, `fresh_start` holds the same
+    advice for a new run of the job (start_state="place" asks for that alone)."""
     with _Run("advise", recording) as run:
         args = _allocator(allocator) + _limit(bytes_limit) + _sets(settings) + _device(device)
         if device_memory is not None:
             args += ["--device-memory", str(device_memory)]
+        if start_state is not None:
+            args += ["--start-state", start_state]
         return run.go(args + _jobs(jobs))
 
 
@@ -148,6 +152,15 @@ def diagnose(log, *, html=False):
     with _Run("diagnose", log) as run:
         args = ["--html", run.output("report.html")] if html else []
         return run.go(args, html_page="report.html" if html else None)
+
+
+def presets():
+    """`hbmsim presets`: the device presets a `bytes_limit` may name
+    ("a100-40gb", "h100-80gb", "tpu-v5e", ...), as {name: {"bytes", "device",
+    "figure", "source"}}."""
+    with _Run("presets", None) as run:
+        table = run.go([])
+    return {p["name"]: {k: v for k, v in p.items() if k != "name"} for p in table["presets"]}
 
 
 def cli(*args):

@@ -265,3 +265,23 @@ def test_scale_equals_cli_and_reads_snapshot_objects(run_cli):
     with pytest.raises(ValueError) as e:
         hbmsim.scale({256: at[256]}, to=512)
     assert str(e.value) == "hbmsim scale: --at: give at least two recordings of the job at different sizes"
+
+
+def test_presets_are_the_clis_and_name_a_limit():
+    presets = hbmsim.presets()
+    assert presets["a100-40gb"]["bytes"] == 42298834944
+    assert presets["a100-40gb"]["figure"] == "cuda-total"
+    assert presets["tpu-v5e"]["bytes"] == 16 << 30
+    r = hbmsim.replay(example("fits.trace"), allocator="bfc", bytes_limit="l4", advice=False, html=False)
+    assert r["allocator"]["bytes_limit"] == 23034 * MiB
+    assert r["allocator"]["bytes_limit_source"] == "--bytes-limit l4 (NVIDIA L4, nvml-total)"
+
+
+def test_advise_from_a_fresh_start_equals_size_place():
+    path = os.path.join(SHARED_DIR, "families", "xl_fwd_fp32", "ctx128.pickle")
+    if not os.path.exists(path):
+        pytest.fail(f"shared recording absent: {path}")
+    advice = hbmsim.advise(path, bytes_limit="40GiB", start_state="place", jobs=2)
+    place = hbmsim.size(path, start_state="place", jobs=2)
+    assert advice["today"]["min_bytes_limit"] == place["min_bytes_limit"] == 14097055744
+    assert advice["fresh_start"] is None

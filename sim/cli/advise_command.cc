@@ -1,7 +1,9 @@
 // `hbmsim advise RECORDING --allocator NAME|FILE.yaml [--set K=V] [--bytes-limit
-// L|auto] [--device N] [--jobs N] [--json OUT]`: the changes a user can make to
-// the job's allocator (its registry row's advice, sim/whatif/advice.h), each
-// with the minimum limit it needs, whether it fits at L and what it saves.
+// L|auto] [--device N] [--start-state seed|place] [--jobs N] [--json OUT]`: the
+// changes a user can make to the job's allocator (its registry row's advice,
+// sim/whatif/advice.h), each with the minimum limit it needs, whether it fits
+// at L and what it saves; for a recording that began warm, both as recorded
+// and from a fresh start (sim/whatif/fresh_start.h).
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/advice.h"
+#include "sim/whatif/fresh_start.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/json_text.h"
@@ -42,6 +45,11 @@ class AdviseCommand : public Command {
                    "implies; default: the limit the recording says the job ran under: its OOM's capacity, a profile's limit, "
                    "a trace's # device_bytes)");
     app.add_option("--device", device_, "advise on this device (default as `compare`)");
+    app.add_option(
+           "--start-state", start_state_,
+           "a recording that starts mid-run: seed (default) installs its segments as recorded and also "
+           "answers from a fresh start; place allocates its live blocks through the policy (a new run only)")
+        ->check(CLI::IsMember({"seed", "place"}));
     app.add_option("--jobs", jobs_, "trials run in parallel (default: all cores); the output never depends on it");
     app.add_option("--device-memory", device_memory_,
                    "the device's total memory, so each minimum limit is also said as a fraction setting "
@@ -52,6 +60,7 @@ class AdviseCommand : public Command {
 
  private:
   std::string recording_, allocator_, bytes_limit_, device_, json_, device_memory_;
+  std::string start_state_ = "seed";
   std::vector<std::string> sets_;
   int jobs_ = DefaultJobs();
 };
@@ -62,7 +71,7 @@ int AdviseCommand::Run() {
     return kExitBadInput;
   }
   if (jobs_ < 1) return Fail(absl::InvalidArgumentError(fmt::format("--jobs {}: must be at least 1", jobs_)));
-  absl::StatusOr<ScenarioRequest> request = ParseScenarioRequest(device_, "seed");
+  absl::StatusOr<ScenarioRequest> request = ParseScenarioRequest(device_, start_state_);
   if (!request.ok()) return Fail(request.status());
   // --json is checked against the inputs and created before the trials (trace/io/output_set.h).
   absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
@@ -90,8 +99,16 @@ int AdviseCommand::Run() {
   SizeOptions options{256, jobs_};
   options.on_progress = progress.Callback();
   absl::StatusOr<Advice> advice = Advise(*scenario, *survey, *today, allocator_, sets_, l, options);
-  progress.Finish();
   if (!advice.ok()) return Fail(advice.status());
+  // A recording that began warm: every setting again from a fresh start (a new run of the job).
+  std::optional<Advice> fresh;
+  if (BeganWarm(*scenario, *today)) {
+    absl::StatusOr<Advice> f =
+        Advise(FreshStartOf(*scenario), *survey, *today, allocator_, sets_, l, options);
+    if (!f.ok()) return Fail(f.status());
+    fresh = *std::move(f);
+  }
+  progress.Finish();
   std::optional<Bytes> device_memory;
   if (!device_memory_.empty()) {
     absl::StatusOr<Bytes> m = ParseBytes(device_memory_, /*allow_more_units=*/true);
@@ -103,14 +120,16 @@ int AdviseCommand::Run() {
   } else if (scenario->recorded_oom && scenario->recorded_oom->capacity.value() > 0) {
     device_memory = scenario->recorded_oom->capacity;
   }
-  const std::string text = AdviceText(*scenario, *survey, l, *advice, device_memory, *limit ? (*limit)->source : "");
+  std::string text =
+      AdviceText(*scenario, *survey, l, *advice, device_memory, *limit ? (*limit)->source : "");
+  if (fresh) text += FreshStartAdviceText(l, *fresh);
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
   if (!json_.empty()) {
-    if (absl::Status s =
-            outputs->Write("--json", JsonText(AdviceJson(*scenario, l, *advice, device_memory), 2) + "\n");
-        !s.ok()) {
-      return Fail(s);
-    }
+    nlohmann::ordered_json j = AdviceJson(*scenario, l, *advice, device_memory);
+    j["start_state"] = start_state_;
+    j["fresh_start"] =
+        fresh ? AdviceJson(FreshStartOf(*scenario), l, *fresh, device_memory) : nlohmann::ordered_json();
+    if (absl::Status s = outputs->Write("--json", JsonText(j, 2) + "\n"); !s.ok()) return Fail(s);
   }
   if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(s);
   return kExitOk;

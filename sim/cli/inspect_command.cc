@@ -13,6 +13,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/config/device_presets.h"
 #include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
 #include "trace/core/json_text.h"
@@ -65,10 +66,10 @@ class InspectCommand : public Command {
       }
     }
     if (!bytes_limit_.empty()) {
-      absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-      if (!b.ok())
-        return Fail(fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message())));
-      options.bytes_limit = *b;
+      absl::StatusOr<ParsedLimit> b =
+          ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
+      if (!b.ok()) return Fail(std::string(b.status().message()));
+      options.bytes_limit = b->bytes;
     }
     std::vector<Bytes> sizes;
     for (const std::string& p : probes_) {

@@ -8,8 +8,10 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/replay_advice.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/allocator_config.h"
+#include "sim/config/device_presets.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
@@ -63,7 +65,6 @@ class ReplayCommand : public Command {
   void DropReplayOutputs();
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
-  void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
   std::optional<CommandFailure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
   std::optional<CommandFailure> OpenOutputs(const viz::VizOutputs& viz);
 
@@ -164,31 +165,6 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) cons
   } else if (s.recorded.segments_total == 0) {
     Note("hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were compared");
   }
-}
-
-// After a failure, the settings the policy offers (its registry row's advice)
-// each replayed and sized, as `hbmsim advise` does, so the report says what
-// would fit. Advice that cannot be worked out is said, not fatal.
-void ReplayCommand::AddAdvice(const Scenario& scenario, const AllocatorConfig& config,
-                              ReplayReportInput& report) const {
-  if (no_advice_ || quiet_ || report.summary->failures == 0 || config.policy->advice.empty()) return;
-  // On a terminal this can take many times the replay: a progress line.
-  SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim replay: what would fit");
-  absl::StatusOr<ScenarioSurvey> survey =
-      SurveyScenario(scenario, SurveyOptions{.observer = progress.survey_observer()});
-  SizeOptions options{256, jobs_};
-  options.on_progress = progress.Callback();
-  absl::StatusOr<Advice> advice = survey.ok() ? Advise(scenario, *survey, config, allocator_, sets_,
-                                                       report.bytes_limit, options)
-                                              : absl::StatusOr<Advice>(survey.status());
-  progress.Finish();
-  if (!advice.ok()) {
-    report.advice_text = fmt::format("What would fit: not worked out ({})\n", std::string(advice.status().message()));
-    return;
-  }
-  report.advice_text = AdviceSectionText(report.bytes_limit, *advice, survey->peak_live_bytes,
-                                         StartStateDecides(scenario, *advice, survey->peak_live_bytes));
-  report.advice_json = AdviceJson(scenario, report.bytes_limit, *advice);
 }
 
 // Every output is checked against every input and created before any work,
@@ -304,7 +280,9 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   report.recorder = &recorder;
   report.attribution = &attribution;
   report.reserved = &reserved;
-  AddAdvice(*scenario, config, report);
+  const ReplayTrials trials{allocator_, sets_, jobs_, no_advice_, quiet_};
+  AddAdvice(*scenario, config, trials, report);
+  AddStartAnswers(*scenario, config, trials, report);
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
@@ -365,11 +343,9 @@ std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const 
                                       request.device_name, trace_)};
   }
   if (!bytes_limit_.empty()) {
-    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-    if (!b.ok())
-      return CommandFailure{kExitBadInput,
-                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
-    options.bytes_limit = *b;
+    absl::StatusOr<ParsedLimit> b = ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
+    if (!b.ok()) return BadInput(b.status());
+    options.bytes_limit = b->bytes;
   }
   absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);
   if (!state.ok()) return BadInput(state.status());
@@ -399,11 +375,9 @@ std::optional<CommandFailure> ReplayCommand::ReportHeld(std::shared_ptr<const Re
   options.device_name = request.device_name;
   options.allocator = allocator_;
   if (!bytes_limit_.empty()) {
-    absl::StatusOr<Bytes> b = ParseBytes(bytes_limit_, /*allow_more_units=*/true);
-    if (!b.ok())
-      return CommandFailure{kExitBadInput,
-                     fmt::format("--bytes-limit {}: {}", bytes_limit_, std::string(b.status().message()))};
-    options.limit = *b;
+    absl::StatusOr<ParsedLimit> b = ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
+    if (!b.ok()) return BadInput(b.status());
+    options.limit = b->bytes;
   }
   absl::StatusOr<inspect::HeldReport> report = inspect::MakeHeldReport(std::move(recording), options);
   if (!report.ok()) return BadInput(report.status());

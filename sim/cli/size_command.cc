@@ -16,6 +16,7 @@
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/checkpoints.h"
+#include "sim/whatif/fresh_start.h"
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
@@ -55,6 +56,7 @@ class SizeCommand : public Command {
   std::optional<CommandFailure> Size();
   std::string Text(const TrialTarget& target, const SizeResult& r) const;
   nlohmann::ordered_json Json(const AllocatorConfig& config, const SizeResult& r, uint64_t resolution) const;
+  std::string FreshStartText(const SizeResult& as_recorded) const;
 
   std::string trace_;
   std::string allocator_;
@@ -67,6 +69,8 @@ class SizeCommand : public Command {
   int jobs_ = DefaultJobs();
   std::string json_;
   io::OutputSet outputs_;  // --json, created before the search, renamed into place after it
+  // A recording that began warm, sized in seed mode: the answer from a fresh start too.
+  std::optional<SizeResult> fresh_start_;
 };
 
 std::string Human(Bytes b) { return HumanReadableNumBytes(b); }
@@ -93,7 +97,7 @@ std::string SizeCommand::Text(const TrialTarget& target, const SizeResult& r) co
   out += fmt::format("  trials:           {} limits tried\n", r.probes.size());
   if (!r.found) {
     out += "  min bytes_limit:  none: no limit up to 4EiB fits\n";
-    return out;
+    return out + FreshStartText(r);
   }
   out += fmt::format("  min bytes_limit:  {} ({})\n", r.min_bytes_limit.value(), Human(r.min_bytes_limit));
   out += fmt::format("  overhead:         {:.4f} ({:.2f}% over peak live)\n", r.overhead, 100 * r.overhead);
@@ -108,6 +112,19 @@ std::string SizeCommand::Text(const TrialTarget& target, const SizeResult& r) co
   } else {
     out += "  monotonic:        no larger limit that was tried failed\n";
   }
+  return out + FreshStartText(r);
+}
+
+// Both answers of a recording that began warm, each with what it applies to.
+std::string SizeCommand::FreshStartText(const SizeResult& as_recorded) const {
+  if (!fresh_start_) return "";
+  const auto min = [](const SizeResult& r) {
+    return r.found ? fmt::format("{} ({})", r.min_bytes_limit.value(), Human(r.min_bytes_limit))
+                   : std::string("none");
+  };
+  std::string out = "\nThe recording began with memory already reserved, so there are two answers:\n";
+  out += fmt::format("  as recorded:        {}  ({})\n", min(as_recorded), kAsRecordedMeans);
+  out += fmt::format("  from a fresh start: {}  ({})\n", min(*fresh_start_), kFreshStartMeans);
   return out;
 }
 
@@ -127,6 +144,16 @@ nlohmann::ordered_json SizeCommand::Json(const AllocatorConfig& config, const Si
   nlohmann::ordered_json probes = nlohmann::ordered_json::array();
   for (const SizeProbe& p : r.probes) probes.push_back({{"bytes_limit", p.limit.value()}, {"fits", p.ok}});
   j["trials"] = probes;
+  j["start_state"] = start_state_;
+  // A recording that began warm: the minimum of a new run (--start-state place) beside this one.
+  j["fresh_start"] = nlohmann::ordered_json();
+  if (fresh_start_) {
+    const SizeResult& f = *fresh_start_;
+    j["fresh_start"] = {
+        {"min_bytes_limit",
+         f.found ? nlohmann::ordered_json(f.min_bytes_limit.value()) : nlohmann::ordered_json()},
+        {"overhead", f.found ? nlohmann::ordered_json(f.overhead) : nlohmann::ordered_json()}};
+  }
   return j;
 }
 
@@ -166,6 +193,14 @@ std::optional<CommandFailure> SizeCommand::Size() {
     return CommandFailure{
         internal ? kExitInternal : kExitBadInput,
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(sized.status().message()))};
+  }
+  if (BeganWarm(*scenario, *config)) {  // the answer for a new run of the job, too
+    absl::StatusOr<SizedScenario> fresh = SizeScenario(FreshStartOf(*scenario), *config, options);
+    if (!fresh.ok()) {
+      const bool internal = fresh.status().code() == absl::StatusCode::kInternal;
+      return CommandFailure{internal ? kExitInternal : kExitBadInput, std::string(fresh.status().message())};
+    }
+    fresh_start_ = fresh->result;
   }
   const TrialTarget& target = sized->target;
   const ScenarioSurvey& survey = target.survey;

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "allocator/baselines/offline_planner.h"
 #include "allocator/core/allocator.h"
+#include "nlohmann/json.hpp"
 #include "sim/config/option.h"
 #include "trace/core/recorded.h"
 #include "sim/config/option_table.h"
@@ -55,6 +56,11 @@ struct RecordingHooks {
   std::function<void(Allocator&)> empty_cache;
   // The runtime's message for the last failed request ("" if none).
   std::function<std::string(const Allocator&)> oom_message;
+  // The settings a run of this policy used, under the keys its runtime's own
+  // recording writes them (a PyTorch snapshot's allocator_settings, with
+  // PYTORCH_CUDA_ALLOC_CONF), so an export says what really ran. Unset: the
+  // runtime records none.
+  std::function<nlohmann::ordered_json(const Allocator&)> settings_of;
   // The runtime's own summary of the state at the end of a replay
   // (torch.cuda.memory_summary()), printed with the recording's section.
   std::function<std::string(const Allocator&)> summary_text;

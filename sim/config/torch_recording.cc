@@ -8,6 +8,7 @@
 //                     with their recorded addresses
 //   empty_cache       torch.cuda.empty_cache(): release_cached_blocks()
 //   oom_message       PyTorch's OutOfMemoryError text for the last failure
+//   settings_of       the options that ran as a snapshot's allocator_settings
 //   summary_text      torch.cuda.memory_summary() at the end of a replay
 #include <string>
 #include <utility>
@@ -107,6 +108,52 @@ absl::StatusOr<std::vector<SeededBlock>> Seed(Allocator& a, const std::vector<St
   return out;
 }
 
+// PYTORCH_CUDA_ALLOC_CONF for the options that differ from PyTorch's
+// defaults, in its own key syntax (CUDAAllocatorConfig): "" when none do.
+std::string AllocConf(const torch::TorchOptions& o) {
+  const torch::TorchOptions defaults;
+  std::vector<std::string> keys;
+  if (o.expandable_segments) keys.push_back("expandable_segments:True");
+  if (o.max_split_size != defaults.max_split_size) {
+    keys.push_back(fmt::format("max_split_size_mb:{}", o.max_split_size.value() >> 20));
+  }
+  if (o.max_non_split_rounding != defaults.max_non_split_rounding) {
+    keys.push_back(fmt::format("max_non_split_rounding_mb:{}", o.max_non_split_rounding.value() >> 20));
+  }
+  if (o.garbage_collection_threshold != defaults.garbage_collection_threshold) {
+    keys.push_back(fmt::format("garbage_collection_threshold:{}", o.garbage_collection_threshold));
+  }
+  if (o.roundup_power2_divisions != defaults.roundup_power2_divisions) {
+    std::string list;
+    for (int i = 0; i < torch::kRoundupIntervals; ++i) {
+      list += fmt::format("{}{}:{}", i == 0 ? "" : ",", uint64_t{1} << i, o.roundup_power2_divisions[i]);
+    }
+    keys.push_back(fmt::format("roundup_power2_divisions:[{}]", list));
+  }
+  std::string conf;
+  for (const std::string& k : keys) conf += (conf.empty() ? "" : ",") + k;
+  return conf;
+}
+
+// torch.cuda.memory._snapshot()["allocator_settings"] for the options the
+// run used; the host-side keys PyTorch writes carry their defaults.
+nlohmann::ordered_json SettingsOf(const Allocator& a) {
+  const torch::TorchOptions& o = static_cast<const torch::TorchAllocator&>(a).options();
+  nlohmann::ordered_json divisions = nlohmann::ordered_json::object();
+  for (int i = 0; i < torch::kRoundupIntervals; ++i) {
+    divisions[fmt::format("{}", uint64_t{1} << i)] = o.roundup_power2_divisions[i];
+  }
+  const bool unlimited = o.max_split_size == Bytes(torch::kUnlimited);
+  return {{"PYTORCH_CUDA_ALLOC_CONF", AllocConf(o)},
+          {"max_split_size", unlimited ? int64_t{-1} : static_cast<int64_t>(o.max_split_size.value())},
+          {"garbage_collection_threshold", o.garbage_collection_threshold},
+          {"expandable_segments", o.expandable_segments},
+          {"pinned_num_register_threads", 1},
+          {"release_lock_on_cudamalloc", false},
+          {"pinned_use_cuda_host_register", false},
+          {"roundup_power2_divisions", std::move(divisions)}};
+}
+
 std::string OomMessage(const Allocator& a) {
   const auto& torch = static_cast<const torch::TorchAllocator&>(a);
   return torch.last_oom() ? torch::FormatOutOfMemoryMessage(*torch.last_oom()) : "";
@@ -122,6 +169,7 @@ RecordingHooks TorchRecordingHooks() {
   hooks.seed = Seed;
   hooks.empty_cache = [](Allocator& a) { static_cast<torch::TorchAllocator&>(a).EmptyCache(); };
   hooks.oom_message = OomMessage;
+  hooks.settings_of = SettingsOf;
   hooks.summary_text = [](const Allocator& a) {
     const auto& torch = static_cast<const torch::TorchAllocator&>(a);
     return fmt::format("memory_summary() at the end of the replay:\n{}",

@@ -132,6 +132,7 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   for (const auto& [name, count] : in.recorder->PolicyEventCounts()) events[std::string(name)] = count;
   j["policy_events"] = events;
   if (!in.advice_json.is_null()) j["advice"] = in.advice_json;
+  if (!in.start_answers_json.is_null()) j["start_answers"] = in.start_answers_json;
   return j;
 }
 

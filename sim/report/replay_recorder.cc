@@ -26,6 +26,7 @@ void ReplayRecorder::OnFailure(const FailureRecord& f) {
     failures_.push_back(f);
     labels_.push_back(labels);
     marks_before_.push_back(last_mark_);
+    program_marks_before_.push_back(last_program_mark_);
   }
   if (f.kind == AllocStatus::kFragmentation) {
     ++fragmentation_;

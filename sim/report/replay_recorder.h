@@ -66,6 +66,9 @@ class ReplayRecorder : public ReplayObserver {
   // The label of the last `mark` before failures()[i] ("" if none): which
   // step or phase of the job failed.
   const std::string& mark_before(size_t i) const { return marks_before_[i]; }
+  // The last mark of the program itself before failure i (never an
+  // allocator action the recording logs as a mark, such as a segment_map).
+  const std::string& program_mark_before(size_t i) const { return program_marks_before_[i]; }
   // The same, counting only marks the program wrote (never a recording's
   // restatement of its allocator's actions): what the verdict names.
   const std::string& program_mark_before_first() const { return program_mark_before_first_; }
@@ -92,6 +95,7 @@ class ReplayRecorder : public ReplayObserver {
   std::vector<FailureRecord> failures_;
   std::vector<FailureLabels> labels_;
   std::vector<std::string> marks_before_;
+  std::vector<std::string> program_marks_before_;
   std::string last_mark_;
   std::string last_program_mark_;
   std::string program_mark_before_first_;

@@ -32,6 +32,16 @@ struct ReplayReportInput {
   // The advice section (sim/whatif/advice), already rendered; "" for none.
   std::string advice_text;
   nlohmann::ordered_json advice_json;  // null: no "advice" key in the JSON
+  // A recording that began warm (sim/whatif/fresh_start.h): both minimum
+  // limits, as recorded and from a fresh start, already rendered; the verdict
+  // ends with the text, the JSON carries "start_answers". "" / null: none.
+  std::string start_answers_text;
+  nlohmann::ordered_json start_answers_json;
+  // Reserved bytes explained (issue 46, item 1; built elsewhere): {"peak" |
+  // "first_failure" | "end": {"reserved": N, "parts": [{"cause": ..., "bytes":
+  // N, ...}]}}. The HTML report draws each moment as a stacked bar
+  // (sim/viz/reserved_chart.h); null: no such section.
+  nlohmann::ordered_json reserved_explained;
   ReplayOptions options;
 };
 

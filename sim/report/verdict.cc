@@ -54,7 +54,7 @@ std::string VerdictText(const ReplayReportInput& in) {
     fmt::format_to(out, "Verdict: every one of the {} allocations fit {}with {} under {}.\n", s.allocs,
                    DeviceWords(s), policy, LimitWords(in));
     fmt::format_to(out, "Peak live bytes: {}.\n", Sized(s.peak_live_bytes));
-    return text;
+    return text + in.start_answers_text;
   }
   const FailureRecord& first = failures.front();
   if (s.start_state_refused) {
@@ -62,7 +62,7 @@ std::string VerdictText(const ReplayReportInput& in) {
                    "Verdict: the recording's start state ({} reserved) does not fit {}with {} under {}:\n"
                    "nothing was replayed.\n",
                    Sized(first.requested), DeviceWords(s), policy, LimitWords(in));
-    return text;
+    return text + in.start_answers_text;
   }
   fmt::format_to(out, "Verdict: {} of {} allocations failed {}with {} under {}\n", s.failures, s.allocs,
                  DeviceWords(s), policy, LimitWords(in));
@@ -72,7 +72,7 @@ std::string VerdictText(const ReplayReportInput& in) {
   if (!mark.empty()) fmt::format_to(out, ", after mark {}", mark);
   fmt::format_to(out, ", asking for {}.\n", Sized(first.requested));
   WriteCause(out, first);
-  return text;
+  return text + in.start_answers_text;
 }
 
 std::string FailingRequestText(const ReplayReportInput& in) {

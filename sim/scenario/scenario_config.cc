@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "sim/config/device_presets.h"
 #include "trace/core/numbers.h"
 
 namespace hbmsim {
@@ -192,14 +193,10 @@ absl::StatusOr<std::optional<LimitChoice>> LimitFromFlag(const Scenario& s, std:
     if (!a.ok()) return a.status();
     return std::optional<LimitChoice>(*a);
   }
-  absl::StatusOr<Bytes> b = ParseBytes(flag, /*allow_more_units=*/true);
-  if (!b.ok()) {
-    return absl::InvalidArgumentError(fmt::format("--bytes-limit {}: {}", flag, std::string(b.status().message())));
-  }
-  // TF logs print MiB as "MB": a number copied with "MB" gets a note saying so.
-  const std::string note = DecimalUnitNote(flag);
-  return std::optional<LimitChoice>(
-      LimitChoice{*b, note.empty() ? std::string("--bytes-limit") : fmt::format("--bytes-limit, {}", note)});
+  absl::StatusOr<ParsedLimit> parsed =
+      ParseLimitOrPreset(flag, "--bytes-limit");  // a size or a device preset
+  if (!parsed.ok()) return parsed.status();
+  return std::optional<LimitChoice>(LimitChoice{parsed->bytes, parsed->source});
 }
 
 absl::StatusOr<std::optional<LimitChoice>> RecordedLimitChoice(const Scenario& s) {

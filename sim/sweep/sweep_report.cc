@@ -100,9 +100,8 @@ Json CompactResult(const std::string& question, Json report) {
   return report;
 }
 
-std::optional<uint64_t> SummaryRow::Percentile(double p) const {
-  if (needed.empty()) return std::nullopt;
-  std::vector<uint64_t> v = needed;
+std::optional<uint64_t> SummaryRow::NearestRank(std::vector<uint64_t> v, double p) {
+  if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
   const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
@@ -148,6 +147,10 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
       ++row.fit;
       const uint64_t need = result["min_bytes_limit"].get<uint64_t>();
       row.needed.push_back(need);
+      if (const Json fresh = result.value("fresh_start", Json());
+          fresh.is_object() && fresh["min_bytes_limit"].is_number()) {
+        row.needed_fresh.push_back(fresh["min_bytes_limit"].get<uint64_t>());
+      }
       const std::string recording = Text(Field(key, "recording"));
       first_settings.emplace(row.allocator, row.settings);
       if (first_settings[row.allocator] == row.settings) today[{row.allocator, recording}] = need;
@@ -176,6 +179,29 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
   return s;
 }
 
+namespace {
+
+// The size rows' answers from a fresh start, for the recordings that began
+// warm: the table above answers for those processes with their caches.
+std::string FreshStartText(const SweepSummary& s) {
+  std::string out;
+  for (const SummaryRow& r : s.rows) {
+    if (r.needed_fresh.empty()) continue;
+    out += fmt::format("{:<10} {:<44} {:>5} {:>14} {:>14} {:>14}\n", r.allocator,
+                       r.settings.empty() ? "(as configured)" : r.settings, r.needed_fresh.size(),
+                       Opt(r.FreshPercentile(0.5)), Opt(r.FreshPercentile(0.9)), Opt(r.FreshPercentile(1.0)));
+  }
+  if (out.empty()) return "";
+  return fmt::format(
+             "\nFrom a fresh start (size rows of the recordings that began with memory reserved; need_* "
+             "above is each process with its cache as recorded, these a new run, --start-state place):\n"
+             "{:<10} {:<44} {:>5} {:>14} {:>14} {:>14}\n",
+             "allocator", "settings", "warm", "need_median", "need_p90", "need_max") +
+         out;
+}
+
+}  // namespace
+
 std::string SummaryText(const SweepSummary& s) {
   std::string out = fmt::format("hbmsim sweep report {}: {} task results\n\n", s.dir, s.lines);
   out += fmt::format("{:<10} {:<44} {:<7} {:>12} {:>5} {:>5} {:>6} {:>6} {:>14} {:>14} {:>14} {:>14}\n",
@@ -191,6 +217,7 @@ std::string SummaryText(const SweepSummary& s) {
   out += "\nfit: limit rows, fits at the limit; size rows, a fitting limit was found; advise rows, some setting "
          "fits where today's does not. need_*: min_bytes_limit over the recordings (nearest rank); saving: "
          "today's (the allocator's first settings) need minus this one, per recording, bytes.\n";
+  out += FreshStartText(s);
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const SummaryRow& r) { return r.question == "scale"; })) {
     out +=
         "scale rows: fit, the prediction fits (to=N) or some size fits the limit; need_*: the prediction's "
@@ -200,17 +227,19 @@ std::string SummaryText(const SweepSummary& s) {
 }
 
 std::string SummaryCsv(const SweepSummary& s) {
-  std::string out = "allocator,settings,question,bytes_limit,jobs,fit,failed,errors,need_median,need_p90,need_max,"
-                    "saving_median,saving_total\n";
+  std::string out =
+      "allocator,settings,question,bytes_limit,jobs,fit,failed,errors,need_median,need_p90,need_max,"
+      "saving_median,saving_total,fresh_need_median,fresh_need_max\n";
   for (const SummaryRow& r : s.rows) {
     int64_t total = 0;
     for (int64_t v : r.savings) total += v;
     auto cell = [](const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : std::string(); };
-    out += fmt::format("{},\"{}\",{},{},{},{},{},{},{},{},{},{},{}\n", r.allocator, r.settings, r.question,
-                       r.bytes_limit, r.jobs, r.fit, r.failed, r.errors, cell(r.Percentile(0.5)),
+    out += fmt::format("{},\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.allocator, r.settings,
+                       r.question, r.bytes_limit, r.jobs, r.fit, r.failed, r.errors, cell(r.Percentile(0.5)),
                        cell(r.Percentile(0.9)), cell(r.Percentile(1.0)),
                        r.savings.empty() ? "" : std::to_string(Median(r.savings)),
-                       r.savings.empty() ? "" : std::to_string(total));
+                       r.savings.empty() ? "" : std::to_string(total), cell(r.FreshPercentile(0.5)),
+                       cell(r.FreshPercentile(1.0)));
   }
   return out;
 }

@@ -6,7 +6,9 @@
 //   size:   jobs, how many fit at some limit, the limit needed (median, p90,
 //           max over the recordings: nearest rank) and the saving against
 //           the allocator's first settings combination ("today", the grid's
-//           first), median and total over the recordings both ran
+//           first), median and total over the recordings both ran; for the
+//           recordings that began warm, the limit needed from a fresh start
+//           too (a section of its own in the text, columns in the CSV)
 //   advise: jobs, errors, and how many recordings some setting makes fit
 //           at the limit when today's does not
 //   scale:  one row per size (to=N: fit when the prediction fits; need: its
@@ -36,7 +38,12 @@ struct SummaryRow {
   int jobs = 0, fit = 0, failed = 0, errors = 0;
   std::vector<uint64_t> needed;        // size: each recording's min_bytes_limit
   std::vector<int64_t> savings;        // size: today's min limit minus this one, per recording
-  std::optional<uint64_t> Percentile(double p) const;
+  // size: the min_bytes_limit from a fresh start of each recording that
+  // began warm (its result's fresh_start; sim/whatif/fresh_start.h)
+  std::vector<uint64_t> needed_fresh;
+  std::optional<uint64_t> Percentile(double p) const { return NearestRank(needed, p); }
+  std::optional<uint64_t> FreshPercentile(double p) const { return NearestRank(needed_fresh, p); }
+  static std::optional<uint64_t> NearestRank(std::vector<uint64_t> v, double p);
 };
 
 struct SweepSummary {

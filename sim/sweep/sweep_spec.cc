@@ -11,6 +11,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "sim/config/device_presets.h"
 #include "sim/config/yaml_guard.h"
 #include "sim/sweep/spec_bounds.h"
 #include "sim/sweep/spec_yaml.h"
@@ -138,7 +139,7 @@ absl::StatusOr<bool> Flag(const std::string& file, const YAML::Node& node, const
   return value;
 }
 
-// Each limit as `--bytes-limit` takes it (a size, or auto), checked here so a
+// Each limit as `--bytes-limit` takes it (a size, a device preset, or auto), checked here so a
 // typo is one error at the spec's line, not one failed task per recording.
 absl::StatusOr<std::vector<std::string>> Limits(const std::string& file, const YAML::Node& node) {
   if (!node) return std::vector<std::string>{};
@@ -148,6 +149,7 @@ absl::StatusOr<std::vector<std::string>> Limits(const std::string& file, const Y
   for (const std::string& limit : *limits) {
     const YAML::Node item = node.IsSequence() ? node[i++] : node;
     if (limit == "auto") continue;
+    if (FindDevicePreset(limit) != nullptr) continue;
     if (absl::StatusOr<Bytes> b = ParseBytes(limit, /*allow_more_units=*/true); !b.ok()) {
       return Error(file, item, fmt::format("limits: {}", std::string(b.status().message())));
     }

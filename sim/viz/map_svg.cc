@@ -58,8 +58,8 @@ std::string Cell(const MapCell& c) {
 std::string AddressMapSvg(const AddressMap& m) {
   const uint64_t rows = AddressMap::kUnits / kRowUnits;
   std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"address-map\" data-blocks=\"{}\" "
-      "data-cells=\"{}\" width=\"{}\" height=\"{}\">\n",
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"address-map\" data-blocks=\"{0}\" "
+      "data-cells=\"{1}\" width=\"{2}\" height=\"{3}\" viewBox=\"0 0 {2} {3}\">\n",
       m.blocks, m.cells.size(), kLeft * 2 + kRowUnits, RowY(rows) + 4);
   for (uint64_t r = 0; r < rows; ++r) {
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#ccc\"/>\n",

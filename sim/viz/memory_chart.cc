@@ -1,5 +1,6 @@
 #include "sim/viz/memory_chart.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -53,8 +54,9 @@ std::vector<Segment> Segments(const std::vector<MemoryGroup>& groups) {
 
 std::string Bar(const std::vector<Segment>& segments, uint64_t total) {
   std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" class=\"groups\">\n", kBarWidth,
-      kBarHeight);
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "class=\"groups\">\n",
+      kBarWidth, kBarHeight);
   double x = 0;
   for (const Segment& s : segments) {
     const double w = total == 0 ? 0 : kBarWidth * static_cast<double>(s.bytes) / static_cast<double>(total);
@@ -80,10 +82,25 @@ std::string Legend(const std::vector<Segment>& segments, uint64_t total) {
   return out + "</table>\n";
 }
 
-std::string Moment(std::string_view title, const MemoryBreakdown& m) {
+bool SameGroups(const std::vector<MemoryGroup>& a, const std::vector<MemoryGroup>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const MemoryGroup& x, const MemoryGroup& y) {
+    return x.key == y.key && x.bytes == y.bytes && x.buffers == y.buffers;
+  });
+}
+
+// The peak is often the moment just before the first failure, holding the
+// same buffers: then one section says both.
+bool SameHeld(const MemoryBreakdown& a, const MemoryBreakdown& b) {
+  return a.held_bytes == b.held_bytes && a.held_buffers == b.held_buffers && SameGroups(a.by_tag, b.by_tag) &&
+         SameGroups(a.by_frame, b.by_frame);
+}
+
+// `also`: the other moment this one stands for (", the same as at the peak (event 420)").
+std::string Moment(std::string_view title, const MemoryBreakdown& m, const std::string& also = "") {
   const auto [by, groups] = Grouping(m);
-  std::string out = fmt::format("<h3>{} (event {}): {} held in {} buffers, by {}</h3>\n", title, m.event.value(),
-                                Escape(HumanReadableNumBytes(Bytes(m.held_bytes))), m.held_buffers, by);
+  std::string out =
+      fmt::format("<h3>{} (event {}){}: {} held in {} buffers, by {}</h3>\n", Escape(title), m.event.value(),
+                  Escape(also), Escape(HumanReadableNumBytes(Bytes(m.held_bytes))), m.held_buffers, by);
   if (groups->empty()) return out + "<p>nothing was held.</p>\n";
   const std::vector<Segment> segments = Segments(*groups);
   return out + Bar(segments, m.held_bytes) + Legend(segments, m.held_bytes);
@@ -97,8 +114,13 @@ std::string MemorySection(const ReplayReportInput& in) {
     const std::optional<MemoryBreakdown>& failure = in.attribution->AtFirstFailure();
     const std::optional<MemoryBreakdown> peak = in.attribution->AtPeak();
     if (failure || peak) out += "<h2>Where the memory went</h2>\n";
-    if (failure) out += Moment("At the first failure", *failure);
-    if (peak) out += Moment("At the peak", *peak);
+    if (failure && peak && SameHeld(*failure, *peak)) {
+      out += Moment("At the first failure", *failure,
+                    fmt::format(", the same as at the peak (event {})", peak->event.value()));
+    } else {
+      if (failure) out += Moment("At the first failure", *failure);
+      if (peak) out += Moment("At the peak", *peak);
+    }
   }
   if (!in.advice_text.empty()) out += "<h2>What would fit</h2>\n<pre>" + Escape(in.advice_text) + "</pre>\n";
   return out;

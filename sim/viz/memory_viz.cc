@@ -144,7 +144,17 @@ void MemoryVizRecorder::CompletePendingUnder(uint64_t begin, uint64_t end) {
 
 void MemoryVizRecorder::OnFailure(const FailureRecord& f) {
   if (sync_pending_) Sync();
-  Push(Action::kOom, f.free_bytes.value(), f.rounded.value(), now_stream_, now_);
+  Push(Action::kOom, DeviceFree(), f.rounded.value(), now_stream_, now_);
+}
+
+// PyTorch's oom entry carries what cudaMemGetInfo reports free: the device's
+// memory less what the allocator holds (its pool, the reserved bytes), never
+// the free bytes inside that pool, which the failure record counts.
+uint64_t MemoryVizRecorder::DeviceFree() const {
+  const AllocatorStats s = allocator_.GetStats();
+  if (!s.bytes_limit || IsUnlimitedStat(*s.bytes_limit)) return 0;
+  const int64_t held = s.pool_bytes.value_or(s.bytes_in_use + s.bytes_reserved);
+  return *s.bytes_limit > held ? static_cast<uint64_t>(*s.bytes_limit - held) : 0;
 }
 
 void MemoryVizRecorder::OnPolicyEvent(EventIndex, const PolicyEvent& e) {

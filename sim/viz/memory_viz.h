@@ -15,12 +15,16 @@
 //                      (a plain `free` writes both), segment_alloc/segment_free
 //                      (region added/released), segment_map/segment_unmap
 //                      (pages mapped/unmapped; on the stream the policy
-//                      names for the region, else the request's), oom (device_free = the
-//                      failure's free bytes, size = rounded); each with the
+//                      names for the region, else the request's), oom (device_free as
+//                      PyTorch records it, what CUDA reports free: the
+//                      limit less the policy's pool bytes; size = rounded); each with the
 //                      event's time_us, stream, frames, category (the
 //                      recording's, else the `tag=`; `unknown` when none),
 //                      user_metadata and compile_context when recorded;
-//   `allocator_settings` the policy, its options, which addresses are shown;
+//   `allocator_settings` the settings the run used in the runtime's own keys
+//                      (PYTORCH_CUDA_ALLOC_CONF, expandable_segments, ...;
+//                      RecordingHooks::settings_of), the policy, its options,
+//                      which addresses are shown;
 //   `external_annotations` the recording's, when it has them.
 //
 // The start state is state, not history: events that describe memory held
@@ -143,6 +147,7 @@ class MemoryVizRecorder : public ReplayObserver {
   nlohmann::ordered_json Segments() const;
   nlohmann::ordered_json Trace(bool categories) const;
   nlohmann::ordered_json Frames(uint32_t list) const;
+  uint64_t DeviceFree() const;
   void AddContext(nlohmann::ordered_json& out, const Context& c, bool categories) const;
 
   const Allocator& allocator_;

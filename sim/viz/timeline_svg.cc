@@ -35,10 +35,14 @@ std::string SeriesPath(const Timeline& t, const Scale& sc, int s) {
     d += fmt::format("{}{:.1f} {:.1f}V{:.1f}", op, sc.X(c), sc.Y(col.max[s]), sc.Y(col.min[s]));
     op = 'L';
   }
+  // The pool line is wide and pale under the others: bytes in use often equal
+  // the pool bytes, and the in-use line must stay visible on top of it.
+  const bool pool = s == kPoolBytes;
   return fmt::format(
       "<path class=\"series\" data-series=\"{}\" data-peak=\"{}\" fill=\"none\" stroke=\"{}\" "
-      "stroke-width=\"1.5\" d=\"{}\"><title>{} (peak {})</title></path>\n",
-      SeriesName(s), t.Max(s), kSeriesColour[s], d, SeriesName(s), Escape(BytesText(t.Max(s))));
+      "stroke-width=\"{}\"{} d=\"{}\"><title>{} (peak {})</title></path>\n",
+      SeriesName(s), t.Max(s), kSeriesColour[s], pool ? "5" : "1.5", pool ? " stroke-opacity=\"0.6\"" : "", d,
+      SeriesName(s), Escape(BytesText(t.Max(s))));
 }
 
 std::string Markers(const Timeline& t, const Scale& sc) {
@@ -102,10 +106,12 @@ std::string TimelineSvg(const Timeline& t) {
       std::max<uint64_t>(1, (t.events() + t.events_per_column() - 1) / t.events_per_column()));
   const Scale sc{kPlotW / columns, top + top / 20};
   std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"{}\" height=\"{}\">\n",
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\">\n",
       kLeft + kPlotW + 10, kTop + kPlotH + 60);
   out += Axes(t, sc);
-  for (int s = kSeriesCount - 1; s >= 0; --s) out += SeriesPath(t, sc, s);
+  // Drawn bottom to top: the pool first, then the largest free block, the bytes in use, the live requests.
+  for (int s : {kPoolBytes, kLargestFree, kBytesInUse, kLiveRequested}) out += SeriesPath(t, sc, s);
   out += Markers(t, sc);
   out += Legend(t);
   out += "</svg>\n";

@@ -90,11 +90,14 @@ absl::Status VizOutputs::WriteMemoryViz(const ReplayReportInput& report, const i
   if (memory_viz_ == nullptr) return absl::OkStatus();
   absl::StatusOr<std::string> addresses = AddressesShown();
   if (!addresses.ok()) return addresses.status();
-  nlohmann::ordered_json settings = {
-      {"PYTORCH_CUDA_ALLOC_CONF", ""},
-      {"hbmsim_allocator", std::string(report.allocator->name())},
-      {"hbmsim_options", report.config != nullptr ? EffectiveOptionsText(*report.config) : ""},
-      {"hbmsim_addresses", *addresses}};
+  // The settings that ran, in the runtime's own keys when it records any.
+  const RecordingHooks* hooks = report.config != nullptr ? &report.config->policy->recording : nullptr;
+  nlohmann::ordered_json settings = hooks != nullptr && hooks->settings_of
+                                        ? hooks->settings_of(*report.allocator)
+                                        : nlohmann::ordered_json{{"PYTORCH_CUDA_ALLOC_CONF", ""}};
+  settings["hbmsim_allocator"] = std::string(report.allocator->name());
+  settings["hbmsim_options"] = report.config != nullptr ? EffectiveOptionsText(*report.config) : "";
+  settings["hbmsim_addresses"] = *addresses;
   memory_viz_->Finish();
   if (absl::Status s = memory_viz_->CheckPlacements(); !s.ok()) return s;
   const nlohmann::ordered_json snapshot = memory_viz_->Snapshot(settings);

@@ -186,6 +186,17 @@ std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, 
   return out;
 }
 
+std::string FreshStartAdviceText(std::optional<Bytes> limit, const Advice& fresh) {
+  std::string out = fmt::format(
+      "\nFrom a fresh start{}: a new run of the job, its live blocks placed through the policy and the cache "
+      "rebuilt (--start-state place); the table above is that process resumed with its cache as recorded\n",
+      limit ? " at L = " + BytesText(*limit) : "");
+  out += fmt::format("  today's minimum limit: {}; at L: {}\n", MinText(fresh.today.row),
+                     FitsText(fresh.today.row));
+  if (fresh.candidates.empty()) return out + "  nothing to try: no setting differs from today's\n";
+  return out + CandidateTable(fresh, "  ");
+}
+
 std::optional<Bytes> StartStateDecides(const Scenario& scenario, const Advice& advice, Bytes peak_live) {
   if (!scenario.start_summary || scenario.start_summary->reserved <= peak_live) return std::nullopt;
   const CompareRow& today = advice.today.row;

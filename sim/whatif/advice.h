@@ -57,6 +57,11 @@ std::string AdviceSectionText(std::optional<Bytes> limit, const Advice& advice, 
 // they exceed the job's peak live bytes. nullopt otherwise.
 std::optional<Bytes> StartStateDecides(const Scenario& scenario, const Advice& advice, Bytes peak_live);
 
+// For a recording that began warm (sim/whatif/fresh_start.h): `fresh`, the
+// same advice from a fresh start, as the section after AdviceText or
+// AdviceSectionText, saying which table applies to what.
+std::string FreshStartAdviceText(std::optional<Bytes> limit, const Advice& fresh);
+
 // The smallest fraction of `device_memory`, in hundredths, whose limit holds
 // `min_limit` ("0.62"); nullopt when it would exceed the whole device.
 std::optional<std::string> LimitFraction(Bytes min_limit, Bytes device_memory);

@@ -106,7 +106,7 @@ TEST(ErrorsCliTest, CommandLineErrorsAreOneLine) {
   ExpectBadInput(RunHbmsim(""), "hbmsim: A subcommand is required (see hbmsim --help)");
   ExpectBadInput(RunHbmsim("frobnicate"),
                  "hbmsim: unknown command 'frobnicate' (commands: advise, compare, completion, convert, diagnose, "
-                 "gen, help, inspect, replay, scale, size, sweep; see hbmsim --help)");
+                 "gen, help, inspect, presets, replay, scale, size, sweep; see hbmsim --help)");
 }
 
 TEST(ErrorsCliTest, HelpExitsZero) {

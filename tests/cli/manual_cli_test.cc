@@ -55,7 +55,7 @@ TEST(ManualCliTest, UnknownCommandIsNamed) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "hbmsim: unknown command 'frobnicate' (commands: advise, compare, completion, convert, diagnose, gen, "
-            "help, inspect, replay, scale, size, sweep; see hbmsim --help)\n");
+            "help, inspect, presets, replay, scale, size, sweep; see hbmsim --help)\n");
 }
 
 // Runs the completion function as bash would after the user typed `words`

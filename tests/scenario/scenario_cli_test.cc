@@ -19,7 +19,7 @@ struct Replayed {
 Replayed Replay(const std::string& file, const std::string& flags) {
   const std::string json = TempPath("replay.json");
   Replayed r;
-  r.cli = RunHbmsim(fmt::format("replay {}{} --allocator torch {} --json {}", kTorchSnapshotDir, file, flags, json));
+  r.cli = RunHbmsim(fmt::format("replay {}{} --allocator torch --no-advice {} --json {}", kTorchSnapshotDir, file, flags, json));
   if (r.cli.exit_code <= 1) r.json = nlohmann::json::parse(ReadFile(json));
   return r;
 }

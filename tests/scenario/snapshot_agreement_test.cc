@@ -55,7 +55,7 @@ struct AgreementRun {
 AgreementRun ReplayAt(const std::string& file, uint64_t device, uint64_t limit) {
   const std::string json = TempPath("replay.json");
   const CliRun r =
-      RunHbmsim(fmt::format("replay {}{} --allocator torch --device {} --bytes-limit {} --json {}", kTorchSnapshotDir,
+      RunHbmsim(fmt::format("replay {}{} --allocator torch --no-advice --device {} --bytes-limit {} --json {}", kTorchSnapshotDir,
                             file, device, limit, json));
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << file << ": " << r.err;
   return {r.exit_code, r.exit_code <= 1 ? nlohmann::json::parse(ReadFile(json)) : nlohmann::json()};

@@ -110,6 +110,7 @@ TEST(SweepSpecTest, MalformedSpecsGetOneLine) {
   EXPECT_EQ(ErrorOf(base + "limits: [16GiBB]\n"),
             "s.yaml:3: limits: '16GiBB' is not a size (plain bytes, or a number with B, KiB, MiB, GiB, "
             "TiB, PiB, KB, MB, GB or TB)");
+  EXPECT_EQ(ErrorOf(base + "limits: [a100-40gb, l4]\n"), "ok");  // device presets, as --bytes-limit takes them
   EXPECT_EQ(ErrorOf(base), "s.yaml:1: ask something: limits:, size: true, advise: true or scale:");
   EXPECT_EQ(ErrorOf(base + "size: maybe\n"), "s.yaml:3: size: expected true or false");
   EXPECT_EQ(ErrorOf(base + "size: true\nlimit: [1GiB]\n"),

@@ -45,7 +45,20 @@ TEST(VizCli, HtmlIsWellFormedWithEverySeriesAndItsPeak) {
             std::string::npos);
   EXPECT_NE(html.find("Address space at the peak of bytes in use (256.00MiB, event 3)"), std::string::npos);
   EXPECT_NE(html.find("data-kind=\"failures\""), std::string::npos);
-  // The verdict opens the page; the failure row carries the request's tag and the mark before it.
+  // The answer first, in plain words, then only the options that differ from the defaults (none here).
+  EXPECT_NE(html.find("<h1>hbmsim replay of configs/examples/fragmentation.trace</h1>\n<p class=\"headline\" "
+                      "id=\"verdict\">1 of 6 allocations failed with bfc under a limit of 256.00MiB. The first "
+                      "asked for 96.00MiB at event 7, when 128.00MiB was free in all, enough, but in pieces: the "
+                      "largest request that could have succeeded was 64.00MiB. It is fragmentation, not a full "
+                      "device.</p>\n<p>allocator <b>bfc</b> (options: its defaults), limit"),
+            std::string::npos)
+      << html;
+  // Drawings scale down to the window (readable at 1024 px); one name per measure.
+  EXPECT_NE(html.find("class=\"timeline\" width=\"1280\" height=\"390\" viewBox=\"0 0 1280 390\""),
+            std::string::npos);
+  EXPECT_NE(html.find("<th>largest request that could succeed</th>"), std::string::npos);
+  EXPECT_EQ(html.find("bytes_reserved (end)"), std::string::npos);  // bfc reserves nothing of its own
+  // The verdict follows; the failure row carries the request's tag and the mark before it.
   EXPECT_NE(html.find("<pre class=\"verdict\">Verdict: 1 of 6 allocations failed on device 0 with bfc under the "
                       "limit 268435456 B (256.00MiB) (from the trace's # device_bytes)\n"),
             std::string::npos)

@@ -2,6 +2,7 @@
 // unlimited replay says "unlimited", the timeline starts with the start
 // state in place, marks that restate the recorded allocator's actions are no
 // slices, and failure instants sit on the thread named for them.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,32 @@ TEST(VizSnapshotCli, FailureInstantsAreOnTheirThreadAndRecordedSegmentEventsAreN
   }
   EXPECT_EQ(failures, 1);
   EXPECT_EQ(slices, 0);
+}
+
+// The memory_viz export of the H100 job's device 1 at its recorded capacity
+// has the recording's own device_free (what CUDA reported free: the limit
+// less the pool, not the free bytes inside it) and the settings that ran.
+TEST(VizSnapshotCli, MemoryVizExportHasTheRecordedDeviceFreeAndSettings) {
+  const std::string recording =
+      std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/h100x4_expandable_segments_oom.pickle";
+  ASSERT_TRUE(std::filesystem::exists(recording)) << "shared recording absent: " << recording;
+  const std::string out = TempPath("h100_viz.json");
+  const CliRun run = RunHbmsim("replay " + recording +
+                               " --device 1 --bytes-limit auto --no-advice --quiet --memory-viz " + out);
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(out));
+  std::vector<uint64_t> device_free;
+  for (const auto& e : j["device_traces"][1]) {
+    if (e["action"] == "oom") device_free.push_back(e["device_free"]);
+  }
+  EXPECT_EQ(device_free, std::vector<uint64_t>{95682560});
+  const nlohmann::json& settings = j["allocator_settings"];
+  EXPECT_EQ(settings["PYTORCH_CUDA_ALLOC_CONF"], "expandable_segments:True");
+  EXPECT_EQ(settings["expandable_segments"], true);
+  EXPECT_EQ(settings["max_split_size"], -1);
+  EXPECT_EQ(settings["garbage_collection_threshold"], 0.0);
+  EXPECT_EQ(settings["roundup_power2_divisions"].size(), 16u);
+  EXPECT_EQ(settings["hbmsim_allocator"], "torch");
 }
 
 }  // namespace
