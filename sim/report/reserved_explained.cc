@@ -8,13 +8,13 @@
 namespace hbmsim {
 namespace {
 
-constexpr std::string_view kUntagged = "(untagged)";
+constexpr std::string_view kNoFrameOrTag = "(untagged)";
 // A live block no alloc of the replay placed: the recording's start state.
 constexpr std::string_view kStartState = "(start state)";
 
 std::string LabelOf(const Event& e, const ReservedExplainer::FrameFn& frame) {
   std::string label = frame ? frame(e) : std::string();
-  if (label.empty()) label = e.tag.empty() ? std::string(kUntagged) : std::string(e.tag);
+  if (label.empty()) label = e.tag.empty() ? std::string(kNoFrameOrTag) : std::string(e.tag);
   return label;
 }
 

@@ -16,7 +16,7 @@ using testing::BinaryToText;
 using testing::FileBytes;
 using testing::TextToBinary;
 
-const char kTrace[] =
+const char kFlippedTrace[] =
     "# hbmsim-trace v1\n# source: bit flips\n"
     "alloc 1 4096 t=1 tag=weights shape=f32[32,32]\nalloc 2 3145728 t=2 stream=1 tag=act addr=0x1000\n"
     "mark step=0\nfree_requested 2 stream=1\nfree_completed 2 stream=1\nprogram_load 1 10 tag=p\n"
@@ -48,7 +48,7 @@ FlipCount FlipEveryBit(const std::string& bytes, const std::string& expected_tex
 }
 
 void ExpectEveryFlipCaught(bool compress) {
-  absl::StatusOr<std::string> bytes = TextToBinary(kTrace, compress);
+  absl::StatusOr<std::string> bytes = TextToBinary(kFlippedTrace, compress);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   absl::StatusOr<std::string> text = BinaryToText(*bytes);
   ASSERT_TRUE(text.ok()) << text.status();
@@ -63,7 +63,7 @@ TEST(BitFlip, EveryFlipOfAPlainFileIsAnErrorOrTheSameTrace) { ExpectEveryFlipCau
 TEST(BitFlip, EveryFlipOfACompressedFileIsAnErrorOrTheSameTrace) { ExpectEveryFlipCaught(true); }
 
 TEST(BitFlip, TheChecksumNamesTheEndRecordsByte) {
-  absl::StatusOr<std::string> bytes = TextToBinary(kTrace);
+  absl::StatusOr<std::string> bytes = TextToBinary(kFlippedTrace);
   ASSERT_TRUE(bytes.ok());
   // The size of alloc 2 (3145728 = 0x300000) becomes 2097152 (0x200000): a valid varint.
   const std::string before = "\x80\x80\xc0\x01";

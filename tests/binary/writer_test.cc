@@ -8,7 +8,7 @@
 namespace hbmsim {
 namespace {
 
-std::string Message(const absl::Status& s) { return std::string(s.message()); }
+std::string WriterMessage(const absl::Status& s) { return std::string(s.message()); }
 
 TEST(BinaryWriter, RefusesWhatTextCannotCarry) {
   std::ostringstream out;
@@ -16,17 +16,17 @@ TEST(BinaryWriter, RefusesWhatTextCannotCarry) {
   Event e;
   e.kind = EventKind::kAlloc;
   e.tag = "two words";
-  EXPECT_EQ(Message(writer.Write(e)),
+  EXPECT_EQ(WriterMessage(writer.Write(e)),
             "tag 'two words' holds a blank, line break or NUL, which a trace cannot hold");
   e = Event{};
   e.kind = EventKind::kMark;
-  EXPECT_EQ(Message(writer.Write(e)), "a mark without a label, which a trace cannot hold");
+  EXPECT_EQ(WriterMessage(writer.Write(e)), "a mark without a label, which a trace cannot hold");
   e.label = "x";
   e.stream = StreamId(2);
-  EXPECT_EQ(Message(writer.Write(e)), "stream= on mark: a trace holds it only on alloc and free*");
+  EXPECT_EQ(WriterMessage(writer.Write(e)), "stream= on mark: a trace holds it only on alloc and free*");
   e.stream = StreamId(0);
   e.addr = 5;
-  EXPECT_EQ(Message(writer.Write(e)), "shape= or addr= on mark: a trace holds them only on alloc");
+  EXPECT_EQ(WriterMessage(writer.Write(e)), "shape= or addr= on mark: a trace holds them only on alloc");
   EXPECT_EQ(writer.events_written(), 0u);
 }
 
@@ -35,13 +35,13 @@ TEST(BinaryWriter, HeaderOnceAndNothingAfterFinish) {
   BinaryTraceWriter writer(out);
   TraceMetadata bad;
   bad.entries = {{"a key", "v"}};
-  EXPECT_EQ(Message(writer.WriteHeader(bad)),
+  EXPECT_EQ(WriterMessage(writer.WriteHeader(bad)),
             "metadata key 'a key' is empty or holds a blank or ':', which a trace's header cannot hold");
   ASSERT_TRUE(writer.WriteHeader(TraceMetadata{}).ok());
-  EXPECT_EQ(Message(writer.WriteHeader(TraceMetadata{})),
+  EXPECT_EQ(WriterMessage(writer.WriteHeader(TraceMetadata{})),
             "the trace header must be written once, before any event");
   ASSERT_TRUE(writer.Finish().ok());
-  EXPECT_EQ(Message(writer.Write(Event{})), "cannot write an event after Finish()");
+  EXPECT_EQ(WriterMessage(writer.Write(Event{})), "cannot write an event after Finish()");
   // magic, version 2, flags, no entries, end record with 0 events and the crc32 of the 13 bytes before it
   // (python3 -c "import zlib; print(hex(zlib.crc32(b'\\x89HBT\\r\\n\\x1a\\n\\x02\\x00\\x00\\x0f\\x00')))": 0xdfdd7ab9)
   EXPECT_EQ(out.str(), std::string("\x89HBT\r\n\x1a\n\x02\x00\x00\x0f\x00\xb9\x7a\xdd\xdf", 17));

@@ -204,7 +204,7 @@ TEST(Hostile, CommandLineValuesAreChecked) {
   ExpectOneLine(
       Hbmsim(dir, "frobnicate t.trace"),
       "hbmsim: unknown command 'frobnicate' (commands: advise, compare, completion, convert, diagnose, gen, "
-      "help, inspect, replay, scale, size, sweep; see hbmsim --help)");
+      "help, inspect, presets, replay, scale, size, sweep; see hbmsim --help)");
   ExpectOneLine(Hbmsim(dir, "replay t.trace --allocator nodir/cfg.yaml"),
                 "hbmsim replay: nodir/cfg.yaml: cannot open allocator config: No such file or directory");
 }

@@ -12,10 +12,8 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kDir = "../shared/torch_snapshots/";
-
 CliRun Replay(const std::string& file, const std::string& flags, const std::string& json) {
-  return RunHbmsim("replay " + kDir + file + " --allocator torch " + flags + " --json " + json);
+  return RunHbmsim("replay " + kTorchSnapshotDir + file + " --allocator torch " + flags + " --json " + json);
 }
 
 TEST(ReplaySnapshotCliTest, SmallTraceFromEmptyIsExact) {
@@ -73,7 +71,7 @@ TEST(ReplaySnapshotCliTest, Gen1HistoryAddressesAreCompared) {
 TEST(ReplaySnapshotCliTest, Gen1HistoryMismatchesAreNamed) {
   const std::string json = TempPath("gen1bfc.json");
   const CliRun r =
-      RunHbmsim("replay " + kDir +
+      RunHbmsim("replay " + kTorchSnapshotDir +
                 "gen1_history_addresses.pickle --allocator bfc --bytes-limit 4GiB --check-recorded "
                 "--json " +
                 json);
@@ -139,7 +137,7 @@ TEST(ReplaySnapshotCliTest, H100ExpandableReproducesItsCapacityOom) {
 // torch's, not the interpreter's) open the report.
 TEST(ReplaySnapshotCliTest, H100ReportOpensWithTheVerdictAndTheUsersFrames) {
   const CliRun r =
-      RunHbmsim("replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1");
+      RunHbmsim("replay " + kTorchSnapshotDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::string verdict =
       "Verdict: 1 of 200 allocations failed on device 1 with torch under the limit 84298432512 B (78.51GiB) "
@@ -163,7 +161,7 @@ TEST(ReplaySnapshotCliTest, H100ReportOpensWithTheVerdictAndTheUsersFrames) {
       "     31.6%     26543472640   24.72GiB       5 buf  models.py:181 update_nodes\n";
   EXPECT_EQ(r.out.substr(0, verdict.size() + request.size()), verdict + request) << r.out;
   const CliRun quiet = RunHbmsim(
-      "replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1 --quiet");
+      "replay " + kTorchSnapshotDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 1 --quiet");
   EXPECT_EQ(quiet.exit_code, 1) << quiet.err;
   EXPECT_EQ(quiet.out, verdict);
 }
@@ -181,18 +179,18 @@ TEST(ReplaySnapshotCliTest, SetOverridesTheSnapshotSettings) {
 // A state snapshot (no trace on any device) is analysed, not refused; a file
 // with traces, asked for a device without one, is an error on one line.
 TEST(ReplaySnapshotCliTest, StateSnapshotIsAnalysedAndATracelessDeviceIsExit2) {
-  const CliRun r = RunHbmsim("replay " + kDir + "empty_4dev_expandable_maxsplit64.pickle --allocator torch");
+  const CliRun r = RunHbmsim("replay " + kTorchSnapshotDir + "empty_4dev_expandable_maxsplit64.pickle --allocator torch");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string head = kDir +
+  const std::string head = kTorchSnapshotDir +
                            "empty_4dev_expandable_maxsplit64.pickle holds an allocator state and no trace to "
                            "replay: its state";
   EXPECT_EQ(r.out.substr(0, head.size()), head);
   EXPECT_NE(r.out.find("Segments: 0 (0 listed"), std::string::npos) << r.out;
   const CliRun dev3 =
-      RunHbmsim("replay " + kDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 3");
+      RunHbmsim("replay " + kTorchSnapshotDir + "h100x4_expandable_segments_oom.pickle --allocator torch --device 3");
   EXPECT_EQ(dev3.exit_code, 2);
   EXPECT_EQ(dev3.err,
-            "hbmsim replay: " + kDir +
+            "hbmsim replay: " + kTorchSnapshotDir +
                 "h100x4_expandable_segments_oom.pickle: no trace for device 3 (devices with traces: 0, "
                 "1, 2)\n");
 }
@@ -200,7 +198,7 @@ TEST(ReplaySnapshotCliTest, StateSnapshotIsAnalysedAndATracelessDeviceIsExit2) {
 // The commands that ask about a sequence of requests refuse a state snapshot
 // on one line that names the command which reads it.
 TEST(ReplaySnapshotCliTest, SizeAdviseAndCompareOfAStateSnapshotPointToInspect) {
-  const std::string file = kDir + "state_only_tiny.pickle";
+  const std::string file = kTorchSnapshotDir + "state_only_tiny.pickle";
   for (const std::string command : {"size", "advise", "compare"}) {
     const CliRun r = RunHbmsim(command + " " + file + " --allocator" + (command == "compare" ? "s" : "") +
                                " torch");
@@ -215,9 +213,9 @@ TEST(ReplaySnapshotCliTest, SizeAdviseAndCompareOfAStateSnapshotPointToInspect) 
 
 TEST(ReplaySnapshotCliTest, BytesLimitAutoNeedsARecordedOom) {
   const CliRun r =
-      RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --bytes-limit auto");
+      RunHbmsim("replay " + kTorchSnapshotDir + "small_trace_from_empty.pickle --allocator torch --bytes-limit auto");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit auto: " + kDir +
+  EXPECT_EQ(r.err, "hbmsim replay: --bytes-limit auto: " + kTorchSnapshotDir +
                        "small_trace_from_empty.pickle records no oom on device 0; pass a size\n");
 }
 
@@ -231,7 +229,7 @@ TEST(ReplaySnapshotCliTest, EveryShippedSnapshotLoads) {
       {"state_only_expandable_maxsplit128.pickle", true}, {"gen2_segments_only_list.pkl", true},
   };
   for (const auto& [file, state_only] : files) {
-    const CliRun r = RunHbmsim("replay " + kDir + file + " --allocator torch");
+    const CliRun r = RunHbmsim("replay " + kTorchSnapshotDir + file + " --allocator torch");
     EXPECT_EQ(r.exit_code, 0) << file << ": " << r.err;
     EXPECT_EQ(r.out.find("holds an allocator state and no trace to replay") != std::string::npos, state_only)
         << file;
@@ -242,7 +240,7 @@ TEST(ReplaySnapshotCliTest, EveryShippedSnapshotLoads) {
 // addr=, the oom as an alloc + free; the text replays with the same addresses.
 TEST(ReplaySnapshotCliTest, ConvertWritesTheTextFormatWithRecordedAddresses) {
   const std::string gen5 = TempPath("gen5.trace");
-  CliRun r = RunHbmsim("convert " + kDir + "gen5_user_metadata_compile_context.pickle " + gen5);
+  CliRun r = RunHbmsim("convert " + kTorchSnapshotDir + "gen5_user_metadata_compile_context.pickle " + gen5);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = ReadFile(gen5);
   EXPECT_EQ(text.find("# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 5\n# devices: 0\n"
@@ -252,13 +250,13 @@ TEST(ReplaySnapshotCliTest, ConvertWritesTheTextFormatWithRecordedAddresses) {
       << text.substr(0, 300);
   EXPECT_EQ(CountLines(text), 5 + 447 + 2162 * 3);
   const std::string h100 = TempPath("h100.trace");
-  r = RunHbmsim("convert " + kDir + "h100x4_expandable_segments_oom.pickle " + h100);
+  r = RunHbmsim("convert " + kTorchSnapshotDir + "h100x4_expandable_segments_oom.pickle " + h100);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(ReadFile(h100).find(
                 "\nalloc 2634 5308694528 t=1757253257949855 tag=oom device=1\nfree 2634 device=1\n"),
             std::string::npos);
   const std::string small = TempPath("small.trace");
-  ASSERT_EQ(RunHbmsim("convert " + kDir + "small_trace_from_empty.pickle " + small).exit_code, 0);
+  ASSERT_EQ(RunHbmsim("convert " + kTorchSnapshotDir + "small_trace_from_empty.pickle " + small).exit_code, 0);
   const std::string json = TempPath("small.json");
   r = RunHbmsim("replay " + small + " --allocator torch --bytes-limit 8GiB --check-recorded --json " + json);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -18,12 +18,10 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kDir = "../shared/torch_snapshots/";
-
 // Every *.pickle / *.pkl of the shared folder, so new recordings are covered.
 std::vector<std::string> SharedSnapshots() {
   std::vector<std::string> out;
-  const std::string dir = std::string(HBMSIM_SOURCE_DIR) + "/" + kDir;
+  const std::string dir = std::string(HBMSIM_SOURCE_DIR) + "/" + kTorchSnapshotDir;
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return out;
   while (const dirent* e = readdir(d)) {
@@ -78,7 +76,7 @@ TEST(StatsWordsCliTest, NoNegativeNumberInAnyTorchReportOfAnySharedSnapshot) {
     for (const std::string limit : {"", "--bytes-limit 1GiB", "--bytes-limit 80GiB"}) {
       const std::string json = TempPath("report.json");
       std::remove(json.c_str());
-      const CliRun r = RunHbmsim("replay " + kDir + file + " --allocator torch " + limit + " --json " + json);
+      const CliRun r = RunHbmsim("replay " + kTorchSnapshotDir + file + " --allocator torch " + limit + " --json " + json);
       const std::string what = file + " " + limit;
       if (r.exit_code == 2) {  // a state-only file: one line naming it, no report
         EXPECT_EQ(CountLines(r.err), 1) << what << ": " << r.err;
@@ -110,7 +108,7 @@ TEST(StatsWordsCliTest, TheNegativeNumberCheckFindsOne) {
 TEST(StatsWordsCliTest, UnlimitedTorchReplayInPyTorchWords) {
   const std::string json = TempPath("small.json");
   const CliRun r =
-      RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --json " + json);
+      RunHbmsim("replay " + kTorchSnapshotDir + "small_trace_from_empty.pickle --allocator torch --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  limit:      unlimited from none: unlimited (the recording records no OOM)\n"),
             std::string::npos)
@@ -138,7 +136,7 @@ TEST(StatsWordsCliTest, UnlimitedTorchReplayInPyTorchWords) {
 // the snapshot's expandable_segments=true.
 TEST(StatsWordsCliTest, AllocConfShowsAsTheOptionsItSets) {
   const std::string json = TempPath("h100.json");
-  const CliRun r = RunHbmsim("replay " + kDir +
+  const CliRun r = RunHbmsim("replay " + kTorchSnapshotDir +
                              "h100x4_expandable_segments_oom.pickle --allocator torch --device 1 "
                              "--set alloc_conf=expandable_segments:False,max_split_size_mb:64 --json " +
                              json);

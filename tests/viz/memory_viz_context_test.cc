@@ -12,8 +12,6 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kDir = "../shared/torch_snapshots/";
-
 nlohmann::json Export(const std::string& input, const std::string& flags, int exit_code = 0) {
   const std::string out = TempPath("export.json");
   const CliRun run = RunHbmsim("replay " + input + " " + flags + " --memory-viz " + out);
@@ -51,7 +49,7 @@ TEST(MemoryVizContext, TagsBecomeCategoriesBesideUnknown) {
 // context and the times (an empty user_metadata stays absent, as the
 // viewer prints nothing for it) and the annotations.
 TEST(MemoryVizContext, RecordingContextCarriesOver) {
-  const nlohmann::json j = Export(kDir + "gen5_user_metadata_compile_context.pickle",
+  const nlohmann::json j = Export(kTorchSnapshotDir + "gen5_user_metadata_compile_context.pickle",
                                   "--allocator torch --check-recorded");
   int entries = 0, with_time = 0, with_context = 0, with_metadata = 0, with_category = 0;
   for (const auto& e : j["device_traces"][0]) {
@@ -78,7 +76,7 @@ TEST(MemoryVizContext, RecordingContextCarriesOver) {
 // Under bfc memory starts at offset 0 and no alloc does: `recorded` is
 // refused, as it is for a trace that records no address at all.
 TEST(MemoryVizContext, AddressesShown) {
-  const std::string small = kDir + "small_trace_from_empty.pickle --allocator torch";
+  const std::string small = kTorchSnapshotDir + "small_trace_from_empty.pickle --allocator torch";
   EXPECT_EQ(Export(small, "--check-recorded --memory-viz-addresses recorded")["allocator_settings"]
                   ["hbmsim_addresses"],
             "recorded");
@@ -86,7 +84,7 @@ TEST(MemoryVizContext, AddressesShown) {
                   ["hbmsim_addresses"],
             "simulated");
   EXPECT_EQ(Export(small, "")["allocator_settings"]["hbmsim_addresses"], "recorded");
-  const std::string bfc = kDir + "small_trace_from_empty.pickle --allocator bfc --bytes-limit 8GiB";
+  const std::string bfc = kTorchSnapshotDir + "small_trace_from_empty.pickle --allocator bfc --bytes-limit 8GiB";
   EXPECT_EQ(Export(bfc, "")["allocator_settings"]["hbmsim_addresses"],
             "simulated (0 of 36 recorded allocs were placed at their recorded address)");
   const CliRun refused =

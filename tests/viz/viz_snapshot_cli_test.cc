@@ -13,12 +13,10 @@
 namespace hbmsim::testing {
 namespace {
 
-const std::string kDir = "../shared/torch_snapshots/";
-
 TEST(VizSnapshotCli, UnlimitedTorchReplaySaysUnlimited) {
   const std::string html = TempPath("small.html");
   const CliRun run =
-      RunHbmsim("replay " + kDir + "small_trace_from_empty.pickle --allocator torch --html " + html);
+      RunHbmsim("replay " + kTorchSnapshotDir + "small_trace_from_empty.pickle --allocator torch --html " + html);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string page = ReadFile(html);
   EXPECT_NE(page.find(", limit unlimited from none: unlimited (the recording records no OOM).</p>"),
@@ -32,7 +30,7 @@ TEST(VizSnapshotCli, UnlimitedTorchReplaySaysUnlimited) {
 TEST(VizSnapshotCli, TimelineStartsWithTheStartState) {
   const std::string trace = TempPath("gen5.json");
   const CliRun run = RunHbmsim(
-      "replay " + kDir + "gen5_user_metadata_compile_context.pickle --allocator torch --perfetto " + trace);
+      "replay " + kTorchSnapshotDir + "gen5_user_metadata_compile_context.pickle --allocator torch --perfetto " + trace);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(trace));
   int64_t first_live = -1, first_in_use = -1;
@@ -52,7 +50,7 @@ TEST(VizSnapshotCli, TimelineStartsWithTheStartState) {
 // 40 segment_map and 6 segment_unmap entries make no mark slices.
 TEST(VizSnapshotCli, FailureInstantsAreOnTheirThreadAndRecordedSegmentEventsAreNoSlices) {
   const std::string trace = TempPath("h100.json");
-  const CliRun run = RunHbmsim("replay " + kDir +
+  const CliRun run = RunHbmsim("replay " + kTorchSnapshotDir +
                                "h100x4_expandable_segments_oom.pickle --allocator torch --device 1 "
                                "--bytes-limit auto --perfetto " +
                                trace);

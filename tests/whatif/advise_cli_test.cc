@@ -120,7 +120,8 @@ TEST(AdviseCliTest, WhenTheStartStateDecidesTheAdviceSaysSo) {
   EXPECT_EQ(replay.exit_code, 1) << replay.err;
   EXPECT_NE(replay.out.find("  every setting needs the same: the recording began with 1851785216 (1.72GiB) already "
                             "reserved (what the allocator held before its first recorded event), more than the job's "
-                            "own peak live bytes (809849328 (772.33MiB))\n\nhbmsim replay\n"),
+                            "own peak live bytes (809849328 (772.33MiB))\n\nFrom a fresh start at L = 1610612736 (1.50GiB): "
+                            "a new run of the job"),
             std::string::npos)
       << replay.out;
   const testing::CliRun h100 = RunHbmsim("advise ../shared/torch_snapshots/h100x4_expandable_segments_oom.pickle "

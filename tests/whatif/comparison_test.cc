@@ -9,7 +9,7 @@
 namespace hbmsim {
 namespace {
 
-constexpr char kTwoHoles[] =
+constexpr char kTwoHolesTrace[] =
     "alloc 1 2048\nalloc 2 1024\nalloc 3 1024\nalloc 4 1024\nfree 1\nfree 3\nalloc 5 1024\nalloc 6 2048\n";
 
 // Progress names each configuration as it starts and each of its verdicts:
@@ -17,7 +17,7 @@ constexpr char kTwoHoles[] =
 // (5120): the bracket's first 4 (5120, 5376, 5632, 6400) and 5888, the one
 // of the 3 above the answer not tried yet.
 TEST(ComparisonTest, ProgressNamesEachConfigurationAndItsVerdicts) {
-  const testing::TestTrace t = testing::TraceFromText(kTwoHoles);
+  const testing::TestTrace t = testing::TraceFromText(kTwoHolesTrace);
   std::vector<std::string> seen;
   SizeOptions options{256, 1};
   options.on_progress = [&seen](const SizeProgress& p) {
@@ -32,7 +32,7 @@ TEST(ComparisonTest, ProgressNamesEachConfigurationAndItsVerdicts) {
 }
 
 TEST(ComparisonTest, FirstFitAt6KFailsOnFragmentationWithEveryMeasureExact) {
-  const testing::TestTrace t = testing::TraceFromText(kTwoHoles);
+  const testing::TestTrace t = testing::TraceFromText(kTwoHolesTrace);
   absl::StatusOr<std::vector<CompareRow>> rows =
       CompareAllocators(*t.scenario, t.survey, {testing::Config("first_fit"), testing::Config("best_fit")},
                         Bytes(6144), SizeOptions{});

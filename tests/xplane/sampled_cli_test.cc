@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/xplane/xplane_test_util.h"
 #include "nlohmann/json.hpp"
 #include "tests/cli/cli_test_util.h"
 
@@ -17,18 +18,8 @@ using ::hbmsim::testing::ReadFile;
 using ::hbmsim::testing::RunHbmsim;
 using ::hbmsim::testing::TempPath;
 
-const std::string kDir = std::string(HBMSIM_SHARED_DIR) + "/profiler/";
-const std::string kTpu = kDir + "jax_tpu_v3-8_vit.memory_profile.json.gz";
+const std::string kTpu = kSharedProfiles + "jax_tpu_v3-8_vit.memory_profile.json.gz";
 const std::string kTpuConfig = std::string(HBMSIM_SOURCE_DIR) + "/configs/tpu_v3_core.yaml";
-
-std::string Counts(const nlohmann::json& j) {
-  std::string out;
-  for (const char* m : {"address", "chunk_size", "bytes_in_use", "fragmentation", "peak_bytes_in_use"}) {
-    const nlohmann::json& c = j["recording"]["recorded_figures"][m];
-    out += fmt::format("{} {}/{}; ", m, c["matched"].get<int>(), c["total"].get<int>());
-  }
-  return out;
-}
 
 // The start-state note that counts the lost events.
 std::string SampledNote(const nlohmann::json& j) {
@@ -84,7 +75,7 @@ TEST(SampledCli, EveryCoreOfTheTpuV3ProfileReplaysWithItsLostEventsCounted) {
   for (int core = 0; core < 8; ++core) {
     const nlohmann::json j = Replay(kTpu, kTpuConfig, std::to_string(core));
     if (j.empty()) continue;
-    EXPECT_EQ(Counts(j), want[core].counts) << "core " << core;
+    EXPECT_EQ(RecordedFigureCounts(j), want[core].counts) << "core " << core;
     EXPECT_EQ(SampledNote(j), want[core].note) << "core " << core;
     EXPECT_EQ(j["stats"]["bytes_limit"], 16624123904) << core;
   }
@@ -105,9 +96,9 @@ TEST(SampledCli, AnAllowGrowthPoolsRegionsAreSizedByItsFragmentationReadings) {
   // 49/69 addresses when each region was the smallest spanning its chunks: the 76 MiB chunk at
   // 0x7f6bff800000 lies in a 512 MiB region (the largest free chunk drops from 512 to 436 MiB when
   // it is allocated), not a 128 MiB one (docs/formats/xplane.md).
-  const nlohmann::json j = Replay(kDir + "jax_mi300x_gemm_8gpu.xplane.pb", "bfc", "GPU_0_bfc");
+  const nlohmann::json j = Replay(kSharedProfiles + "jax_mi300x_gemm_8gpu.xplane.pb", "bfc", "GPU_0_bfc");
   ASSERT_FALSE(j.empty());
-  EXPECT_EQ(Counts(j),
+  EXPECT_EQ(RecordedFigureCounts(j),
             "address 69/69; chunk_size 138/138; bytes_in_use 138/138; fragmentation 138/138; "
             "peak_bytes_in_use 138/138; ");
 }

@@ -6,12 +6,11 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/xplane/xplane_test_util.h"
 #include "trace/xplane/profile_trace.h"
 
 namespace hbmsim::xplane {
 namespace {
-
-const std::string kDir = std::string(HBMSIM_SHARED_DIR) + "/profiler/";
 
 struct DeviceWant {
   std::string name;
@@ -36,7 +35,7 @@ void ExpectDevices(const ProfileTrace& t, const std::vector<DeviceWant>& want) {
 }
 
 TEST(SharedProfiles, TensorFlowT4XSpace) {
-  absl::StatusOr<ProfileTrace> t = ReadProfileTraceFile(kDir + "tf_t4_keras_fit.xplane.pb");
+  absl::StatusOr<ProfileTrace> t = ReadProfileTraceFile(kSharedProfiles + "tf_t4_keras_fit.xplane.pb");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->framework, "tensorflow");
   // The GPU allocator first (the busiest GPU one), then the pinned host allocator.
@@ -50,7 +49,7 @@ TEST(SharedProfiles, TensorFlowT4XSpace) {
 }
 
 TEST(SharedProfiles, JaxMi300xXSpace) {
-  absl::StatusOr<ProfileTrace> t = ReadProfileTraceFile(kDir + "jax_mi300x_attention.xplane.pb");
+  absl::StatusOr<ProfileTrace> t = ReadProfileTraceFile(kSharedProfiles + "jax_mi300x_attention.xplane.pb");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->framework, "jax");
   ASSERT_EQ(t->devices.size(), 2u);
@@ -79,8 +78,8 @@ std::vector<std::string> EventLines(ProfileTrace& t) {
 }
 
 TEST(SharedProfiles, TheMemoryProfileJsonGivesTheSameTraceAsItsXSpace) {
-  absl::StatusOr<ProfileTrace> x = ReadProfileTraceFile(kDir + "tf_t4_keras_fit.xplane.pb");
-  absl::StatusOr<ProfileTrace> j = ReadProfileTraceFile(kDir + "tf_t4_keras_fit.memory_profile.json.gz");
+  absl::StatusOr<ProfileTrace> x = ReadProfileTraceFile(kSharedProfiles + "tf_t4_keras_fit.xplane.pb");
+  absl::StatusOr<ProfileTrace> j = ReadProfileTraceFile(kSharedProfiles + "tf_t4_keras_fit.memory_profile.json.gz");
   ASSERT_TRUE(x.ok()) << x.status();
   ASSERT_TRUE(j.ok()) << j.status();
   EXPECT_EQ(j->form, "memory_profile_json");

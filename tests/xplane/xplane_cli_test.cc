@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "tests/xplane/xplane_test_util.h"
 #include "nlohmann/json.hpp"
 #include "tests/cli/cli_test_util.h"
 
@@ -18,18 +19,6 @@ using ::hbmsim::testing::RunHbmsim;
 using ::hbmsim::testing::TempPath;
 using ::hbmsim::testing::WriteFile;
 
-const std::string kDir = std::string(HBMSIM_SHARED_DIR) + "/profiler/";
-
-// matched/total of each measure of recording.recorded_figures.
-std::string Counts(const nlohmann::json& j) {
-  std::string out;
-  for (const char* m : {"address", "chunk_size", "bytes_in_use", "fragmentation", "peak_bytes_in_use"}) {
-    out += fmt::format("{} {}/{}; ", m, j["recording"]["recorded_figures"][m]["matched"].get<int>(),
-                       j["recording"]["recorded_figures"][m]["total"].get<int>());
-  }
-  return out;
-}
-
 // The name of the device the replay chose.
 std::string DeviceName(const nlohmann::json& j) {
   for (const nlohmann::json& d : j["recording"]["devices"]) {
@@ -40,7 +29,7 @@ std::string DeviceName(const nlohmann::json& j) {
 
 nlohmann::json Check(const std::string& file, const std::string& device) {
   const std::string json = TempPath("check.json");
-  const auto run = RunHbmsim("replay " + kDir + file + " --allocator bfc --check-recorded --json " + json +
+  const auto run = RunHbmsim("replay " + kSharedProfiles + file + " --allocator bfc --check-recorded --json " + json +
                              (device.empty() ? "" : " --device " + device));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   return nlohmann::json::parse(ReadFile(json));
@@ -49,7 +38,7 @@ nlohmann::json Check(const std::string& file, const std::string& device) {
 TEST(XplaneCli, TensorFlowGpuAllocatorIsReproducedExactly) {
   for (const char* file : {"tf_t4_keras_fit.xplane.pb", "tf_t4_keras_fit.memory_profile.json.gz"}) {
     const nlohmann::json j = Check(file, "");
-    EXPECT_EQ(Counts(j),
+    EXPECT_EQ(RecordedFigureCounts(j),
               "address 77/77; chunk_size 154/154; bytes_in_use 154/154; fragmentation 154/154; "
               "peak_bytes_in_use 154/154; ")
         << file;
@@ -71,7 +60,7 @@ TEST(XplaneCli, TensorFlowHostAllocatorByName) {
   const nlohmann::json j = Check("tf_t4_keras_fit.xplane.pb", "gpu_host_bfc");
   // The one fragmentation mismatch: the recorded 0.000244798 = 256 / (1 MiB - 2816) says TF's
   // pinned-host pool was 1 MiB; REF's allow_growth starts with 2 MiB (docs/formats/xplane.md).
-  EXPECT_EQ(Counts(j),
+  EXPECT_EQ(RecordedFigureCounts(j),
             "address 3/3; chunk_size 6/6; bytes_in_use 6/6; fragmentation 5/6; peak_bytes_in_use 6/6; ");
   EXPECT_EQ(
       j["recording"]["recorded_figures"]["fragmentation"]["first_mismatch"],
@@ -86,7 +75,7 @@ TEST(XplaneCli, JaxGpuAllocatorGrownOnDemandIsReproducedExactly) {
   // JAX did not preallocate here: the fragmentation readings fit a pool of 1026 MiB, not the limit, so the
   // start state is five regions placed from the addresses plus two never touched (docs/formats/xplane.md).
   const nlohmann::json j = Check("jax_mi300x_attention.xplane.pb", "GPU_0_bfc");
-  EXPECT_EQ(Counts(j),
+  EXPECT_EQ(RecordedFigureCounts(j),
             "address 126/126; chunk_size 252/252; bytes_in_use 252/252; fragmentation 252/252; "
             "peak_bytes_in_use 252/252; ");
   EXPECT_EQ(j["recording"]["settings_from_recording"], nlohmann::json({"allow_growth=true"}));
@@ -111,7 +100,7 @@ TEST(XplaneCli, JaxGpuAllocatorGrownOnDemandIsReproducedExactly) {
 
 // The outcome says which of its allocations built the start state.
 TEST(XplaneCli, TheOutcomeNamesTheStartStatesAllocations) {
-  const auto run = RunHbmsim("replay " + kDir + "tf_t4_keras_fit.xplane.pb");
+  const auto run = RunHbmsim("replay " + kSharedProfiles + "tf_t4_keras_fit.xplane.pb");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("  outcome:    0 of 83 allocations failed (0 oom, 0 fragmentation)\n"
                          "              6 of them build the state the recording began in (its start state); the "
@@ -127,7 +116,7 @@ TEST(XplaneCli, TheOutcomeNamesTheStartStatesAllocations) {
 TEST(XplaneCli, TheViewersStartAfterTheStartState) {
   const std::string html = TempPath("jax.html");
   const std::string viz = TempPath("jax_viz.json");
-  const auto run = RunHbmsim("replay " + kDir + "jax_mi300x_attention.xplane.pb --html " + html + " --memory-viz " + viz);
+  const auto run = RunHbmsim("replay " + kSharedProfiles + "jax_mi300x_attention.xplane.pb --html " + html + " --memory-viz " + viz);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(ReadFile(html).find("at the peak of bytes in use (432.00MiB, event 170)"), std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(ReadFile(viz));
@@ -140,14 +129,14 @@ TEST(XplaneCli, TheViewersStartAfterTheStartState) {
 TEST(XplaneCli, JaxHostAllocatorIsReproducedExactly) {
   const nlohmann::json j = Check("jax_mi300x_attention.xplane.pb", "1");
   EXPECT_EQ(DeviceName(j), "xla_gpu_host_bfc");
-  EXPECT_EQ(Counts(j),
+  EXPECT_EQ(RecordedFigureCounts(j),
             "address 18/18; chunk_size 36/36; bytes_in_use 36/36; fragmentation 36/36; "
             "peak_bytes_in_use 36/36; ");
 }
 
 TEST(XplaneCli, ConvertWritesTheProfileAsAText) {
   const std::string out = TempPath("tf.trace");
-  const auto run = RunHbmsim("convert " + kDir + "tf_t4_keras_fit.xplane.pb " + out);
+  const auto run = RunHbmsim("convert " + kSharedProfiles + "tf_t4_keras_fit.xplane.pb " + out);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string text = ReadFile(out);
   EXPECT_NE(text.find("\nalloc 8 256 t=0 tag=SameWorkerRecvDone shape=u8[256] addr=0x7fce96296f00\n"),
@@ -162,7 +151,7 @@ TEST(XplaneCli, ConvertWritesTheProfileAsAText) {
 
 TEST(XplaneCli, ACutProfileIsOneLineWithTheByteOffset) {
   const std::string cut = TempPath("cut.xplane.pb");
-  WriteFile(cut, ReadFile(kDir + "tf_t4_keras_fit.xplane.pb").substr(0, 5000));
+  WriteFile(cut, ReadFile(kSharedProfiles + "tf_t4_keras_fit.xplane.pb").substr(0, 5000));
   const auto run = RunHbmsim("replay " + cut + " --allocator bfc");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.out, "");
@@ -175,10 +164,10 @@ TEST(XplaneCli, ACutProfileIsOneLineWithTheByteOffset) {
 
 TEST(XplaneCli, AnUnknownDeviceNamesTheAllocators) {
   const auto run =
-      RunHbmsim("replay " + kDir + "jax_mi300x_attention.xplane.pb --allocator bfc --device TPU_0");
+      RunHbmsim("replay " + kSharedProfiles + "jax_mi300x_attention.xplane.pb --allocator bfc --device TPU_0");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err,
-            "hbmsim replay: --device TPU_0: " + kDir +
+            "hbmsim replay: --device TPU_0: " + kSharedProfiles +
                 "jax_mi300x_attention.xplane.pb has no device of that name (devices: 0 (GPU_0_bfc), 1 "
                 "(xla_gpu_host_bfc))\n");
 }
@@ -195,7 +184,7 @@ TEST(XplaneCli, DiagnoseAProfile) {
   const std::string json = TempPath("diag.json");
   const std::string html = TempPath("diag.html");
   const auto run =
-      RunHbmsim("diagnose " + kDir + "tf_t4_keras_fit.xplane.pb --json " + json + " --html " + html);
+      RunHbmsim("diagnose " + kSharedProfiles + "tf_t4_keras_fit.xplane.pb --json " + json + " --html " + html);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("GPU_0_bfc: 77 allocations, 77 deallocations"), std::string::npos) << run.out;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
@@ -235,7 +224,7 @@ TEST(XplaneCli, DiagnoseAProfile) {
 // The text traces both forms of the TF run convert to, without the line naming the source file.
 std::string ConvertedWithoutSource(const std::string& file) {
   const std::string out = TempPath(file + ".trace");
-  const auto run = RunHbmsim("convert " + kDir + file + " " + out);
+  const auto run = RunHbmsim("convert " + kSharedProfiles + file + " " + out);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   std::string kept;
   std::istringstream in(ReadFile(out));
@@ -263,7 +252,7 @@ TEST(XplaneCli, SizelessDeallocationsTakeTheSizeOfTheirAllocation) {
   EXPECT_EQ(DeviceName(j), "TPU_0");
   // Every address and every recorded chunk size (allocations only) reproduced; the bytes in use after
   // each of the six records too, so each free released the chunk its allocation took.
-  EXPECT_EQ(Counts(j),
+  EXPECT_EQ(RecordedFigureCounts(j),
             "address 3/3; chunk_size 3/3; bytes_in_use 6/6; fragmentation 0/0; peak_bytes_in_use 0/0; ");
   EXPECT_EQ(j["stats"]["bytes_limit"], 1048576);
   EXPECT_EQ(j["recording"]["start_state_notes"],
@@ -277,9 +266,9 @@ TEST(XplaneCli, SizelessDeallocationsTakeTheSizeOfTheirAllocation) {
 }
 
 TEST(XplaneCli, ACorruptedProfileIsOneLineWithTheByteOffset) {
-  std::string bytes = ReadFile(kDir + "tf_t4_keras_fit.xplane.pb");
+  std::string bytes = ReadFile(kSharedProfiles + "tf_t4_keras_fit.xplane.pb");
   // An absent shared file is a failure naming it, never a write past the end.
-  ASSERT_GE(bytes.size(), 2016u) << "cannot read " << kDir << "tf_t4_keras_fit.xplane.pb";
+  ASSERT_GE(bytes.size(), 2016u) << "cannot read " << kSharedProfiles << "tf_t4_keras_fit.xplane.pb";
   for (size_t i = 2000; i < 2016; ++i) bytes[i] = '\xff';  // a varint that never ends
   const std::string bad = TempPath("bad.xplane.pb");
   WriteFile(bad, bytes);

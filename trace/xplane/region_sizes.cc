@@ -9,7 +9,6 @@
 namespace hbmsim::xplane {
 namespace {
 
-constexpr int64_t kFirstRegion = int64_t{2} << 20;  // BFC's first region under allow_growth (REF)
 constexpr int64_t kCap = int64_t{1} << 62;          // no device has more; hostile sums saturate here
 
 // TF's TraceMe prints a double with 6 significant digits: compare as printed.

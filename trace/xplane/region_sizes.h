@@ -32,6 +32,9 @@
 
 namespace hbmsim::xplane {
 
+// BFC's first region under allow_growth: 2 MiB (REF), doubling from there.
+inline constexpr int64_t kFirstRegion = int64_t{2} << 20;
+
 // The search replays the readings once per candidate size: beyond these
 // (a hostile or unusual file) the smallest spanning sizes are kept.
 inline constexpr size_t kMaxRecordsForRegionSearch = 5000;

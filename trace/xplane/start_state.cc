@@ -12,7 +12,6 @@ namespace {
 
 constexpr int64_t kChunkAlign = 256;  // BFC's kMinAllocationSize
 constexpr int64_t kMiB = 1 << 20;
-constexpr int64_t kFirstRegion = 2 * kMiB;  // BFC's first region under allow_growth (REF)
 
 struct Range {
   uint64_t begin = 0;
