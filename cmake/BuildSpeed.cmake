@@ -12,11 +12,22 @@
 #                       (HBMSIM_PCH): a translation unit is ~200,000 lines
 #                       after preprocessing, 60% of them the standard library,
 #                       and parsing them was half of each compile.
+#   unity builds        (HBMSIM_UNITY) each target's sources compiled 8 at a
+#                       time: the templates they share (absl, fmt, json,
+#                       gtest) are instantiated and optimised once a batch
+#                       instead of once a file. A one-file edit rebuilds its
+#                       batch: -DHBMSIM_UNITY=OFF for a tight edit loop. Names
+#                       in anonymous namespaces must be unique within a target.
 include_guard(GLOBAL)
 include(CheckLinkerFlag)
 
 option(HBMSIM_CCACHE "Compile through ccache when it is installed" ON)
 option(HBMSIM_PCH "Precompile the standard, absl, fmt and json headers" ON)
+option(HBMSIM_UNITY "Compile each target's sources in batches of 8 (unity build)" ON)
+if(HBMSIM_UNITY)
+  set(CMAKE_UNITY_BUILD ON)
+  set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
+endif()
 set(HBMSIM_LINKER "auto" CACHE STRING "Linker: auto (mold, then lld, then the default), mold, lld or default")
 
 # -O2, not -O3, unless the user chose their own Release flags.
