@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "CLI/CLI.hpp"
@@ -13,6 +14,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/version.h"
+#include "sim/viz/progress.h"
 #include "trace/io/output_file.h"
 
 namespace hbmsim::cli {
@@ -92,6 +94,12 @@ int Run(const std::vector<std::string>& args, bool captured) {
   }
   if (std::string empty = EmptyValue(app); !empty.empty()) {
     PrintError(empty);
+    return kExitBadInput;
+  }
+  // Checked before any work, as a flag would be: the progress lines only
+  // read it later, when a malformed value could no longer be reported.
+  if (absl::StatusOr<viz::ProgressPace> pace = viz::ProgressPaceFromEnvironment(); !pace.ok()) {
+    PrintError(fmt::format("{}: {}", CommandPath(app), std::string(pace.status().message())));
     return kExitBadInput;
   }
   try {

@@ -17,9 +17,6 @@ class SurveyTicker final : public ReplayObserver {
   viz::Progress& progress_;
 };
 
-constexpr std::chrono::milliseconds kFirstDraw(1000);
-constexpr std::chrono::milliseconds kRedraw(500);
-
 }  // namespace
 
 SizeProgressLine::SizeProgressLine(std::FILE* out, bool enabled, std::string prefix,
@@ -48,7 +45,7 @@ void SizeProgressLine::OnSearch(const SizeProgress& p) {
   survey_progress_.Finish();  // the survey is over once verdicts come in
   const Clock::time_point now = now_();
   // Short searches end before anyone could read a line.
-  if (now - start_ < kFirstDraw || (drawn_ && now - last_draw_ < kRedraw)) return;
+  if (now - start_ < pace_.first_draw || (drawn_ && now - last_draw_ < pace_.redraw)) return;
   last_draw_ = now;
   // \r and erase-to-end-of-line redraw in place.
   fmt::print(out_, "\r{}\x1b[K", Text(prefix_, p));

@@ -11,8 +11,8 @@
 //   hbmsim compare, 2 of 3 (torch): 9 limits tried; fits at 7680 B
 //
 // redrawn in place at most twice a second, starting once the command has run
-// for a second, and only when stderr is a terminal, so pipes, files and CI
-// logs never see it. The line is gone before the report is printed.
+// for a second (HBMSIM_PROGRESS_AFTER changes that), and only when stderr is
+// a terminal, so pipes, files and CI logs never see it. The line is gone before the report is printed.
 #ifndef HBMSIM_SIM_CLI_SIZE_PROGRESS_H_
 #define HBMSIM_SIM_CLI_SIZE_PROGRESS_H_
 
@@ -60,6 +60,7 @@ class SizeProgressLine {
   bool enabled_;
   std::string prefix_;
   std::function<Clock::time_point()> now_;
+  viz::ProgressPace pace_ = viz::ConfiguredProgressPace();
   Clock::time_point start_;
   Clock::time_point last_draw_;
   bool drawn_ = false;

@@ -119,13 +119,14 @@ TEST(VizCli, PerfettoHasCounterTracksAndTheExactPeak) {
                                                       "block 64.00MiB, tag=grad_buffer"});
 }
 
-// A replay that runs for more than a second: --paranoid walks every block
-// after every event, and 4000 buffers stay live.
-std::string SlowTrace() {
-  const std::string path = TempPath("slow.trace");
+// A replay long enough for a progress line: more events than the line's
+// clock stride (4096), with HBMSIM_PROGRESS_AFTER=0 so it shows at the first
+// look at the clock, however fast the build.
+std::string ProgressTrace() {
+  const std::string path = TempPath("progress.trace");
   std::string text = "# hbmsim-trace v1\n# device_bytes: 17179869184\n";
   for (int i = 0; i < 4000; ++i) text += "alloc " + std::to_string(i) + " 4096\n";
-  for (int r = 0; r < 20; ++r) {
+  for (int r = 0; r < 2; ++r) {
     for (int i = 0; i < 4000; i += 2) {
       text += "free " + std::to_string(i) + "\nalloc " + std::to_string(i) + " 4096\n";
     }
@@ -136,18 +137,37 @@ std::string SlowTrace() {
 
 TEST(VizCli, ProgressAppearsOnATerminalOnly) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) missing";
-  const std::string trace = SlowTrace();
+  const std::string trace = ProgressTrace();
   const std::string log = TempPath("tty.log");
   // script gives hbmsim a pseudo-terminal on stdin, stdout and stderr.
-  const std::string cmd = std::string("script -qec '") + HBMSIM_BINARY + " replay " + trace +
-                          " --allocator bfc --paranoid' " + log + " >/dev/null 2>&1";
+  const std::string cmd = std::string("script -qec 'HBMSIM_PROGRESS_AFTER=0 ") + HBMSIM_BINARY + " replay " +
+                          trace + " --allocator bfc' " + log + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const std::string tty = ReadFile(log);
+  EXPECT_NE(tty.find("\rhbmsim: 4096 events, "), std::string::npos) << tty.substr(0, 400);
   EXPECT_NE(tty.find(" events/s"), std::string::npos) << tty.substr(0, 400);
-  EXPECT_NE(tty.find("\rhbmsim: "), std::string::npos);
-  const CliRun file = RunHbmsim("replay " + trace + " --allocator bfc --paranoid");
+  // Erased before the report.
+  EXPECT_NE(tty.find("\r\x1b[K"), std::string::npos) << tty.substr(0, 400);
+  ::setenv("HBMSIM_PROGRESS_AFTER", "0", 1);
+  const CliRun file = RunHbmsim("replay " + trace + " --allocator bfc");
+  ::unsetenv("HBMSIM_PROGRESS_AFTER");
   EXPECT_EQ(file.exit_code, 0) << file.err;
   EXPECT_EQ(file.err, "");
+}
+
+// The variable is checked before any work, like a flag.
+TEST(VizCli, AMalformedProgressDelayIsAUsageError) {
+  ::setenv("HBMSIM_PROGRESS_AFTER", "soon", 1);
+  const CliRun r = RunHbmsim("replay " + ProgressTrace() + " --allocator bfc");
+  ::setenv("HBMSIM_PROGRESS_AFTER", "-1", 1);
+  const CliRun negative = RunHbmsim("replay " + ProgressTrace() + " --allocator bfc");
+  ::unsetenv("HBMSIM_PROGRESS_AFTER");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "hbmsim replay: HBMSIM_PROGRESS_AFTER=soon: not a number of seconds from 0 to 86400 (e.g. 0 or 2.5)\n");
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("HBMSIM_PROGRESS_AFTER=-1: not a number"), std::string::npos) << negative.err;
 }
 
 }  // namespace
