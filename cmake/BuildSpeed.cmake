@@ -18,6 +18,12 @@
 #                       instead of once a file. A one-file edit rebuilds its
 #                       batch: -DHBMSIM_UNITY=OFF for a tight edit loop. Names
 #                       in anonymous namespaces must be unique within a target.
+#   test code at -O1    the test programs' own sources (never the libraries
+#                       they test, which do the work) are half of what the
+#                       test command compiles and run little: -O1 in an
+#                       optimised build, -O0 in the sanitizer build
+#                       (HBMSIM_TEST_CODE_OPT; the tests' precompiled header
+#                       follows, as it must match them).
 include_guard(GLOBAL)
 include(CheckLinkerFlag)
 
@@ -28,6 +34,26 @@ if(HBMSIM_UNITY)
   set(CMAKE_UNITY_BUILD ON)
   set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
 endif()
+set(HBMSIM_TEST_CODE_OPT "auto" CACHE STRING
+    "Optimisation of the test programs' own sources: auto (-O0 with HBMSIM_SANITIZE, -O1 in Release and RelWithDebInfo), none (the build type's), or a flag such as -O2")
+# hbmsim_test_code_options(TARGET): TARGET is test code (a gtest program or the
+# tests' precompiled header); compile it at HBMSIM_TEST_CODE_OPT.
+function(hbmsim_test_code_options target)
+  set(flag ${HBMSIM_TEST_CODE_OPT})
+  if(flag STREQUAL "auto")
+    if(HBMSIM_SANITIZE)
+      set(flag -O0)
+    elseif(CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$")
+      set(flag -O1)
+    else()
+      set(flag none)
+    endif()
+  endif()
+  if(NOT flag STREQUAL "none")
+    # After the build type's own -O, so it is the one that counts.
+    target_compile_options(${target} PRIVATE ${flag})
+  endif()
+endfunction()
 set(HBMSIM_LINKER "auto" CACHE STRING "Linker: auto (mold, then lld, then the default), mold, lld or default")
 
 # -O2, not -O3, unless the user chose their own Release flags.

@@ -9,6 +9,7 @@
 
 #include "tests/bfc/bfc_test_util.h"
 #include "tests/common/random_ops.h"
+#include "tests/common/sanitized_build.h"
 
 namespace hbmsim::testing {
 namespace {
@@ -93,7 +94,8 @@ void ExpectLargestRequestIsExact(BfcAllocator& first, BfcAllocator& second, cons
   EXPECT_TRUE(second.CheckInvariants().ok()) << where << ": " << second.CheckInvariants().message();
 }
 
-constexpr int kSeeds = 12;
+// 4 seeds under the sanitizers (tests/common/sanitized_build.h).
+constexpr int kSeeds = ForThisBuild(12, 4);
 
 TEST(BfcPropertyTest, RandomProgramsKeepInvariantsAndReplayIdentically) {
   ProgramShape shape;

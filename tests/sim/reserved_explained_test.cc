@@ -16,6 +16,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/scenario/scenario_run.h"
+#include "tests/common/sanitized_build.h"
 
 namespace hbmsim {
 namespace {
@@ -81,7 +82,9 @@ void CheckPolicy(const Scenario& scenario, const std::string& policy, const std:
 
 TEST(ReservedExplainedTest, PartsAddUpOnEverySharedRecordingWithATrace) {
   size_t checked = 0;
-  for (const std::string& file : SharedRecordings()) {
+  // Every recording; 8 spread over the folders under the sanitizers
+  // (tests/common/sanitized_build.h).
+  for (const std::string& file : testing::SpreadForThisBuild(SharedRecordings(), 8)) {
     absl::StatusOr<Scenario> scenario = OpenScenario(file, ScenarioRequest{});
     // A state without a trace (docubox_state_only) or a log has no replay to explain.
     if (!scenario.ok() || scenario->recording->state_only() || scenario->recording->held_state() != nullptr) continue;
@@ -94,7 +97,7 @@ TEST(ReservedExplainedTest, PartsAddUpOnEverySharedRecordingWithATrace) {
     ++checked;
   }
   // 17 snapshots less the state-only ones, 14 family members, 6 profiles, 2 XLA dumps.
-  EXPECT_GE(checked, 30u);
+  EXPECT_GE(checked, testing::ForThisBuild<size_t>(30, 6));
 }
 
 }  // namespace

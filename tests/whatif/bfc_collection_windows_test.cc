@@ -13,6 +13,7 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
 #include "sim/whatif/checkpoints.h"
+#include "tests/common/sanitized_build.h"
 #include "tests/whatif/whatif_test_util.h"
 
 namespace hbmsim {
@@ -131,7 +132,9 @@ TEST(SharedTrialsTest, GrowthWithCollectionsIsExactWhereCollectionsRun) {
     int collected = 0;
     // Coarse steps, each with near neighbours (whose runs share windows longest).
     std::vector<uint64_t> limits;
-    for (uint64_t l = 2 * peak; l >= peak - peak / 8; l -= peak / 53 + 4096) {
+    // About 60 steps, 20 under the sanitizers (tests/common/sanitized_build.h).
+    const uint64_t coarser = testing::ForThisBuild<uint64_t>(1, 3);
+    for (uint64_t l = 2 * peak; l >= peak - peak / 8; l -= coarser * (peak / 53 + 4096)) {
       for (const uint64_t d : {0, 256, 4096, 65536, 1 << 20}) limits.push_back(l + d);
     }
     for (const uint64_t l : limits) {

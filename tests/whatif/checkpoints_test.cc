@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/comparison.h"
+#include "tests/common/sanitized_build.h"
 #include "tests/whatif/whatif_test_util.h"
 
 namespace hbmsim {
@@ -44,23 +45,36 @@ std::vector<AllocatorConfig> WindowedConfigs() {
           testing::Config("bfc", {"allow_growth=true", "garbage_collection=true"})};
 }
 
-TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
+// Each option set with its seeds: three for each policy; growth's two
+// option sets share them. Under the sanitizers, each set's first seed
+// (tests/common/sanitized_build.h).
+std::vector<std::pair<AllocatorConfig, uint64_t>> ConfigsWithSeeds() {
   const std::vector<AllocatorConfig> configs = WindowedConfigs();
-  // Three seeds for each policy; growth's two option sets share them.
-  for (const auto& [config, seed] : std::vector<std::pair<AllocatorConfig, uint64_t>>{
-           {configs[0], 1}, {configs[0], 2}, {configs[0], 3}, {configs[1], 1}, {configs[1], 2},
-           {configs[2], 3}, {configs[3], 1}, {configs[3], 2}, {configs[3], 3}, {configs[4], 2}, {configs[5], 1}, {configs[5], 3},
-           {configs[6], 1}, {configs[6], 2}, {configs[7], 1}, {configs[7], 2}, {configs[8], 3}}) {
+  const std::vector<std::pair<size_t, uint64_t>> all = {{0, 1}, {0, 2}, {0, 3}, {1, 1}, {1, 2}, {2, 3},
+                                                        {3, 1}, {3, 2}, {3, 3}, {4, 2}, {5, 1}, {5, 3},
+                                                        {6, 1}, {6, 2}, {7, 1}, {7, 2}, {8, 3}};
+  std::vector<std::pair<AllocatorConfig, uint64_t>> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const bool first_of_its_set = i == 0 || all[i - 1].first != all[i].first;
+    if (first_of_its_set || !testing::kSanitizedBuild) out.emplace_back(configs[all[i].first], all[i].second);
+  }
+  return out;
+}
+
+TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
+  for (const auto& [config, seed] : ConfigsWithSeeds()) {
     const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 20000));
     const TrialTarget target = testing::Target(t, config);
     std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);
     ASSERT_NE(shared, nullptr);
     const uint64_t peak = t.peak_live_bytes().value();
-    // Descending, then ascending: later trials resume from earlier ones' checkpoints.
+    // Descending, then ascending: later trials resume from earlier ones'
+    // checkpoints. About 90 limits, 30 under the sanitizers.
+    const uint64_t coarser = testing::ForThisBuild<uint64_t>(1, 3);
     std::vector<uint64_t> limits;
-    for (uint64_t l = 3 * peak; l >= peak; l -= peak / 47 + 1) limits.push_back(l);
-    for (uint64_t l = peak; l <= 3 * peak; l += peak / 43 + 256) limits.push_back(l);
+    for (uint64_t l = 3 * peak; l >= peak; l -= coarser * (peak / 47 + 1)) limits.push_back(l);
+    for (uint64_t l = peak; l <= 3 * peak; l += coarser * (peak / 43 + 256)) limits.push_back(l);
     for (const uint64_t l : limits) {
       ExpectResumedIsFresh(target, *shared, Bytes(l), fmt::format("{} seed {}", policy, seed));
     }
@@ -169,7 +183,7 @@ TEST(SharedTrialsTest, BfcGrowthWindowsFollowTheExtends) {
 
 TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
   for (const AllocatorConfig& config : WindowedConfigs())
-  for (uint64_t seed : {4, 5, 6, 7}) {
+  for (uint64_t seed : testing::SpreadForThisBuild<uint64_t>({4, 5, 6, 7}, 1)) {
     const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
     for (const uint64_t resolution : {256, 4096}) {
@@ -196,7 +210,7 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
 // reports is still what one thread finds.
 TEST(SharedTrialsTest, SizeIsTheSameWhateverTheJobs) {
   for (const AllocatorConfig& config : WindowedConfigs())
-  for (uint64_t seed : {4, 8, 9}) {
+  for (uint64_t seed : testing::SpreadForThisBuild<uint64_t>({4, 8, 9}, 1)) {
     const std::string policy = RowLabel(config);
     const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
     const TrialTarget target = testing::Target(t, config);

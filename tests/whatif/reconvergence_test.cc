@@ -11,6 +11,7 @@
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/comparison.h"
 #include "sim/whatif/reconvergence.h"
+#include "tests/common/sanitized_build.h"
 #include "tests/whatif/whatif_test_util.h"
 
 namespace hbmsim {
@@ -153,7 +154,7 @@ std::string SwellingChurn(uint64_t seed, int events) {
 // bfc with and without growth (a growing pool's fingerprint holds its regions and curr).
 TEST(ReconvergenceTest, AVerdictOnlyTrialEndsAsAFreshOne) {
   for (const AllocatorConfig& config : {testing::Config("bfc"), testing::Config("bfc", {"allow_growth=true"})})
-  for (const uint64_t seed : {1, 2, 3}) {
+  for (const uint64_t seed : testing::SpreadForThisBuild<uint64_t>({1, 2, 3}, 1)) {
     const testing::TestTrace t = testing::TraceFromText(SwellingChurn(seed, 40000));
     const TrialTarget target = testing::Target(t, config);
     std::unique_ptr<SharedTrials> shared = SharedTrials::Make(target);

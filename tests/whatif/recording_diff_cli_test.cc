@@ -9,6 +9,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "tests/cli/cli_test_util.h"
+#include "tests/common/sanitized_build.h"
 
 namespace hbmsim {
 namespace {
@@ -51,7 +52,9 @@ TEST(RecordingDiffCliTest, ReservedChangeByPartAndTheFirstDivergence) {
 // The families' members at ctx 128 and 256: the same job at two sizes. The
 // peaks are the two replays' own, and the growth is named by the user's frame.
 TEST(RecordingDiffCliTest, SharedFamiliesListGrowthByFrameWithTheReplaysPeaks) {
-  for (const char* family : {"xl_fwd_fp32", "tiny_train_step_adamw_fp32"}) {
+  // Both families; the first under the sanitizers (tests/common/sanitized_build.h).
+  for (const std::string& family :
+       testing::SpreadForThisBuild<std::string>({"xl_fwd_fp32", "tiny_train_step_adamw_fp32"}, 1)) {
     SCOPED_TRACE(family);
     const std::string dir = fmt::format("{}/families/{}/", HBMSIM_SHARED_DIR, family);
     const std::string base = dir + "ctx128.pickle", cand = dir + "ctx256.pickle";
