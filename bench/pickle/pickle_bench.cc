@@ -1,10 +1,11 @@
 // Parse speed of the largest real snapshot (gen5_medium_512_training.pickle,
-// 3.9 MB): the safe unpickler alone, and unpickle + snapshot model. Compare
+// 3.9 MB, from HBMSIM_BENCH_DATA: scripts/bench-real-data.sh): the safe unpickler alone, and unpickle + snapshot model. Compare
 // BM_Unpickle's CPU time with CPython's C unpickler on the same bytes:
 //   python3 bench/pickle/time_python_pickle.py
 // (on a shared, loaded machine compare CPU times, not wall times).
 #include <string>
 
+#include "bench/common/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "trace/pickle/unpickler.h"
 #include "trace/torch/snapshot.h"
@@ -12,10 +13,10 @@
 namespace hbmsim {
 namespace {
 
-const std::string kFile = std::string(HBMSIM_SHARED_DIR) + "/torch_snapshots/gen5_medium_512_training.pickle";
 
 const std::string& FileBytes() {
-  static const std::string bytes = *ReadWholeFile(kFile);
+  static const std::string bytes =
+      *ReadWholeFile(bench::BenchDataFile("torch_snapshots/gen5_medium_512_training.pickle"));
   return bytes;
 }
 

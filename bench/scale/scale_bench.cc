@@ -1,7 +1,7 @@
 // The cost of `hbmsim scale` (issue 44's targets: predicting and replaying a
 // 10,000-event family member < 1 s; --fit-limit over N <= 64 candidates
 // < 10 s), as multiples of one replay of the real member, on the shared
-// training-step family (the shared test recordings, tiny_train_step_adamw_fp32: ctx
+// training-step family (from HBMSIM_BENCH_DATA, tiny_train_step_adamw_fp32: ctx
 // 128 and 256 recorded, 10,821 and 10,833 trace entries; ctx 512, 10,809):
 //
 //   BM_Model             read both recordings, align, fit (once per command)
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_data.h"
 #include "benchmark/benchmark.h"
 #include "sim/config/allocator_config.h"
 #include "sim/scale/fit_limit.h"
@@ -28,10 +29,13 @@
 namespace hbmsim::scale {
 namespace {
 
-const std::string kFamily = std::string(HBMSIM_SHARED_DIR) + "/families/tiny_train_step_adamw_fp32/";
+// A member of the training-step family, from HBMSIM_BENCH_DATA.
+std::string Member(int ctx) {
+  return bench::BenchDataFile("families/tiny_train_step_adamw_fp32/ctx" + std::to_string(ctx) + ".pickle");
+}
 
 std::vector<MemberInput> Inputs() {
-  return {{128, kFamily + "ctx128.pickle"}, {256, kFamily + "ctx256.pickle"}};
+  return {{128, Member(128)}, {256, Member(256)}};
 }
 
 struct Fixture {
@@ -46,7 +50,7 @@ const Fixture& Get() {
   static const Fixture* fixture = [] {
     auto* f = new Fixture;
     auto members = OpenMembers(Inputs(), ScenarioRequest{});
-    auto real = OpenMembers({{512, kFamily + "ctx512.pickle"}}, ScenarioRequest{});
+    auto real = OpenMembers({{512, Member(512)}}, ScenarioRequest{});
     if (!members.ok() || !real.ok()) std::abort();
     f->real = (*real)[0];
     f->model = *BuildScaleModel(*members, 512);
