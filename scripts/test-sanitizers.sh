@@ -37,6 +37,7 @@ echo "test-sanitizers: built in $((SECONDS - start)) s" >&2
 # libFuzzer both see a crash; detect_leaks: a leak fails the test too.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+"$root/scripts/ctest-costs.sh" seed "$build"  # the longest tests first (the script says why)
 (cd "$build" && ctest --output-on-failure -j "$jobs" -LE 'slow|browser' --timeout 600)
 echo "test-sanitizers: tests passed at $((SECONDS - start)) s" >&2
 

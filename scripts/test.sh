@@ -9,5 +9,6 @@ start=$SECONDS
 "$root/scripts/build.sh" --tests
 echo "test: built in $((SECONDS - start)) s" >&2
 cd "${BUILD_DIR:-$root/build}"
+"$root/scripts/ctest-costs.sh" seed .  # the longest tests first (the script says why)
 ctest --output-on-failure -j "$(nproc)" -LE slow --timeout 300
 echo "test: passed in $((SECONDS - start)) s" >&2
