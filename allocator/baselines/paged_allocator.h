@@ -60,6 +60,8 @@ class PagedAllocator final : public Allocator {
   void AppendCounters(Counters& out) const override;  // pages_total, pages_mapped, pages_used
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   Bytes ReservedBytes() const override { return Bytes(static_cast<uint64_t>(stats_.bytes_in_use)); }
+  // Only pages in use are mapped (the rest are kUnmapped): rounding to whole pages is all.
+  std::span<const std::string_view> ReservedCauses() const override { return kRoundingOnly; }
   absl::Status CheckInvariants() const override;
 
  private:

@@ -120,6 +120,9 @@ class TpuAllocator final : public Allocator {
   Bytes ReservedBytes() const override { return options_.hbm_bytes; }
   // padding, program_reservation, queued_free, gap, open_space (tpu_inspect.cc).
   ReservedCause CauseOf(const BlockContext& c) const override;
+  static constexpr std::string_view kReservedCauses[] = {"padding", "program_reservation", "queued_free",
+                                                         "gap", "open_space"};
+  std::span<const std::string_view> ReservedCauses() const override { return kReservedCauses; }
   absl::Status CheckInvariants() const override;
 
   // Compacts now, as rung 2 would (also what bench/tpu times). Returns the
