@@ -204,6 +204,9 @@ class TpuAllocator final : public Allocator {
   Bytes LargestReachable(const Reach& reach) const;
   Bytes LargestRequestNow() const;
   Bytes ReservableLimit() const;
+  // Where the free block a program load grows into starts: the end of the
+  // highest resident program, 0 when none (CauseOf's open space).
+  Offset ReservableStart() const;
   void RecordSnapshot(EventIndex event, bool program_load, uint64_t id, Bytes rounded);
 
   TpuOptions options_;
