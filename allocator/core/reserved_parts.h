@@ -61,8 +61,6 @@ ReservedCause GenericCause(const BlockContext& c);
 inline constexpr std::string_view kGenericCauses[] = {"rounding", "pending_free", "program", "cached_free"};
 // Those of a policy whose blocks are only in use or free (the baselines).
 inline constexpr std::string_view kInUseAndFreeCauses[] = {"rounding", "cached_free"};
-// Those of a policy that maps only the pages in use.
-inline constexpr std::string_view kRoundingOnly[] = {"rounding"};
 
 // One part of reserved: the blocks of one (cause, key), their bytes.
 struct ReservedPart {

@@ -80,16 +80,20 @@ std::unique_ptr<Allocator> OfflineOneBuffer() {
   return a;
 }
 
-// paged (allocator/baselines/paged_allocator.h): only pages in use are
-// mapped. With 4 KiB pages, 1000 B takes 1 page and 5000 B 2: 12 KiB
-// reserved, 12288 − 6000 = 6288 of it rounding.
-std::unique_ptr<Allocator> PagedTwoBuffers() {
+// paged (allocator/baselines/paged_allocator.h): a request takes whole
+// pages, and a freed page stays mapped. With 4 KiB pages, 1000 B takes 1
+// page, 5000 B 2 and 9000 B 3: 6 pages mapped, 24 KiB reserved. Freeing the
+// 5000 B leaves its 2 pages mapped and free (8 KiB cached_free); the live
+// 10000 B hold 4 pages, 16384 − 10000 = 6384 of them rounding.
+std::unique_ptr<Allocator> PagedMiddleBufferFreed() {
   PagedOptions o;
   o.memory_limit = Bytes(64 * kKiB);
   o.page_size = 4 * kKiB;
   auto a = std::make_unique<PagedAllocator>(o);
   AllocBytes(*a, 1, 1000);
-  AllocBytes(*a, 2, 5000);
+  const AllocResult middle = AllocBytes(*a, 2, 5000);
+  AllocBytes(*a, 3, 9000);
+  a->Free(middle.handle);
   return a;
 }
 
@@ -111,7 +115,8 @@ std::vector<WorkedCase> CudaAsyncAndBaselineWorkedCases() {
        fmt::format("requested=4000; rounding=0/2; cached_free={}/1", 64 * kKiB - 4000)},
       {"OfflinePlannedBlock", "offline", "cached_free", "", OfflineOneBuffer,
        fmt::format("requested=1000; rounding=24/1; cached_free={}/1", 64 * kKiB - 1024)},
-      {"PagedWholePages", "paged", "rounding", "", PagedTwoBuffers, "requested=6000; rounding=6288/2"},
+      {"PagedWholePagesAndFreedPagesStayMapped", "paged", "cached_free", "", PagedMiddleBufferFreed,
+       "requested=10000; rounding=6384/2; cached_free=8192/1"},
   };
 }
 
