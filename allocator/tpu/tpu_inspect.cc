@@ -187,11 +187,11 @@ std::vector<TpuOomSnapshot> TpuAllocator::TakeOomSnapshots() { return std::excha
 // The TPU runtime's terms: a buffer's tiling padding, a loaded program's
 // reservation, a deallocation the device has not finished (queued), the open
 // space, and gaps. The open space is the free block right above the highest
-// resident program (at 0 when none): what the runtime calls reservable
-// (bytes_reservable_limit − bytes_reserved), the only room a program load
-// can grow into. Any other free block is a gap: a hole among the buffers
-// (their top end included) or under a program, which only a buffer that fits,
-// a defragmentation or an unload reuses.
+// resident program (at 0 when none): what the runtime reports as reservable
+// (bytes_reservable_limit − bytes_reserved), where the program stack grows.
+// Any other free block is a gap: a hole among the buffers (above the top one
+// included) or among the programs (under the lowest included), reused only by
+// a request that fits it, a defragmentation or an unload.
 ReservedCause TpuAllocator::CauseOf(const BlockContext& c) const {
   switch (c.block.state) {
     case BlockState::kInUse:

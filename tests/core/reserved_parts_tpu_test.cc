@@ -60,8 +60,8 @@ std::unique_ptr<Allocator> TpuGapBetweenPrograms() {
 }
 
 // Unloading the lower of two programs leaves [0, 1) under a resident program:
-// a program load grows only above the highest one, so this hole is a gap,
-// and the open space is [2, 10): 8 MiB.
+// a hole only a request that fits reuses, a gap; the open space, what the
+// runtime reports reservable, is above the highest: [2, 10), 8 MiB.
 std::unique_ptr<Allocator> TpuGapUnderAProgram() {
   auto a = MakeTpu();
   LoadProgramOf(*a, 1, kMiB);
