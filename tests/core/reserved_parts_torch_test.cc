@@ -92,7 +92,7 @@ std::unique_ptr<Allocator> TorchPendingFree() {
 
 // max_split_size = 100 MiB: 100 MiB (>= 10 MiB: a segment of exactly 100 MiB,
 // not split since the request is not below max_split_size) is at the limit,
-// so freed it is oversize; 30 MiB made its own 30 MiB segment (a is in use
+// so freed it is oversize; 30 MiB made its own 30 MiB segment (the first in use
 // then), below the limit: an ordinary free segment.
 std::unique_ptr<Allocator> TorchOversizeSegment() {
   torch::TorchOptions o;
