@@ -107,6 +107,8 @@ std::unique_ptr<Allocator> TorchOversizeSegment() {
 
 // Expandable segments map large-pool pages of 20 MiB: 3 MiB maps one, the
 // other 17 MiB are mapped but free; the range's unmapped rest is not reserved.
+// (They share their page with the live 3 MiB, so empty_cache(), which unmaps
+// only whole pages, would keep them.)
 std::unique_ptr<Allocator> TorchExpandableLarge() {
   auto a = MakeTorch(Expandable());
   AllocBytes(*a, 1, 3 * kMiB);
