@@ -63,6 +63,8 @@ class FitAllocator final : public Allocator {
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   Bytes ReservedBytes() const override { return Bytes(region_size_); }
+  // GenericCause over in-use and free blocks only: a queued free stays in use.
+  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:

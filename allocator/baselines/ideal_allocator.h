@@ -41,6 +41,8 @@ class IdealAllocator final : public Allocator {
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   Bytes ReservedBytes() const override { return limit_; }
+  // GenericCause over in-use blocks (no rounding: 0 bytes) and the free rest.
+  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:

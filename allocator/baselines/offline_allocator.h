@@ -43,6 +43,8 @@ class OfflineAllocator final : public Allocator {
   void AppendCounters(Counters& out) const override;  // heap sizes of both orders
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   Bytes ReservedBytes() const override { return limit_; }
+  // GenericCause over planned blocks and the free ranges between them.
+  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:

@@ -100,9 +100,17 @@ void PagedAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
                block->stream});
     cursor = va + size;
   }
-  if (cursor < kVirtualSpace) {
-    v.OnBlock({Offset(cursor), Bytes(kVirtualSpace - cursor), Bytes(0), BlockState::kUnmapped, kNoHandle,
+  // The pages mapped but unused belong to no address (any request may take
+  // them); they show as one free block at the top of the address space, so
+  // the walk holds what the pool holds: the mapped pages.
+  const uint64_t cached = std::min((pages_mapped_ - pages_used_) * options_.page_size, kVirtualSpace - cursor);
+  if (cursor < kVirtualSpace - cached) {
+    v.OnBlock({Offset(cursor), Bytes(kVirtualSpace - cached - cursor), Bytes(0), BlockState::kUnmapped, kNoHandle,
                kNoHandle, 0, 0});
+  }
+  if (cached > 0) {
+    v.OnBlock({Offset(kVirtualSpace - cached), Bytes(cached), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0,
+               0});
   }
 }
 

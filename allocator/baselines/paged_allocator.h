@@ -16,12 +16,14 @@
 //
 // So the memory map still means something, every block gets a range of a
 // large virtual address space (kVirtualSpace bytes, first fit, eager
-// coalescing); unbacked address space shows as `unmapped`.
+// coalescing); unbacked address space shows as `unmapped`, and the pages
+// mapped but unused, which have no address of their own, as one free block
+// at the top.
 //
 //   VA 0                                                     kVirtualSpace
-//   ┌─────────┬────────┬──────────┬─────────────────────────────────────┐
-//   │ in use  │unmapped│  in use  │              unmapped               │
-//   └─────────┴────────┴──────────┴─────────────────────────────────────┘
+//   ┌─────────┬────────┬──────────┬─────────────────────────┬───────────┐
+//   │ in use  │unmapped│  in use  │        unmapped         │mapped free│
+//   └─────────┴────────┴──────────┴─────────────────────────┴───────────┘
 //   physical: [used pages][mapped, free pages][unmapped pages up to limit]
 //
 // Invariants (CheckInvariants):
@@ -59,7 +61,11 @@ class PagedAllocator final : public Allocator {
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void AppendCounters(Counters& out) const override;  // pages_total, pages_mapped, pages_used
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return Bytes(static_cast<uint64_t>(stats_.bytes_in_use)); }
+  // The mapped pages (stats.pool_bytes): a freed page stays mapped.
+  Bytes ReservedBytes() const override { return Bytes(pages_mapped_ * options_.page_size); }
+  // GenericCause: rounding to whole pages, and the mapped pages no block uses
+  // (cached_free, one free block at the top of the walk).
+  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:

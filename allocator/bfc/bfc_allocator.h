@@ -140,7 +140,10 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
   Bytes ReservedBytes() const override { return pool_bytes_; }
   // A free chunk by its bin, or the free tail of a region (bfc_inspect.cc).
+  // No queued frees: a live chunk is in use, its rounding the only other part.
   ReservedCause CauseOf(const BlockContext& c) const override;
+  static constexpr std::string_view kReservedCauses[] = {"rounding", "free_chunk", "region_tail"};
+  std::span<const std::string_view> ReservedCauses() const override { return kReservedCauses; }
   absl::Status CheckInvariants() const override;
 
   // What a TF dump prints besides the walk (DumpMemoryLog's pool line). Note

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -178,6 +179,10 @@ class Allocator {
   // block, the name of its rounding; for any other, why the policy keeps it
   // (reserved_parts.h). Default: GenericCause.
   virtual ReservedCause CauseOf(const BlockContext& c) const { return GenericCause(c); }
+  // Every cause CauseOf can give, the rounding's name first: the one list of
+  // the policy's terms, declared beside its CauseOf (tests work each by hand
+  // and check that CauseOf never gives another). Default: GenericCause's.
+  virtual std::span<const std::string_view> ReservedCauses() const { return kGenericCauses; }
   // OkStatus, or the first broken invariant, described.
   virtual absl::Status CheckInvariants() const = 0;
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allocator/core/memory_map.h"
@@ -55,6 +56,11 @@ struct BlockContext {
 // The generic answer, for a policy with no terms of its own: rounding,
 // pending_free, program, cached_free.
 ReservedCause GenericCause(const BlockContext& c);
+// The causes GenericCause can give, its rounding first
+// (Allocator::ReservedCauses's default).
+inline constexpr std::string_view kGenericCauses[] = {"rounding", "pending_free", "program", "cached_free"};
+// Those of a policy whose blocks are only in use or free (the baselines).
+inline constexpr std::string_view kInUseAndFreeCauses[] = {"rounding", "cached_free"};
 
 // One part of reserved: the blocks of one (cause, key), their bytes.
 struct ReservedPart {

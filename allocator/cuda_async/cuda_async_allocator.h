@@ -162,8 +162,10 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   // A free mapped granule is the pool's, kept until a trim at a synchronization.
   ReservedCause CauseOf(const BlockContext& c) const override {
     if (c.block.state == BlockState::kFree) return {"pool_free", ""};
-    return GenericCause(c);
+    return GenericCause(c);  // in use or queued: no programs here
   }
+  static constexpr std::string_view kReservedCauses[] = {"rounding", "pending_free", "pool_free"};
+  std::span<const std::string_view> ReservedCauses() const override { return kReservedCauses; }
   absl::Status CheckInvariants() const override;
 
   uint64_t physical_granules() const { return physical_granules_; }

@@ -148,6 +148,9 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   Bytes ReservedBytes() const override { return Bytes(static_cast<uint64_t>(stats_.reserved_bytes.all().current)); }
   // PyTorch's reasons a free block stays cached (torch_reserved.cc).
   ReservedCause CauseOf(const BlockContext& c) const override;
+  static constexpr std::string_view kReservedCauses[] = {
+      "rounding", "pending_free", "expandable_free", "inactive_split", "oversize_segment", "free_segment"};
+  std::span<const std::string_view> ReservedCauses() const override { return kReservedCauses; }
 
   // Installs a pre-existing segment; returns the handles of its live blocks
   // (allocated and pending free) in address order. Seeded memory counts in the

@@ -22,7 +22,8 @@ std::string PoolKey(const BlockContext& c) {
 
 ReservedCause TorchAllocator::CauseOf(const BlockContext& c) const {
   if (c.block.state != BlockState::kFree) return {GenericCause(c).cause, ""};
-  // Mapped pages of an expandable segment nobody uses: empty_cache() unmaps them.
+  // Mapped bytes of an expandable segment nobody uses. empty_cache() unmaps
+  // the whole pages among them (UnmapBlock); a page a live block shares stays.
   if (c.region.expandable) return {"expandable_free", PoolKey(c)};
   // A free block beside live ones: only freeing those returns its segment.
   if (c.region_holds_live) return {"inactive_split", PoolKey(c)};

@@ -120,6 +120,9 @@ class TpuAllocator final : public Allocator {
   Bytes ReservedBytes() const override { return options_.hbm_bytes; }
   // padding, program_reservation, queued_free, gap, open_space (tpu_inspect.cc).
   ReservedCause CauseOf(const BlockContext& c) const override;
+  static constexpr std::string_view kReservedCauses[] = {"padding", "program_reservation", "queued_free",
+                                                         "gap", "open_space"};
+  std::span<const std::string_view> ReservedCauses() const override { return kReservedCauses; }
   absl::Status CheckInvariants() const override;
 
   // Compacts now, as rung 2 would (also what bench/tpu times). Returns the
@@ -201,6 +204,9 @@ class TpuAllocator final : public Allocator {
   Bytes LargestReachable(const Reach& reach) const;
   Bytes LargestRequestNow() const;
   Bytes ReservableLimit() const;
+  // Where the free block a program load grows into starts: the end of the
+  // highest resident program, 0 when none (CauseOf's open space).
+  Offset ReservableStart() const;
   void RecordSnapshot(EventIndex event, bool program_load, uint64_t id, Bytes rounded);
 
   TpuOptions options_;

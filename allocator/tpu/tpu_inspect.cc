@@ -185,10 +185,13 @@ std::vector<TpuOomSnapshot> TpuAllocator::TakeOomSnapshots() { return std::excha
 
 
 // The TPU runtime's terms: a buffer's tiling padding, a loaded program's
-// reservation, a deallocation the device has not finished (queued), a free
-// range between two buffers or two programs (a gap: only a defragmentation
-// or an unload closes it), and the open space programs (from the bottom) and
-// buffers (from the top) grow into.
+// reservation, a deallocation the device has not finished (queued), the open
+// space, and gaps. The open space is the free block right above the highest
+// resident program (at 0 when none): what the runtime reports as reservable
+// (bytes_reservable_limit − bytes_reserved), where the program stack grows.
+// Any other free block is a gap: a hole among the buffers (above the top one
+// included) or among the programs (under the lowest included), reused only by
+// a request that fits it, a defragmentation or an unload.
 ReservedCause TpuAllocator::CauseOf(const BlockContext& c) const {
   switch (c.block.state) {
     case BlockState::kInUse:
@@ -201,9 +204,13 @@ ReservedCause TpuAllocator::CauseOf(const BlockContext& c) const {
     case BlockState::kUnmapped:
       break;
   }
-  const auto is_program = [](const BlockInfo* b) { return b->state == BlockState::kProgram; };
-  const bool gap = c.below != nullptr && c.above != nullptr && is_program(c.below) == is_program(c.above);
-  return {gap ? "gap" : "open_space", ""};
+  return {c.block.offset == ReservableStart() ? "open_space" : "gap", ""};
+}
+
+Offset TpuAllocator::ReservableStart() const {
+  if (resident_.empty()) return Offset(0);
+  const Program& highest = programs_.at(resident_.rbegin()->second);
+  return highest.offset + highest.size;
 }
 
 }  // namespace hbmsim

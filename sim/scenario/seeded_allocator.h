@@ -43,6 +43,7 @@ class SeededAllocator final : public Allocator, private PolicyObserver {
   void WalkMemoryMap(MemoryMapVisitor& v) const override { inner_.WalkMemoryMap(v); }
   Bytes ReservedBytes() const override { return inner_.ReservedBytes(); }
   ReservedCause CauseOf(const BlockContext& c) const override { return inner_.CauseOf(c); }
+  std::span<const std::string_view> ReservedCauses() const override { return inner_.ReservedCauses(); }
   int64_t BytesInUse() const override { return inner_.BytesInUse(); }
   absl::Status CheckInvariants() const override { return inner_.CheckInvariants(); }
 
