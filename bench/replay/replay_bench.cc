@@ -157,11 +157,15 @@ void RegisterAll() {
 }
 
 }  // namespace
+
+void RegisterWholeOverLoop();  // whole_over_loop.cc
+
 }  // namespace hbmsim
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   hbmsim::RegisterAll();
+  hbmsim::RegisterWholeOverLoop();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

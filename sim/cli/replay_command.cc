@@ -63,6 +63,11 @@ class ReplayCommand : public Command {
                                       const ScenarioRequest& request);
   std::optional<CommandFailure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
   void DropReplayOutputs();
+  // Whether a report asked for prints the memory attribution or reserved,
+  // explained: the text report (unless --quiet), --json and the viz files.
+  bool NeedsAttribution() const {
+    return !quiet_ || !json_.empty() || !viz_.html.empty() || !viz_.perfetto.empty() || !viz_.memory_viz.empty();
+  }
   // `figures`: the recording reports its allocator's figures, compared in the recording's section.
   void NoteRecordedCheck(const ReplaySummary& s, bool figures) const;
   std::optional<CommandFailure> WriteJson(const ReplayReportInput& report, const ScenarioReportInput& section) const;
@@ -256,8 +261,13 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   ReservedExplainer reserved((*run)->policy(), TopUserFrames(events));
   ReplayEngine& engine = (*run)->engine();
   engine.AddObserver(&recorder);
-  engine.AddObserver(&attribution);
-  engine.AddObserver(&reserved);
+  // Where the memory was and reserved, explained, cost a lookup and a label
+  // on every alloc and free: kept only when something prints them.
+  const bool attributed = NeedsAttribution();
+  if (attributed) {
+    engine.AddObserver(&attribution);
+    engine.AddObserver(&reserved);
+  }
   if (placements) engine.AddObserver(placements.get());
   absl::StatusOr<ReplaySummary> summary =
       (*run)->Run(viz.Attach((*run)->driven(), report.options, engine, (*run)->reader()));
@@ -272,14 +282,14 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   }
   if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
   NoteRecordedCheck(*summary, scenario->recording->records_figures());
-  reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
+  if (attributed) reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
   report.trace = trace_;
   report.config = &config;
   report.allocator = &(*run)->policy();
   report.summary = &*summary;
   report.recorder = &recorder;
-  report.attribution = &attribution;
-  report.reserved = &reserved;
+  report.attribution = attributed ? &attribution : nullptr;
+  report.reserved = attributed ? &reserved : nullptr;
   const ReplayTrials trials{allocator_, sets_, jobs_, no_advice_, quiet_};
   AddAdvice(*scenario, config, trials, report);
   AddStartAnswers(*scenario, config, trials, report);

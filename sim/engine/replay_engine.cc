@@ -35,7 +35,10 @@ absl::StatusOr<ReplaySummary> ReplayEngine::Run(EventReader& reader) {
       StartStateBuilt();
     if (!e.attrs.empty()) [[unlikely]]
       NoteOtherAttributes(e.attrs);
-    if (!SelectDevice(e.device)) continue;
+    // SelectDevice's common case inline, as in RunPlain: the selected device, once known.
+    if (!summary_.device || e.device != *summary_.device) [[unlikely]] {
+      if (!SelectDevice(e.device)) continue;
+    }
     ++summary_.events_replayed;
     current_ = index;
     for (ReplayObserver* o : before_event_) o->BeforeEvent(index);

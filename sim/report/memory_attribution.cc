@@ -48,6 +48,12 @@ MemoryAttribution::MemoryAttribution(size_t top_buffers, FrameFn frame)
 
 uint32_t MemoryAttribution::Hold(std::string_view label) {
   if (label.empty()) return 1;  // nearly every frame of a trace without stacks
+  // A run of allocs with one tag finds it without hashing. A dropped label's
+  // text is "", never equal to this one.
+  if (labels_[last_hold_].text == label) {
+    ++labels_[last_hold_].holders;
+    return last_hold_;
+  }
   // absl's string_view is not std's here: look up through it, copy only a new label.
   auto at = label_ids_.find(absl::string_view(label.data(), label.size()));
   if (at == label_ids_.end()) {
@@ -63,6 +69,7 @@ uint32_t MemoryAttribution::Hold(std::string_view label) {
     at = label_ids_.emplace(labels_[id].text, id).first;
   }
   ++labels_[at->second].holders;
+  last_hold_ = at->second;
   return at->second;
 }
 

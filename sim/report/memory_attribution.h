@@ -141,6 +141,7 @@ class MemoryAttribution : public ReplayObserver {
   };
   std::vector<Label> labels_;                              // tags and frames, each once
   std::vector<uint32_t> free_labels_;                      // indices of dropped labels, to reuse
+  uint32_t last_hold_ = 1;                                 // the label Hold found last ("" at first)
   absl::flat_hash_map<std::string, uint32_t> label_ids_;  // text -> its index in labels_
   LiveIdTable<uint64_t, Held> held_;  // id -> buffer (iterated only to copy, then sorted)
   uint64_t held_bytes_ = 0;

@@ -12,12 +12,6 @@ constexpr std::string_view kNoFrameOrTag = "(untagged)";
 // A live block no alloc of the replay placed: the recording's start state.
 constexpr std::string_view kStartState = "(start state)";
 
-std::string LabelOf(const Event& e, const ReservedExplainer::FrameFn& frame) {
-  std::string label = frame ? frame(e) : std::string();
-  if (label.empty()) label = e.tag.empty() ? std::string(kNoFrameOrTag) : std::string(e.tag);
-  return label;
-}
-
 }  // namespace
 
 Bytes ReservedMoment::Sum() const {
@@ -46,22 +40,40 @@ void ReservedExplainer::NotePeakCandidate(EventIndex index) {
   pending_peak_ = index;
 }
 
-uint32_t ReservedExplainer::Intern(std::string label) {
-  const auto [it, inserted] = label_ids_.try_emplace(label, static_cast<uint32_t>(label_texts_.size()));
-  if (inserted) label_texts_.push_back(std::move(label));
-  return it->second;
+uint32_t ReservedExplainer::Intern(std::string_view label) {
+  if (!label_texts_.empty() && label_texts_[last_label_] == label) return last_label_;
+  // absl's string_view is not std's here: look up through it, copy only a new label.
+  auto it = label_ids_.find(absl::string_view(label.data(), label.size()));
+  if (it == label_ids_.end()) {
+    it = label_ids_.emplace(std::string(label), static_cast<uint32_t>(label_texts_.size())).first;
+    label_texts_.emplace_back(label);
+  }
+  last_label_ = it->second;
+  return last_label_;
+}
+
+// The user's top frame, else the tag, else "(untagged)".
+uint32_t ReservedExplainer::LabelOf(const Event& e) {
+  if (frame_) {
+    const std::string frame = frame_(e);
+    if (!frame.empty()) return Intern(frame);
+  }
+  return Intern(e.tag.empty() ? kNoFrameOrTag : e.tag);
 }
 
 void ReservedExplainer::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
   if (!r.ok()) return;
-  const uint32_t label = Intern(LabelOf(e, frame_));
+  const uint32_t label = LabelOf(e);
   for (uint64_t base : regions_added_) creators_[base] = RegionCreator{index, e.id, label_texts_[label]};
   regions_added_.clear();
-  labels_[e.id] = label;
+  const auto [at, added] = labels_.TryInsert(e.id, label);
+  if (!added) *at = label;
   NotePeakCandidate(index);
 }
 
-void ReservedExplainer::OnRelease(EventIndex index, const Event& e) { labels_.erase(e.id); }
+void ReservedExplainer::OnRelease(EventIndex index, const Event& e) {
+  if (uint32_t* label = labels_.Find(e.id)) labels_.Erase(label);
+}
 
 void ReservedExplainer::OnFailure(const FailureRecord& f) {
   if (!first_failure_) first_failure_ = Explain(f.event);
@@ -121,8 +133,8 @@ ReservedMoment ReservedExplainer::Explain(EventIndex event) const {
   return ExplainReserved(
       policy_, event,
       [this](const BlockInfo& b) {
-        const auto found = labels_.find(b.id);
-        return found != labels_.end() ? label_texts_[found->second] : std::string(kStartState);
+        const uint32_t* found = labels_.Find(b.id);
+        return found != nullptr ? label_texts_[*found] : std::string(kStartState);
       },
       &creators_, kLargestCached);
 }

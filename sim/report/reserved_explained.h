@@ -37,6 +37,7 @@
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_observer.h"
+#include "trace/core/live_id_table.h"
 
 namespace hbmsim {
 
@@ -103,14 +104,17 @@ class ReservedExplainer : public ReplayObserver {
  private:
   void NotePeakCandidate(EventIndex index);
   // The number of `label` in label_texts_: a live buffer keeps a number, not
-  // a string, as MemoryAttribution does (every alloc of a replay passes here).
-  uint32_t Intern(std::string label);
+  // a string, as MemoryAttribution does (every alloc of a replay passes here,
+  // so a repeat of the last label is found without hashing).
+  uint32_t Intern(std::string_view label);
+  uint32_t LabelOf(const Event& e);
 
   const Allocator& policy_;
   FrameFn frame_;
   std::vector<std::string> label_texts_;                // every label seen, each once
   absl::flat_hash_map<std::string, uint32_t> label_ids_;  // text -> its index in label_texts_
-  absl::flat_hash_map<uint64_t, uint32_t> labels_;  // live buffer id -> label (looked up, never iterated)
+  uint32_t last_label_ = 0;                             // the label Intern returned last
+  LiveIdTable<uint64_t, uint32_t> labels_;  // live buffer id -> label (looked up, never iterated)
   std::map<uint64_t, RegionCreator> creators_;         // region base -> its creator
   std::vector<uint64_t> regions_added_;                // bases obtained while serving the current event
   std::optional<EventIndex> pending_peak_;             // a new peak not walked yet

@@ -131,6 +131,20 @@ TEST(Corruption, UnknownRecordTypeAndMisplacedAttributes) {
             "t.hbt: byte 15: tag reference 5 but the dictionary holds 0 tags");
 }
 
+// The same errors where the decoder's fast path reads the record (enough
+// bytes follow it): a reference past the dictionary, and one record later a
+// tag on a free.
+TEST(Corruption, ATagReferenceReadByTheFastPathIsCheckedTheSame) {
+  std::string marks;
+  for (int i = 0; i < 40; ++i) marks += "\x07\x01m"s;  // mark m, so the record is not near the end
+  // alloc 1 1 tag=w (dictionary 1), then alloc 2 1 tag=<dictionary 2>: one past it.
+  EXPECT_EQ(Message(ReadAll(kHead + "\x00\x40\x02\x01\x00\x01w\x40\x02\x01\x02"s + marks)),
+            "t.hbt: byte 21: tag reference 2 but the dictionary holds 1 tags");
+  // free 1 with tag= (0x40): tags go on alloc and program_load only.
+  EXPECT_EQ(Message(ReadAll(kHead + "\x00\x40\x02\x01\x00\x01w\x41\x00\x01"s + marks)),
+            "t.hbt: byte 19: tag= on an event other than alloc and program_load");
+}
+
 TEST(Corruption, ATagWithABlankCannotComeFromText) {
   EXPECT_EQ(
       Message(ReadAll(kHead + "\x00\x40\x02\x01\x00\x03"s + "a b")),

@@ -134,6 +134,20 @@ TEST(RoundTrip, EncodingIsTheDocumentedOne) {
   EXPECT_EQ(*binary, expected);
 }
 
+// A trace with a few tags, long enough that its records take the decoder's
+// fast path, where a tag from the dictionary is read: every tag comes back.
+TEST(RoundTrip, ManyAllocsWithAFewTagsKeepEachTag) {
+  const char* tags[] = {"weights", "activation", "grad"};
+  std::string text = "# hbmsim-trace v1\n";
+  for (int i = 1; i <= 300; ++i) text += fmt::format("alloc {} {} tag={}\n", i, 512 * i, tags[i % 3]);
+  for (int i = 1; i <= 300; ++i) text += fmt::format("free {}\n", i);
+  absl::StatusOr<std::string> binary = TextToBinary(text);
+  ASSERT_TRUE(binary.ok()) << binary.status();
+  absl::StatusOr<std::string> back = BinaryToText(*binary);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, text);
+}
+
 TEST(RoundTrip, CompressedFilesAreStandardZstdFrames) {
   absl::StatusOr<std::string> binary = TextToBinary("alloc 1 1\nfree 1\n", /*compress=*/true);
   ASSERT_TRUE(binary.ok()) << binary.status();

@@ -3,10 +3,12 @@
 #include "trace/torch/snapshot_events.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "trace/torch/initial_state.h"
 #include "trace/torch/snapshot.h"
 
 namespace hbmsim {
@@ -80,6 +82,28 @@ TEST(SnapshotEventsTest, BlocksLiveAtTheStartComeFirstAsPreexistingAllocs) {
   const std::map<std::string, int> want{
       {"alloc", 447 + 2162}, {"free_completed", 2162}, {"free_requested", 2162}};
   EXPECT_EQ(CountKinds(events), want);
+}
+
+// Readers of one snapshot share its start states (InitialStateCache): the
+// walk runs once, and a reader over the shared state reads what a reader of
+// its own does, event for event.
+TEST(SnapshotEventsTest, ReadersSharingTheStartStatesReadTheSameEvents) {
+  absl::StatusOr<Snapshot> loaded = LoadSnapshotFile(kSnapshots + "gen5_user_metadata_compile_context.pickle");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  auto snap = std::make_shared<const Snapshot>(*std::move(loaded));
+  auto starts = std::make_shared<InitialStateCache>();
+  const std::shared_ptr<const InitialState> first = starts->Of(*snap, DeviceId(0));
+  EXPECT_EQ(starts->Of(*snap, DeviceId(0)), first);  // the same walk, not a second one
+  EXPECT_EQ(first->live_blocks, 447u);
+  EXPECT_EQ(first->segments.size(), 96u);
+  SnapshotEventReader shared_a(snap, {DeviceId(0)}, starts);
+  SnapshotEventReader shared_b(snap, {DeviceId(0)}, starts);
+  SnapshotEventReader own(snap, {DeviceId(0)});
+  EXPECT_EQ(shared_a.Start(0).live_blocks, 447u);
+  const std::vector<std::string> events = ReadAll(own);
+  EXPECT_EQ(events.size(), 447u + 2162 * 3);
+  EXPECT_EQ(ReadAll(shared_a), events);
+  EXPECT_EQ(ReadAll(shared_b), events);
 }
 
 TEST(SnapshotEventsTest, AFileWithoutATraceForTheDeviceSaysWhichHaveOne) {

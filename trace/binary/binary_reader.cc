@@ -21,8 +21,9 @@ namespace {
 // more is refused by the length checks before its bytes are awaited.
 constexpr size_t kMaxRecordBytes = 2 * hbt::kMaxStringBytes + 16 * hbt::kMaxRank + 256;
 
-// head, ext, then at most five varints (id, bytes, t=, stream=, device=).
-constexpr size_t kCommonRecordMaxBytes = 2 + 5 * hbt::Cursor::kMaxVarintBytes;
+// head, ext, then at most six varints (id, bytes, t=, stream=, a tag's
+// dictionary reference, device=).
+constexpr size_t kCommonRecordMaxBytes = 2 + 6 * hbt::Cursor::kMaxVarintBytes;
 
 bool IsBufferKind(uint8_t kind) { return IsBufferEvent(static_cast<EventKind>(kind)); }
 bool IsProgramKind(uint8_t kind) { return IsProgramEvent(static_cast<EventKind>(kind)); }
@@ -205,9 +206,10 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   if (window_.size() < kCommonRecordMaxBytes) return false;
   const uint8_t head = window_.data()[0];
   const uint8_t kind = head & hbt::kKindMask;
-  // Marks, the end record and unknown kinds; tags; stream= where it is an error.
-  if (kind >= static_cast<uint8_t>(EventKind::kMark) || (head & hbt::kHasTag) != 0 ||
-      ((head & hbt::kHasStream) != 0 && !IsBufferKind(kind))) {
+  // Marks, the end record and unknown kinds; stream= or tag= where it is an error.
+  const bool has_tag = (head & hbt::kHasTag) != 0;
+  if (kind >= static_cast<uint8_t>(EventKind::kMark) || ((head & hbt::kHasStream) != 0 && !IsBufferKind(kind)) ||
+      (has_tag && !HasBytes(kind))) {
     return false;
   }
   Cursor c{window_.data(), window_.data() + 1, window_.data() + window_.size()};
@@ -221,6 +223,13 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   if (HasBytes(kind) && c.UncheckedMultiByteVarint(bytes) != Decode::kOk) return false;
   if ((head & hbt::kHasTime) != 0 && c.UncheckedVarint(time_delta) != Decode::kOk) return false;
   if ((head & hbt::kHasStream) != 0 && c.UncheckedVarint(stream) != Decode::kOk) return false;
+  // A tag already in the dictionary (nearly every tagged record of a trace
+  // with a few tags: a training trace's every alloc); a new tag is added by
+  // the full decoder.
+  uint64_t tag_ref = 0;
+  if (has_tag) {
+    if (c.UncheckedVarint(tag_ref) != Decode::kOk || tag_ref - 1 >= dictionary_.size()) return false;  // 0: a new tag
+  }
   if ((ext & hbt::kExtDevice) != 0 && c.UncheckedVarint(device) != Decode::kOk) return false;
 
   // The record is whole and valid: apply it as DecodeEvent would.
@@ -239,6 +248,7 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   e.stream = StreamId(stream);
   e.device = DeviceId(device);
   e.tag = {};
+  if (has_tag) e.tag = dictionary_[tag_ref - 1];
   e.label = {};
   e.attrs = {};
   if (e.shape.has_value()) e.shape.reset();

@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "trace/torch/final_state.h"
+#include "trace/torch/initial_state.h"
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_events.h"
 
@@ -15,7 +16,10 @@ namespace {
 class SnapshotRecording final : public Recording {
  public:
   SnapshotRecording(const std::string& path, std::shared_ptr<const Snapshot> snap)
-      : Recording(path, "torch-snapshot"), snap_(std::move(snap)), all_(snap_, DevicesWithTraces(*snap_)) {}
+      : Recording(path, "torch-snapshot"),
+        snap_(std::move(snap)),
+        starts_(std::make_shared<InitialStateCache>()),
+        all_(snap_, DevicesWithTraces(*snap_), starts_) {}
 
   const TraceMetadata& metadata() const override { return all_.metadata(); }
 
@@ -50,16 +54,19 @@ class SnapshotRecording final : public Recording {
   }
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {
-    if (!device) return std::make_unique<SnapshotEventReader>(snap_, DevicesWithTraces(*snap_));
+    if (!device) return std::make_unique<SnapshotEventReader>(snap_, DevicesWithTraces(*snap_), starts_);
     absl::StatusOr<DeviceId> d = ChooseSnapshotDevice(*snap_, device);
     if (!d.ok()) return d.status();
-    return std::make_unique<SnapshotEventReader>(snap_, std::vector<DeviceId>{*d});
+    return std::make_unique<SnapshotEventReader>(snap_, std::vector<DeviceId>{*d}, starts_);
   }
 
  private:
-  SnapshotEventReader One(DeviceId device) const { return SnapshotEventReader(snap_, {device}); }
+  SnapshotEventReader One(DeviceId device) const { return SnapshotEventReader(snap_, {device}, starts_); }
 
   std::shared_ptr<const Snapshot> snap_;
+  // Each device's start state, walked once for all the readers above
+  // (every trial of `size` and the advice opens one).
+  std::shared_ptr<InitialStateCache> starts_;
   SnapshotEventReader all_;  // every device with a trace: counts, settings, metadata
 };
 

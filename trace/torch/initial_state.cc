@@ -317,4 +317,13 @@ InitialState RebuildInitialState(const Snapshot& snap, DeviceId device) {
   return BackwardWalk(snap, device).Run();
 }
 
+std::shared_ptr<const InitialState> InitialStateCache::Of(const Snapshot& snap, DeviceId device) {
+  // Rebuilt under the lock: two trials asking at once wait for one walk
+  // instead of making two.
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<const InitialState>& state = by_device_[device.value()];
+  if (state == nullptr) state = std::make_shared<const InitialState>(RebuildInitialState(snap, device));
+  return state;
+}
+
 }  // namespace hbmsim

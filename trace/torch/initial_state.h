@@ -31,6 +31,9 @@
 #define HBMSIM_TRACE_TORCH_INITIAL_STATE_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,6 +78,21 @@ struct InitialState {
 // Rebuilds the state at the start of device `device`'s trace. Only the
 // snapshot's segments of that device are used.
 InitialState RebuildInitialState(const Snapshot& snap, DeviceId device);
+
+// Each device's start state of ONE snapshot, rebuilt on first use and then
+// shared, immutable, by every reader of that snapshot: the walk depends only
+// on the snapshot and the device, and every trial of `size` or the advice
+// opens a fresh reader (its std::map walk was the hottest code of a sized
+// snapshot). Safe to use from several threads (`--jobs`).
+class InitialStateCache {
+ public:
+  // `snap` must be the snapshot of every earlier call.
+  std::shared_ptr<const InitialState> Of(const Snapshot& snap, DeviceId device);
+
+ private:
+  std::mutex mu_;
+  std::map<uint64_t, std::shared_ptr<const InitialState>> by_device_;  // guarded by mu_
+};
 
 }  // namespace hbmsim
 

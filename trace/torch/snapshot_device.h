@@ -3,6 +3,7 @@
 #define HBMSIM_TRACE_TORCH_SNAPSHOT_DEVICE_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "trace/torch/initial_state.h"
@@ -20,7 +21,7 @@ struct PreexistingBlock {
 
 struct SnapshotEventReader::DeviceState {
   DeviceId device;
-  InitialState initial;
+  std::shared_ptr<const InitialState> initial;  // shared by every reader of the snapshot
   std::vector<PreexistingBlock> preexisting;  // segment, then address order
   uint64_t first_trace_id = 0;                // the id of the first alloc/oom of its trace
 };

@@ -43,8 +43,9 @@ absl::StatusOr<DeviceId> ChooseSnapshotDevice(const Snapshot& snap, std::optiona
                                                 snap.file_name, d.value(), DeviceList(with)));
 }
 
-SnapshotEventReader::SnapshotEventReader(std::shared_ptr<const Snapshot> snap, std::vector<DeviceId> devices)
-    : snap_(std::move(snap)) {
+SnapshotEventReader::SnapshotEventReader(std::shared_ptr<const Snapshot> snap, std::vector<DeviceId> devices,
+                                         std::shared_ptr<InitialStateCache> starts)
+    : snap_(std::move(snap)), starts_(starts != nullptr ? std::move(starts) : std::make_shared<InitialStateCache>()) {
   metadata_.entries.emplace_back("source", "torch-snapshot");
   metadata_.entries.emplace_back("generation", fmt::format("{}", snap_->generation));
   metadata_.entries.emplace_back("devices", DeviceList(devices));
@@ -79,9 +80,9 @@ void SnapshotEventReader::BuildDevices(const std::vector<DeviceId>& devices) {
   for (DeviceId d : devices) {
     auto s = std::make_unique<DeviceState>();
     s->device = d;
-    s->initial = RebuildInitialState(*snap_, d);
-    for (size_t i = 0; i < s->initial.segments.size(); ++i) {
-      const std::vector<InitialBlock>& blocks = s->initial.segments[i].blocks;
+    s->initial = starts_->Of(*snap_, d);
+    for (size_t i = 0; i < s->initial->segments.size(); ++i) {
+      const std::vector<InitialBlock>& blocks = s->initial->segments[i].blocks;
       for (size_t k = 0; k < blocks.size(); ++k) {
         if (blocks[k].live) s->preexisting.push_back({id++, i, k});
       }
@@ -105,7 +106,7 @@ void SnapshotEventReader::StartDevice() {
   const DeviceState& s = *devices_[device_];
   next_id_ = s.first_trace_id;
   for (const PreexistingBlock& p : s.preexisting) {
-    const InitialBlock& b = s.initial.segments[p.segment].blocks[p.block];
+    const InitialBlock& b = s.initial->segments[p.segment].blocks[p.block];
     live_[b.address.value()] = LiveBlock{p.id, b.pending_free};
   }
 }
@@ -142,7 +143,7 @@ bool SnapshotEventReader::NextPreexisting(Event& e) {
     return false;
   }
   const PreexistingBlock& p = s.preexisting[cursor_];
-  const InitialSegment& seg = s.initial.segments[p.segment];
+  const InitialSegment& seg = s.initial->segments[p.segment];
   const InitialBlock& b = seg.blocks[p.block];
   e.id = p.id;
   e.stream = seg.stream;

@@ -47,6 +47,7 @@ namespace hbmsim {
 // needs crosses in the plain structs below.
 struct Snapshot;
 struct InitialState;
+class InitialStateCache;
 
 // Devices whose trace has at least one entry, ascending.
 std::vector<DeviceId> DevicesWithTraces(const Snapshot& snap);
@@ -58,7 +59,10 @@ absl::StatusOr<DeviceId> ChooseSnapshotDevice(const Snapshot& snap, std::optiona
 
 class SnapshotEventReader : public EventReader {
  public:
-  SnapshotEventReader(std::shared_ptr<const Snapshot> snap, std::vector<DeviceId> devices);
+  // `starts`: the start states of `snap` shared with its other readers
+  // (InitialStateCache); null for a reader of its own.
+  SnapshotEventReader(std::shared_ptr<const Snapshot> snap, std::vector<DeviceId> devices,
+                      std::shared_ptr<InitialStateCache> starts = nullptr);
   ~SnapshotEventReader() override;
   // Loads `path` and reads every device with a trace (convert, and replay
   // under policies that are not `torch`).
@@ -110,6 +114,7 @@ class SnapshotEventReader : public EventReader {
   void MarkEvent(size_t index, std::string_view prefix, Event& e);
 
   std::shared_ptr<const Snapshot> snap_;
+  std::shared_ptr<InitialStateCache> starts_;
   std::vector<std::unique_ptr<DeviceState>> devices_;
   TraceMetadata metadata_;
   size_t device_ = 0;  // index into devices_

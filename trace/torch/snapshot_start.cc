@@ -41,7 +41,7 @@ std::optional<RecordedSettings> SnapshotEventReader::settings() const {
 std::vector<StartSegment> SnapshotEventReader::StartSegments(size_t i) const {
   const DeviceState& s = *devices_[i];
   std::vector<StartSegment> out;
-  for (const InitialSegment& seg : s.initial.segments) {
+  for (const InitialSegment& seg : s.initial->segments) {
     StartSegment o{
         seg.address, seg.total_size, seg.stream, seg.type == SegmentType::kSmall, seg.is_expandable, {}};
     for (const InitialBlock& b : seg.blocks) {
@@ -54,7 +54,7 @@ std::vector<StartSegment> SnapshotEventReader::StartSegments(size_t i) const {
 }
 
 StartSummary SnapshotEventReader::Start(size_t i) const {
-  const InitialState& s = devices_[i]->initial;
+  const InitialState& s = *devices_[i]->initial;
   StartSummary out{s.segments.size(), s.live_blocks, s.live_blocks_freed_in_trace, s.issue_count, {}, {},
                    std::nullopt, {}};
   for (const InitialSegment& seg : s.segments) {
@@ -69,7 +69,7 @@ StartSummary SnapshotEventReader::Start(size_t i) const {
 uint64_t SnapshotEventReader::EventCount(size_t i) const {
   const DeviceState& s = *devices_[i];
   uint64_t n = s.preexisting.size();
-  for (const PreexistingBlock& p : s.preexisting) n += s.initial.segments[p.segment].blocks[p.block].pending_free;
+  for (const PreexistingBlock& p : s.preexisting) n += s.initial->segments[p.segment].blocks[p.block].pending_free;
   if (const std::vector<TraceEntry>* entries = EntriesOf(*snap_, s.device)) {
     n += entries->size();
     for (const TraceEntry& t : *entries) n += t.action == TraceAction::kOom;
@@ -82,7 +82,7 @@ std::optional<OomCapacity> SnapshotEventReader::CapacityAtFirstOom(size_t i) con
   const std::vector<TraceEntry>* entries = EntriesOf(*snap_, s.device);
   if (entries == nullptr) return std::nullopt;
   Bytes reserved;
-  for (const InitialSegment& seg : s.initial.segments) reserved += seg.total_size;
+  for (const InitialSegment& seg : s.initial->segments) reserved += seg.total_size;
   for (size_t k = 0; k < entries->size(); ++k) {
     const TraceEntry& t = (*entries)[k];
     switch (t.action) {
