@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/common/sanitized_build.h"
 #include "tests/safety/pipe_parity.h"
 
 namespace hbmsim::testing {
@@ -32,7 +33,9 @@ std::vector<ParityCase> Cases() {
   for (const std::string& file : RepresentativeFiles()) {
     for (const std::string& command : ParityCommands()) cases.push_back({file, command});
   }
-  return cases;
+  // Under the sanitizers 15 of the 56, spread so every file and every command
+  // still runs (tests/common/sanitized_build.h).
+  return SpreadForThisBuild(cases, 15);
 }
 
 class PipeParity : public ::testing::TestWithParam<ParityCase> {};
