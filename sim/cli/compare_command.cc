@@ -232,7 +232,7 @@ std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, c
   absl::StatusOr<std::unique_ptr<Recording>> opened_b = OpenRecording(candidate_);
   if (!opened_b.ok()) return FailureFromStatus(opened_b.status());
   std::shared_ptr<const Recording> ra_recording(*std::move(opened_a)), rb_recording(*std::move(opened_b));
-  if (ra_recording->held_state() != nullptr && rb_recording->held_state() != nullptr) {
+  if (ra_recording->facts().held_state != nullptr && rb_recording->facts().held_state != nullptr) {
     if (!allocator_.empty()) {
       return CommandFailure{kExitBadInput, "--allocator: two device memory profiles are compared by what they hold, "
                                     "with no allocator"};

@@ -98,7 +98,7 @@ class ConvertCommand : public Command {
     const PolicySpec* policy = RecordedPolicy(r);
     if (policy == nullptr) return;
     if (header.Find(kAllocatorKey) == nullptr) header.entries.emplace_back(kAllocatorKey, policy->name);
-    const std::vector<DeviceEvents> listed = r.devices().value_or(std::vector<DeviceEvents>{});
+    const std::vector<DeviceEvents> listed = r.facts().devices.value_or(std::vector<DeviceEvents>{});
     std::vector<DeviceId> ids;
     for (const DeviceEvents& d : listed) ids.push_back(d.device);
     // The device a replay of the original picks; a streamed OUT would pick
@@ -112,16 +112,17 @@ class ConvertCommand : public Command {
         header.entries.emplace_back(kDeviceKey, fmt::format("{}", device.value()));
       }
     }
-    if (r.devices() && ids.empty()) {
+    if (r.facts().devices && ids.empty()) {
       // Nothing to replay: the notes below would describe events that are not there.
-      Note(fmt::format("hbmsim convert: {}: {} holds no events, so neither does it{}", out_, in_,
-                       r.state_only() ? fmt::format(" (`hbmsim inspect {}` reads the state it holds)", in_) : ""));
+      Note(fmt::format(
+          "hbmsim convert: {}: {} holds no events, so neither does it{}", out_, in_,
+          r.facts().state_only ? fmt::format(" (`hbmsim inspect {}` reads the state it holds)", in_) : ""));
       return;
     }
     if (header.Find(kAllocatorSettingsKey) == nullptr) KeepSettings(r, *policy, device, ids, header);
     KeepLimit(r, device, ids, header);
     KeepStartState(r, ids.empty() ? std::vector<DeviceId>{device} : ids);
-    if (r.records_side_entries()) {
+    if (r.facts().records_side_entries) {
       Note(fmt::format("hbmsim convert: {}: the recorded segment calls are kept as marks, which a replay does "
                        "not act on: --check-recorded has no segments to compare, and a segment the job released "
                        "stays cached",
@@ -164,9 +165,9 @@ class ConvertCommand : public Command {
   void KeepLimit(const Recording& r, DeviceId device, const std::vector<DeviceId>& ids, TraceMetadata& header) {
     for (const DeviceId d : ids.empty() ? std::vector<DeviceId>{device} : ids) {
       std::optional<Bytes> limit;  // the capacity its recorded OOM implies, else the limit it states
-      if (const std::optional<OomCapacity> oom = r.RecordedOom(d)) {
+      if (const std::optional<OomCapacity> oom = r.facts().device(d).recorded_oom) {
         limit = oom->capacity;
-      } else if (const std::optional<RecordedLimit> stated = r.Limit(d)) {
+      } else if (const std::optional<RecordedLimit> stated = r.facts().device(d).limit) {
         limit = stated->limit;
       }
       if (!limit) continue;
@@ -179,7 +180,8 @@ class ConvertCommand : public Command {
   // free memory its segments cached does not.
   void KeepStartState(const Recording& r, const std::vector<DeviceId>& ids) {
     uint64_t segments = 0;
-    for (const DeviceId d : ids) segments += r.StartStateSummary(d).value_or(StartSummary{}).segments;
+    for (const DeviceId d : ids)
+      segments += r.facts().device(d).start_summary.value_or(StartSummary{}).segments;
     if (segments == 0) return;
     Note(fmt::format("hbmsim convert: {}: the start state's {} segments are not kept, only their live blocks, as "
                      "allocations at the start (tag=preexisting): it replays as the original does with --start-state place",

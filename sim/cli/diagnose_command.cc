@@ -142,7 +142,7 @@ class DiagnoseCommand : public Command {
     if (!row.ok() || *row == &TraceFormats().back()) return "";  // the last row, text, takes anything
     // A held state (a JAX device memory profile) has nothing to replay: inspect shows what it holds.
     absl::StatusOr<std::unique_ptr<Recording>> opened = (*row)->open(input_.path());
-    if (opened.ok() && (*opened)->held_state() != nullptr) {
+    if (opened.ok() && (*opened)->facts().held_state != nullptr) {
       return fmt::format("; it is a recording ({}): `hbmsim inspect {}` shows what it holds", (*row)->name,
                          log_);
     }

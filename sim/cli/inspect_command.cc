@@ -83,7 +83,8 @@ class InspectCommand : public Command {
     absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(snapshot_);
     if (!opened.ok()) return Fail(std::string(opened.status().message()));
     std::shared_ptr<const Recording> recording(*std::move(opened));
-    if (recording->held_state() != nullptr) return RunHeld(std::move(recording), options, sizes, *outputs);
+    if (recording->facts().held_state != nullptr)
+      return RunHeld(std::move(recording), options, sizes, *outputs);
     if (!allocator_.empty()) return Fail("--allocator: only for a JAX device memory profile");
     if (!device_error_.empty()) return Fail(device_error_);
     absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);

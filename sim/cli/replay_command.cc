@@ -194,7 +194,7 @@ std::optional<CommandFailure> ReplayCommand::WriteJson(const ReplayReportInput& 
   if (HasScenarioSection(*section.scenario)) j["recording"] = ScenarioJson(section);
   // The reader's notes, as the text report prints them (XLA's peak listing, its assignment beside offline's).
   nlohmann::ordered_json notes = nlohmann::ordered_json::array();
-  for (const auto& [key, value] : section.scenario->recording->metadata().entries) {
+  for (const auto& [key, value] : section.scenario->recording->facts().metadata.entries) {
     if (key == "note") notes.push_back(value);
   }
   if (!notes.empty()) j["notes"] = std::move(notes);
@@ -212,9 +212,9 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(trace_);
   if (!opened.ok()) return BadInput(opened.status());
   std::shared_ptr<const Recording> recording(*std::move(opened));
-  if (recording->held_state() != nullptr || recording->state_only()) {
+  if (recording->facts().held_state != nullptr || recording->facts().state_only) {
     DropReplayOutputs();
-    if (recording->held_state() != nullptr) return ReportHeld(std::move(recording), request);
+    if (recording->facts().held_state != nullptr) return ReportHeld(std::move(recording), request);
     return InspectState(std::move(recording), request);
   }
   absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
@@ -228,11 +228,11 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_, {}};
   if (auto f = LoadConfig(*scenario, config, section.applied_settings)) return f;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
-  for (const auto& [key, value] : scenario->recording->metadata().entries) {
+  for (const auto& [key, value] : scenario->recording->facts().metadata.entries) {
     if (key == "warning") Note(fmt::format("hbmsim replay: warning: {}", value));
   }
   absl::StatusOr<LimitChoice> limit = ResolveLimit(*scenario, config, bytes_limit_);
-  if (!limit.ok() && bytes_limit_.empty() && scenario->recording->metadata().Find("compiled_program")) {
+  if (!limit.ok() && bytes_limit_.empty() && scenario->recording->facts().metadata.Find("compiled_program")) {
     limit = SmallestFittingLimit(*scenario, config);
   }
   if (!limit.ok()) return BadInput(limit.status());
@@ -281,7 +281,7 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
     if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(io::WithRole("--placements", s));
   }
   if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
-  NoteRecordedCheck(*summary, scenario->recording->records_figures());
+  NoteRecordedCheck(*summary, scenario->recording->facts().records_figures);
   if (attributed) reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
   report.trace = trace_;
   report.config = &config;
@@ -297,7 +297,7 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   section.printed_above = recorder.first_failure_dump();
   if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
   // What the reader found worth saying beside the numbers (XLA's own peak listing and why it differs).
-  for (const auto& [key, value] : scenario->recording->metadata().entries) {
+  for (const auto& [key, value] : scenario->recording->facts().metadata.entries) {
     if (key == "note" && !quiet_) text += fmt::format("{}\n", value);
   }
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);

@@ -21,7 +21,7 @@ absl::StatusOr<AllocatorConfig> HeldPolicy(std::shared_ptr<const Recording> reco
   if (!config.ok())
     return absl::InvalidArgumentError(
         fmt::format("--allocator {}: {}", name, std::string(config.status().message())));
-  if (std::optional<RecordedSettings> s = recording->DeviceSettings(device)) {
+  if (std::optional<RecordedSettings> s = recording->facts().device(device).settings) {
     ApplyRecordedSettings(*s, device, *config);
   }
   return config;

@@ -87,7 +87,7 @@ absl::Status AddProbes(std::shared_ptr<const Recording> recording, const HeldOpt
 
 absl::StatusOr<HeldReport> MakeHeldReport(std::shared_ptr<const Recording> recording,
                                           const HeldOptions& options) {
-  const HeldState* held = recording->held_state();
+  const HeldState* held = recording->facts().held_state.get();
   if (held == nullptr)
     return absl::InvalidArgumentError(fmt::format("{} holds no held state", recording->path()));
   HeldReport report;
@@ -103,7 +103,7 @@ absl::StatusOr<HeldReport> MakeHeldReport(std::shared_ptr<const Recording> recor
       report.limit_source = fmt::format("bytes_limit of {}", options.allocator);
     }
   }
-  for (const auto& [key, value] : recording->metadata().entries) {
+  for (const auto& [key, value] : recording->facts().metadata.entries) {
     if (key == "warning") report.warnings.push_back(value);
   }
   for (const HeldDevice& d : held->devices) {

@@ -72,7 +72,7 @@ struct BlockStack {
 
 BlockStack StackOf(const InspectedState& s, Offset addr, size_t most) {
   BlockStack out;
-  const ContextTable* table = s.recording ? s.recording->context_table() : nullptr;
+  const ContextTable* table = s.recording ? s.recording->facts().context_table.get() : nullptr;
   auto it = s.frames.find(addr.value());
   if (table == nullptr || it == s.frames.end()) return out;
   std::vector<StackFrame> frames;
@@ -88,7 +88,7 @@ BlockStack StackOf(const InspectedState& s, Offset addr, size_t most) {
 // The innermost user frame of a live block's recorded stack, for the
 // explanation's requested parts; blocks with none share one label.
 std::string BlockLabel(const InspectedState& s, Offset addr) {
-  const ContextTable* table = s.recording ? s.recording->context_table() : nullptr;
+  const ContextTable* table = s.recording ? s.recording->facts().context_table.get() : nullptr;
   auto it = s.frames.find(addr.value());
   if (table == nullptr || it == s.frames.end()) return "(no user frame recorded)";
   std::vector<StackFrame> frames;

@@ -70,7 +70,7 @@ std::pair<std::optional<DeviceId>, std::string> DeviceOfState(const Recording& r
                                                               const SourceOptions& o) {
   if (o.device) return {o.device, "--device"};
   const std::pair<std::optional<DeviceId>, std::string> first{std::nullopt, "the first device holding a segment"};
-  const std::optional<std::vector<DeviceEvents>> listed = recording.devices();
+  const std::optional<std::vector<DeviceEvents>> listed = recording.facts().devices;
   if (!listed || listed->empty()) return first;
   absl::StatusOr<std::pair<DeviceId, std::string>> chosen = ChooseDevice(recording, *listed, std::nullopt);
   if (!chosen.ok()) return first;
@@ -94,19 +94,19 @@ absl::Status NoSuchDevice(const SourceOptions& o, const RecordedState& s) {
 absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording> recording,
                                                  const SourceOptions& o) {
   auto [device, device_reason] = DeviceOfState(*recording, o);
-  std::optional<RecordedState> s = recording->FinalState(device);
+  std::optional<RecordedState> s = recording->facts().FinalState(device);
   if (!s) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: {} records no allocator state (inspect reads PyTorch memory snapshots); `hbmsim replay "
-                    "{}` shows where the memory was at the peak and at the first failure",
-                    o.path, recording->Describe(), o.path));
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: {} records no allocator state (inspect reads PyTorch memory snapshots); `hbmsim replay "
+        "{}` shows where the memory was at the peak and at the first failure",
+        o.path, recording->facts().description, o.path));
   }
   if (o.device && s->segments.empty() && s->trace_entries == 0) return NoSuchDevice(o, *s);
   absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
   if (!config.ok()) return config.status();
   InspectedState out;
-  out.settings =
-      ApplyRecordedSettings(recording->settings().value_or(RecordedSettings{}), s->device, *config);
+  out.settings = ApplyRecordedSettings(
+      recording->facts().device(s->device).settings.value_or(RecordedSettings{}), s->device, *config);
   absl::StatusOr<std::unique_ptr<Allocator>> built =
       BuildAllocator(*config, o.bytes_limit.value_or(Bytes::Max()));
   if (!built.ok()) return built.status();
@@ -120,7 +120,7 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
   out.torch = dynamic_cast<const torch::TorchAllocator*>(out.owner.get());
   out.device = s->device;
   out.device_reason = device_reason;
-  out.source = recording->Describe();
+  out.source = recording->facts().description;
   out.frames = std::move(s->frames);
   out.where = fmt::format(
       "the snapshot's segments ({} on device {}{})", s->segments.size(), s->device.value(),
@@ -149,7 +149,7 @@ absl::StatusOr<InspectedState> FromReplay(std::shared_ptr<const Recording> recor
   if (!scenario.ok()) return scenario.status();
   InspectedState out;
   out.recording = std::move(recording);
-  out.source = out.recording->Describe();
+  out.source = out.recording->facts().description;
   out.scenario = std::make_unique<Scenario>(*std::move(scenario));
   const Scenario& sc = *out.scenario;
   absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");

@@ -32,10 +32,12 @@ class PredictedReader final : public EventReader {
     if (e.kind == EventKind::kAlloc) e.bytes = Bytes(shared_->alloc_bytes[step.alloc]);
     return true;
   }
-  const TraceMetadata& metadata() const override { return shared_->templ->scenario->recording->metadata(); }
+  const TraceMetadata& metadata() const override {
+    return shared_->templ->scenario->recording->facts().metadata;
+  }
   std::string Location() const override { return fmt::format("{}: event {}", name_, current_); }
   const ContextTable* context_table() const override {
-    return shared_->templ->scenario->recording->context_table();
+    return shared_->templ->scenario->recording->facts().context_table.get();
   }
   EventContext context() const override {
     return current_ < shared_->templ->contexts.size() ? shared_->templ->contexts[current_] : EventContext{};
@@ -48,43 +50,51 @@ class PredictedReader final : public EventReader {
   size_t current_ = 0;
 };
 
+// What a prediction says besides its events: the template's metadata,
+// settings, limit and stacks; its own device, start state and description.
+// No recorded OOM, final state or side entries: those were of the template's
+// sizes.
+RecordedFacts PredictedFacts(const std::shared_ptr<const Shared>& shared) {
+  const MemberStream& templ = *shared->templ;
+  const RecordedFacts& base = templ.scenario->recording->facts();
+  RecordedFacts f;
+  f.metadata = base.metadata;
+  f.description = fmt::format("a prediction from {} ({})", templ.name, base.description);
+  if (const std::optional<DeviceId> d = templ.scenario->device) {
+    f.devices = std::vector<DeviceEvents>{{*d, templ.events.size(), false, "", false}};
+  }
+  f.context_table = base.context_table;
+  // Every device's facts are the prediction's: its start state whatever the device.
+  const auto predicted = [shared](const DeviceFacts& from) {
+    DeviceFacts out;
+    out.settings = from.settings;
+    out.limit = from.limit;
+    const std::optional<OomCapacity>& oom = shared->templ->scenario->recorded_oom;
+    if (!out.limit && oom) {
+      out.limit = RecordedLimit{
+          oom->capacity,
+          fmt::format("device capacity: reserved + device_free at the OOM {} recorded", shared->templ->name)};
+    }
+    out.start_state = shared->start_state;
+    out.start_summary = shared->templ->scenario->start_summary;
+    return out;
+  };
+  for (const auto& [d, facts] : base.by_device) f.by_device.emplace(d, facts.Then(predicted));
+  f.other_devices = base.other_devices.Then(predicted);
+  return f;
+}
+
 class PredictedRecording final : public Recording {
  public:
   PredictedRecording(std::shared_ptr<const Shared> shared, std::string name)
-      : Recording(name, shared->templ->scenario->recording->format()), shared_(std::move(shared)) {}
+      : Recording(name, shared->templ->scenario->recording->format(), PredictedFacts(shared)),
+        shared_(std::move(shared)) {}
 
-  const TraceMetadata& metadata() const override { return base().metadata(); }
-  std::optional<std::vector<DeviceEvents>> devices() const override {
-    const std::optional<DeviceId> d = shared_->templ->scenario->device;
-    if (!d) return std::nullopt;
-    return std::vector<DeviceEvents>{{*d, shared_->templ->events.size(), false, "", false}};
-  }
-  std::vector<StartSegment> StartState(DeviceId) const override { return shared_->start_state; }
-  std::optional<StartSummary> StartStateSummary(DeviceId) const override {
-    return shared_->templ->scenario->start_summary;
-  }
-  std::optional<RecordedSettings> settings() const override { return base().settings(); }
-  std::optional<RecordedSettings> DeviceSettings(DeviceId d) const override {
-    return base().DeviceSettings(d);
-  }
-  std::optional<RecordedLimit> Limit(DeviceId d) const override {
-    if (std::optional<RecordedLimit> stated = base().Limit(d)) return stated;
-    const std::optional<OomCapacity>& oom = shared_->templ->scenario->recorded_oom;
-    if (!oom) return std::nullopt;
-    return RecordedLimit{
-        oom->capacity,
-        fmt::format("device capacity: reserved + device_free at the OOM {} recorded", shared_->templ->name)};
-  }
-  const ContextTable* context_table() const override { return base().context_table(); }
-  std::string Describe() const override {
-    return fmt::format("a prediction from {} ({})", shared_->templ->name, base().Describe());
-  }
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
     return std::make_unique<PredictedReader>(shared_, path());
   }
 
  private:
-  const Recording& base() const { return *shared_->templ->scenario->recording; }
   std::shared_ptr<const Shared> shared_;
 };
 

@@ -13,7 +13,7 @@ namespace {
 
 TraceMetadata Header(const Scenario& predicted) {
   const Recording& r = *predicted.recording;
-  TraceMetadata header = r.metadata();
+  TraceMetadata header = r.facts().metadata;
   const PolicySpec* policy = RecordedPolicy(r);
   if (policy == nullptr) return header;
   if (header.Find(kAllocatorKey) == nullptr) header.entries.emplace_back(kAllocatorKey, policy->name);
@@ -23,7 +23,7 @@ TraceMetadata Header(const Scenario& predicted) {
   if (!edits.empty() && header.Find(kAllocatorSettingsKey) == nullptr) {
     header.entries.emplace_back(kAllocatorSettingsKey, fmt::format("{}", fmt::join(edits, " ")));
   }
-  const std::optional<RecordedLimit> limit = r.Limit(device);
+  const std::optional<RecordedLimit> limit = r.facts().device(device).limit;
   if (limit && header.Find(kDeviceBytesKey) == nullptr) {
     header.entries.emplace_back(kDeviceBytesKey, fmt::format("{}", limit->limit.value()));
   }

@@ -49,7 +49,7 @@ void CompareSizes(const MemberStream& templ, const std::vector<uint64_t>& predic
       continue;
     }
     row.largest_error_bytes = std::max(row.largest_error_bytes, p > r ? p - r : r - p);
-    ++wrong_by_frame[CallFrame(real.scenario->recording->context_table(),
+    ++wrong_by_frame[CallFrame(real.scenario->recording->facts().context_table.get(),
                                real.contexts[a.other_of[i]].frames)];
   }
   row.real_only_allocations = static_cast<uint64_t>(std::count(

@@ -10,7 +10,7 @@ absl::StatusOr<std::vector<std::shared_ptr<const MemberStream>>> OpenMembers(
   for (const MemberInput& in : inputs) {
     absl::StatusOr<Scenario> scenario = OpenScenario(in.path, request);
     if (!scenario.ok()) return scenario.status();
-    if (scenario->recording->state_only()) {
+    if (scenario->recording->facts().state_only) {
       return absl::InvalidArgumentError(
           fmt::format("{}: holds an allocator state and no trace; scale needs the recorded events", in.path));
     }

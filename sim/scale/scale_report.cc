@@ -22,7 +22,8 @@ constexpr size_t kUnexplainedRows = 5;
 std::string Sized(Bytes b) { return fmt::format("{} ({})", b.value(), HumanReadableNumBytes(b)); }
 
 std::string FrameOf(const MemberStream& m, uint32_t step) {
-  const std::string frame = TopUserFrame(m.scenario->recording->context_table(), m.contexts[step].frames);
+  const std::string frame =
+      TopUserFrame(m.scenario->recording->facts().context_table.get(), m.contexts[step].frames);
   return frame.empty() ? std::string(EventKindName(m.events[step].event.kind)) : frame;
 }
 
@@ -193,8 +194,9 @@ std::vector<UnexplainedGroup> UnexplainedGroups(const ScaleModel& model) {
     if (model.allocs[a].fit) continue;
     const uint32_t step = t.alloc_steps[a];
     const std::string frame =
-        a < t.start_allocs ? "the start state"
-                           : CallFrame(t.scenario->recording->context_table(), t.contexts[step].frames);
+        a < t.start_allocs
+            ? "the start state"
+            : CallFrame(t.scenario->recording->facts().context_table.get(), t.contexts[step].frames);
     UnexplainedGroup& g = by_frame[frame];
     g.frame = frame;
     if (g.allocations++ > 0) continue;

@@ -44,7 +44,7 @@ absl::StatusOr<std::pair<DeviceId, std::string>> ChooseDevice(const Recording& r
       if (d.device == *wanted) return std::pair{*wanted, std::string("--device")};
     }
   }
-  if (!wanted && devices.empty() && r.state_only()) {
+  if (!wanted && devices.empty() && r.facts().state_only) {
     // size, advise, compare and sweep ask about a sequence of requests; this file has none.
     return absl::InvalidArgumentError(fmt::format(
         "{}: an allocator state with no trace (a snapshot taken without _record_memory_history), so no "
@@ -131,7 +131,7 @@ std::string Scenario::DeviceText() const {
 }
 
 absl::StatusOr<std::optional<DeviceId>> HeaderDevice(const Recording& recording) {
-  const std::string* text = recording.metadata().Find(kDeviceKey);
+  const std::string* text = recording.facts().metadata.Find(kDeviceKey);
   if (text == nullptr) return std::optional<DeviceId>();
   absl::StatusOr<uint64_t> n = ParseU64(*text);
   if (!n.ok()) {
@@ -145,7 +145,7 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
                                       const ScenarioRequest& request) {
   Scenario s;
   s.start_mode = request.start_state;
-  if (const std::string* n = recording->metadata().Find("start_events")) {
+  if (const std::string* n = recording->facts().metadata.Find("start_events")) {
     absl::StatusOr<uint64_t> count = ParseU64(*n);
     if (!count.ok()) {
       return absl::InvalidArgumentError(
@@ -154,7 +154,7 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
     s.start_events = *count;
   }
   if (absl::Status st = CheckHeaderSettings(*recording); !st.ok()) return st;
-  std::optional<std::vector<DeviceEvents>> listed = recording->devices();
+  std::optional<std::vector<DeviceEvents>> listed = recording->facts().devices;
   std::optional<DeviceId> wanted = request.device;
   if (!request.device_name.empty()) {
     absl::StatusOr<DeviceId> named = FindNamed(*recording, listed, request.device_name);
@@ -179,10 +179,10 @@ absl::StatusOr<Scenario> MakeScenario(std::shared_ptr<const Recording> recording
     }
   }
   if (s.device) {
-    s.start_state = recording->StartState(*s.device);
-    s.start_summary = recording->StartStateSummary(*s.device);
-    s.recorded_oom = recording->RecordedOom(*s.device);
-    s.recorded_limit = recording->Limit(*s.device);
+    s.start_state = recording->facts().device(*s.device).start_state;
+    s.start_summary = recording->facts().device(*s.device).start_summary;
+    s.recorded_oom = recording->facts().device(*s.device).recorded_oom;
+    s.recorded_limit = recording->facts().device(*s.device).limit;
   }
   s.recording = std::move(recording);
   return s;

@@ -93,7 +93,8 @@ bool IsKeyOrPerDevice(std::string_view name, std::string_view key) {
 }
 
 bool SettingsApply(const Recording& recording, DeviceId device) {
-  return recording.StartStateSummary(device).has_value() || recording.metadata().Find("compiled_program");
+  return recording.facts().device(device).start_summary.has_value() ||
+         recording.facts().metadata.Find("compiled_program");
 }
 
 }  // namespace
@@ -103,7 +104,7 @@ std::string PerDeviceKey(std::string_view key, DeviceId device) {
 }
 
 HeaderValue HeaderValueFor(const Scenario& scenario, std::string_view key) {
-  const TraceMetadata& header = scenario.recording->metadata();
+  const TraceMetadata& header = scenario.recording->facts().metadata;
   if (scenario.device) {
     std::string own = PerDeviceKey(key, *scenario.device);
     if (const std::string* value = header.Find(own)) return {std::move(own), value};
@@ -112,13 +113,13 @@ HeaderValue HeaderValueFor(const Scenario& scenario, std::string_view key) {
 }
 
 bool HasHeaderSettings(const Recording& recording) {
-  const auto& entries = recording.metadata().entries;
+  const auto& entries = recording.facts().metadata.entries;
   return std::any_of(entries.begin(), entries.end(),
                      [](const auto& e) { return IsKeyOrPerDevice(e.first, kAllocatorSettingsKey); });
 }
 
 absl::Status CheckHeaderSettings(const Recording& recording) {
-  for (const auto& entry : recording.metadata().entries) {
+  for (const auto& entry : recording.facts().metadata.entries) {
     // Named, not bound: a structured binding cannot be captured by clang's lambdas.
     const std::string& name = entry.first;
     const std::string& text = entry.second;
@@ -126,7 +127,7 @@ absl::Status CheckHeaderSettings(const Recording& recording) {
     const auto bad = [&](const std::string& why) {
       return absl::InvalidArgumentError(fmt::format("{}: metadata {}: {}", recording.path(), name, why));
     };
-    const std::string* named = recording.metadata().Find(kAllocatorKey);
+    const std::string* named = recording.facts().metadata.Find(kAllocatorKey);
     const PolicySpec* policy = named != nullptr ? BuiltinPolicies().Find(*named) : nullptr;
     if (policy == nullptr) {
       return bad(fmt::format("the settings of no allocator hbmsim models: # {} must name one ({})", kAllocatorKey,
@@ -150,7 +151,7 @@ const PolicySpec* RecordedPolicy(const Recording& recording, std::string* why) {
     if (why != nullptr) *why = fmt::format("whose runtime writes {} recordings", recording.format());
     return made;
   }
-  const std::string* named = recording.metadata().Find(kAllocatorKey);
+  const std::string* named = recording.facts().metadata.Find(kAllocatorKey);
   if (named == nullptr) return nullptr;
   const PolicySpec* p = BuiltinPolicies().Find(*named);
   if (p != nullptr && why != nullptr) *why = fmt::format("named by the trace's # {}", kAllocatorKey);
@@ -161,22 +162,23 @@ std::vector<std::string> RecordedOptionEdits(const Recording& recording, const P
   if (!SettingsApply(recording, device)) return {};
   absl::StatusOr<AllocatorConfig> c = ResolveAllocator(BuiltinPolicies(), policy.name);
   if (!c.ok()) return {};
-  return ApplyRecordedSettings(recording.DeviceSettings(device).value_or(RecordedSettings{}), device, *c);
+  return ApplyRecordedSettings(recording.facts().device(device).settings.value_or(RecordedSettings{}), device,
+                               *c);
 }
 
 std::vector<std::string> ApplyRecordedSettings(const Scenario& scenario, AllocatorConfig& config) {
   const Recording& r = *scenario.recording;
   // A converted recording carries the settings as option edits, for the allocator it names.
   if (HasHeaderSettings(r)) {
-    const std::string* named = r.metadata().Find(kAllocatorKey);
+    const std::string* named = r.facts().metadata.Find(kAllocatorKey);
     const std::string* edits = HeaderValueFor(scenario, kAllocatorSettingsKey).value;
     if (named == nullptr || *named != config.policy->name || edits == nullptr) return {};
     return ApplyAtDefaults(SplitEdits(*edits), config);
   }
   if (!scenario.device || !SettingsApply(r, *scenario.device)) return {};
   // Per device: a profile records each allocator's own framework and host facts.
-  return ApplyRecordedSettings(r.DeviceSettings(*scenario.device).value_or(RecordedSettings{}), *scenario.device,
-                               config);
+  return ApplyRecordedSettings(r.facts().device(*scenario.device).settings.value_or(RecordedSettings{}),
+                               *scenario.device, config);
 }
 
 std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings, DeviceId device,
@@ -233,7 +235,7 @@ absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfi
   // A converted recording names the allocator that ran the job, and keeps the
   // limit its original stated as # device_bytes: without one, the original
   // recorded none, and replays unlimited as a snapshot does.
-  const bool runtime_record = s.start_summary || s.recording->metadata().Find(kAllocatorKey) != nullptr;
+  const bool runtime_record = s.start_summary || s.recording->facts().metadata.Find(kAllocatorKey) != nullptr;
   if (runtime_record && config.policy->runs_unlimited) {
     return LimitChoice{Bytes::Max(), "none: unlimited (the recording records no OOM)"};
   }

@@ -84,7 +84,7 @@ Json SegmentsJson(const SegmentComparison& c) {
 
 bool HasScenarioSection(const Scenario& scenario) {
   // A converted recording's header settings are shown where they came from.
-  return scenario.start_summary.has_value() || scenario.recording->records_side_entries() ||
+  return scenario.start_summary.has_value() || scenario.recording->facts().records_side_entries ||
          scenario.devices.size() > 1 || HasHeaderSettings(*scenario.recording);
 }
 
@@ -94,7 +94,7 @@ std::string ScenarioText(const ScenarioReportInput& in) {
   const Scenario& sc = *in.scenario;
   const ScenarioRun& run = *in.run;
   const DeviceId d = sc.device.value_or(DeviceId(0));
-  fmt::format_to(out, "\n{}, device {}:\n", sc.recording->Describe(), sc.DeviceText());
+  fmt::format_to(out, "\n{}, device {}:\n", sc.recording->facts().description, sc.DeviceText());
   fmt::format_to(out, "  settings:     {}\n",
                  in.applied_settings.empty()
                      ? std::string("none taken from the recording")
@@ -138,7 +138,7 @@ std::string ScenarioText(const ScenarioReportInput& in) {
   const RecordingChecker* checker = run.checker();
   if (checker == nullptr) return text;
   if (checker->figures()) WriteFigures(out, *checker->figures());
-  if (!sc.recording->records_side_entries()) return text;
+  if (!sc.recording->facts().records_side_entries) return text;
   if (checker->empty_cache_calls() > 0) {
     fmt::format_to(out, "  empty_cache:  {} calls (recorded segment_free the policy had not done)\n",
                    checker->empty_cache_calls());
@@ -188,7 +188,7 @@ Json ScenarioJson(const ScenarioReportInput& in) {
     devices.push_back(one);
   }
   Json j{{"format", sc.recording->format()},
-         {"description", sc.recording->Describe()},
+         {"description", sc.recording->facts().description},
          {"device", sc.device ? Json(sc.device->value()) : Json(nullptr)},
          {"device_reason", sc.device_reason},
          {"devices", devices},
@@ -215,7 +215,7 @@ Json ScenarioJson(const ScenarioReportInput& in) {
   const RecordingChecker* checker = run.checker();
   if (checker == nullptr) return j;
   if (checker->figures()) j["recorded_figures"] = FiguresJson(*checker->figures());
-  if (!sc.recording->records_side_entries()) return j;
+  if (!sc.recording->facts().records_side_entries) return j;
   j["empty_cache_calls"] = checker->empty_cache_calls();
   j["segment_alloc"] = SegmentsJson(checker->segment_allocs());
   j["segment_map"] = SegmentsJson(checker->maps());

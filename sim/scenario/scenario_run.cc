@@ -46,7 +46,7 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
   ReplayOptions engine_options = options;
   if (!engine_options.device) engine_options.device = scenario.device;
   engine_options.peak_from = scenario.start_events;
-  run->side_entries_ = scenario.recording->records_side_entries();
+  run->side_entries_ = scenario.recording->facts().records_side_entries;
   // A runtime's own record (a snapshot, with its segment calls) replayed
   // under that runtime's model from the state it recorded: a new segment goes
   // where the runtime put it, at the recorded address of the alloc that
@@ -60,12 +60,13 @@ absl::StatusOr<std::unique_ptr<ScenarioRun>> ScenarioRun::Prepare(const Scenario
                                   scenario.start_mode == StartStateMode::kSeed;
   run->engine_ = std::make_unique<ReplayEngine>(run->driven(), engine_options);
   // A profile's figures are compared only when asked: each costs a walk of the memory map.
-  const bool figures = options.check_recorded && scenario.recording->records_figures();
+  const bool figures = options.check_recorded && scenario.recording->facts().records_figures;
   if (run->side_entries_ || figures) {
     run->checker_ =
         std::make_unique<RecordingChecker>(*run->reader_, *run->policy_, config.policy->recording);
     run->engine_->AddObserver(run->checker_.get());
-    if (scenario.device) run->final_history_ = scenario.recording->FinalHistory(*scenario.device);
+    if (scenario.device)
+      run->final_history_ = scenario.recording->facts().device(*scenario.device).final_history.get();
   }
   if (figures) {
     const std::optional<Bytes> peak =

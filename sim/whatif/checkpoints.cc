@@ -223,7 +223,7 @@ bool ScenarioForbidsSharing(const Scenario& scenario, const AllocatorConfig& con
   if (!scenario.start_state.empty() && scenario.start_mode == StartStateMode::kSeed && config.policy->recording.seed) {
     return true;
   }
-  return scenario.recording->records_side_entries();
+  return scenario.recording->facts().records_side_entries;
 }
 
 // Whether the policy `maker` builds keeps limit windows (any limit tells).

@@ -16,7 +16,7 @@ absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario&
     chosen = fmt::format("no --allocator: {}, {} (--allocator picks another)", p->name, why);
     return p->name;
   }
-  const std::string* named = r.metadata().Find(kAllocatorKey);
+  const std::string* named = r.facts().metadata.Find(kAllocatorKey);
   return absl::InvalidArgumentError(
       fmt::format("--allocator: required: {} ({}) does not say which allocator ran the job{} "
                   "(built-in: {}; or a .yaml config file)",

@@ -121,7 +121,8 @@ TEST(DeviceProfile, EverySharedProfileIsDetectedAndItsEventsAddUp) {
     }
     EXPECT_EQ(allocs, want.devices[0].buffers);
     EXPECT_EQ(bytes, want.devices[0].bytes);
-    EXPECT_EQ(*(*r)->metadata().Find("allocator"), want.devices[0].name.starts_with("TPU") ? "tpu" : "bfc");
+    EXPECT_EQ(*(*r)->facts().metadata.Find("allocator"),
+              want.devices[0].name.starts_with("TPU") ? "tpu" : "bfc");
   }
 }
 

@@ -87,7 +87,9 @@ TEST(ReservedExplainedTest, PartsAddUpOnEverySharedRecordingWithATrace) {
   for (const std::string& file : testing::SpreadForThisBuild(SharedRecordings(), 8)) {
     absl::StatusOr<Scenario> scenario = OpenScenario(file, ScenarioRequest{});
     // A state without a trace (docubox_state_only) or a log has no replay to explain.
-    if (!scenario.ok() || scenario->recording->state_only() || scenario->recording->held_state() != nullptr) continue;
+    if (!scenario.ok() || scenario->recording->facts().state_only ||
+        scenario->recording->facts().held_state != nullptr)
+      continue;
     const PolicySpec* own = RecordedPolicy(*scenario->recording);
     std::vector<std::string> policies = {"bfc", "cuda_async", "torch", "tpu"};
     if (own != nullptr && std::find(policies.begin(), policies.end(), own->name) == policies.end()) {

@@ -4,6 +4,7 @@
 #ifndef HBMSIM_TRACE_CORE_READER_H_
 #define HBMSIM_TRACE_CORE_READER_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,6 +55,31 @@ class EventReader {
   // table, or nullptr for formats without them, and the last event's ids.
   virtual const ContextTable* context_table() const { return nullptr; }
   virtual EventContext context() const { return {}; }
+};
+
+// An EventReader that answers every question as the reader it wraps: a
+// wrapper (a piped input's io::NamedReader) derives from it and overrides
+// only what it changes, so a question added to EventReader is added here
+// once and no wrapper can forget it.
+class ForwardingReader : public EventReader {
+ public:
+  explicit ForwardingReader(std::unique_ptr<EventReader> inner) : inner_(std::move(inner)) {}
+
+  absl::StatusOr<bool> Next(Event& e) override { return inner_->Next(e); }
+  const TraceMetadata& metadata() const override { return inner_->metadata(); }
+  std::string Location() const override { return inner_->Location(); }
+  std::optional<SideEntry> current_side() const override { return inner_->current_side(); }
+  std::optional<size_t> current_entry_index() const override { return inner_->current_entry_index(); }
+  std::optional<RecordedFigures> current_figures() const override { return inner_->current_figures(); }
+  const ContextTable* context_table() const override { return inner_->context_table(); }
+  EventContext context() const override { return inner_->context(); }
+
+ protected:
+  const EventReader& inner() const { return *inner_; }
+  EventReader& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<EventReader> inner_;
 };
 
 }  // namespace hbmsim

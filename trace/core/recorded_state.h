@@ -7,6 +7,8 @@
 #define HBMSIM_TRACE_CORE_RECORDED_STATE_H_
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +24,27 @@ struct RecordedState {
   absl::flat_hash_map<uint64_t, uint32_t> frames;
   std::vector<DeviceId> devices_with_segments;  // ascending
   uint64_t trace_entries = 0;                   // of `device`'s trace
+};
+
+// Every device's state, made once for the recording's facts
+// (trace/formats/recorded_facts.h).
+struct RecordedStates {
+  std::vector<DeviceId> devices_with_segments;  // ascending
+  // The device shown when none is asked for: the first holding a segment,
+  // else the first with a trace, else device 0 (an empty allocator is a state too).
+  DeviceId first;
+  // Each device holding a segment or with a trace entry.
+  std::map<DeviceId, RecordedState> by_device;
+
+  // `device`'s state (empty when it holds nothing), else `first`'s.
+  RecordedState For(std::optional<DeviceId> device) const {
+    const DeviceId d = device.value_or(first);
+    if (const auto it = by_device.find(d); it != by_device.end()) return it->second;
+    RecordedState empty;
+    empty.device = d;
+    empty.devices_with_segments = devices_with_segments;
+    return empty;
+  }
 };
 
 }  // namespace hbmsim

@@ -1,5 +1,5 @@
 // A JAX device memory profile (trace/pprof) as a Recording: a held state
-// (held_state()) whose events are its buffers as allocations, one device per
+// (facts().held_state) whose events are its buffers as allocations, one device per
 // device label. What the recording tells besides:
 //
 //   allocator   `tpu` when every device is a TPU, else `bfc` (JAX's GPU
@@ -21,50 +21,27 @@
 namespace hbmsim {
 namespace {
 
-class DeviceProfileRecording final : public Recording {
- public:
-  DeviceProfileRecording(const std::string& path, HeldState held)
-      : Recording(path, "jax-device-profile"), held_(std::move(held)) {
-    DescribeInMetadata();
+std::vector<DeviceEvents> HeldDevices(const HeldState& held) {
+  std::vector<DeviceEvents> out;
+  for (const HeldDevice& d : held.devices) {
+    uint64_t events = 0;
+    for (const HeldEntry& e : d.entries) events += pprof::PlacedAsEvents(e) ? e.count : 0;
+    out.push_back({d.device, events, false, d.name, false});
   }
+  return out;
+}
 
-  const TraceMetadata& metadata() const override { return metadata_; }
-  std::optional<std::vector<DeviceEvents>> devices() const override {
-    std::vector<DeviceEvents> out;
-    for (const HeldDevice& d : held_.devices) {
-      uint64_t events = 0;
-      for (const HeldEntry& e : d.entries) events += pprof::PlacedAsEvents(e) ? e.count : 0;
-      out.push_back({d.device, events, false, d.name, false});
-    }
-    return out;
-  }
-  const HeldState* held_state() const override { return &held_; }
-  std::optional<RecordedSettings> settings() const override {
-    RecordedSettings s;
-    s.framework = "jax";
-    return s;
-  }
-  std::string Describe() const override { return held_.source; }
-  absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {
-    return pprof::MakeHeldEventReader(held_, metadata_, device, path());
-  }
-
- private:
-  void DescribeInMetadata();
-
-  const HeldState held_;
-  TraceMetadata metadata_;
-};
-
-void DeviceProfileRecording::DescribeInMetadata() {
-  bool all_tpu = !held_.devices.empty(), any_cpu = false;
-  for (const HeldDevice& d : held_.devices) {
+// The allocator JAX runs on these devices, and what the events leave out.
+TraceMetadata DescribeInMetadata(const HeldState& held) {
+  TraceMetadata metadata;
+  bool all_tpu = !held.devices.empty(), any_cpu = false;
+  for (const HeldDevice& d : held.devices) {
     all_tpu = all_tpu && d.name.starts_with("TPU");
     any_cpu = any_cpu || d.name.find("CPU") != std::string::npos || d.name.starts_with("cpu");
   }
-  metadata_.entries.emplace_back("allocator", all_tpu ? "tpu" : "bfc");
+  metadata.entries.emplace_back("allocator", all_tpu ? "tpu" : "bfc");
   if (any_cpu) {
-    metadata_.entries.emplace_back(
+    metadata.entries.emplace_back(
         "warning",
         "a CPU device: JAX's CPU client allocates with the host's malloc, not a BFC pool; bfc is assumed");
   }
@@ -74,27 +51,55 @@ void DeviceProfileRecording::DescribeInMetadata() {
     count += e.count;
     bytes += e.bytes;
   };
-  for (const HeldEntry& e : held_.unplaced) add(e);
-  for (const HeldDevice& d : held_.devices) {
+  for (const HeldEntry& e : held.unplaced) add(e);
+  for (const HeldDevice& d : held.devices) {
     for (const HeldEntry& e : d.entries) {
       if (!pprof::PlacedAsEvents(e)) add(e);
     }
   }
   for (const auto& [kind, figures] : unplaced) {
-    metadata_.entries.emplace_back(
+    metadata.entries.emplace_back(
         "warning",
         fmt::format("{} held of kind {} ({} B as recorded) are not allocations of any device here: the "
                     "profile gives them no device or no size",
                     figures.first, kind, figures.second));
   }
+  return metadata;
 }
+
+RecordedFacts HeldFacts(const std::shared_ptr<const HeldState>& held) {
+  RecordedFacts f;
+  f.metadata = DescribeInMetadata(*held);
+  f.description = held->source;
+  f.devices = HeldDevices(*held);
+  f.held_state = held;
+  DeviceFacts any;
+  any.settings = RecordedSettings{};
+  any.settings->framework = "jax";
+  f.other_devices = std::move(any);
+  return f;
+}
+
+class DeviceProfileRecording final : public Recording {
+ public:
+  DeviceProfileRecording(const std::string& path, std::shared_ptr<const HeldState> held)
+      : Recording(path, "jax-device-profile", HeldFacts(held)), held_(std::move(held)) {}
+
+  absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {
+    return pprof::MakeHeldEventReader(*held_, facts().metadata, device, path());
+  }
+
+ private:
+  std::shared_ptr<const HeldState> held_;
+};
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenDeviceProfileRecording(const std::string& path) {
   absl::StatusOr<HeldState> held = pprof::ReadDeviceProfileFile(path);
   if (!held.ok()) return absl::InvalidArgumentError(held.status().message());
-  return std::unique_ptr<Recording>(std::make_unique<DeviceProfileRecording>(path, *std::move(held)));
+  return std::unique_ptr<Recording>(
+      std::make_unique<DeviceProfileRecording>(path, std::make_shared<const HeldState>(*std::move(held))));
 }
 
 }  // namespace hbmsim

@@ -1,7 +1,7 @@
 // A PyTorch memory snapshot as a Recording: loaded once, shared by every
 // stream. Each device's stream (and its start state, whose block ids are those
 // of that stream's `alloc tag=preexisting` events) comes from a reader of that
-// device alone.
+// device alone; its facts are made from such a reader when first asked for.
 #include "trace/formats/snapshot_recording.h"
 
 #include "fmt/format.h"
@@ -13,45 +13,52 @@
 namespace hbmsim {
 namespace {
 
+// One device's facts, from a reader of that device alone (its ids count from 1).
+DeviceFacts SnapshotDeviceFacts(const std::shared_ptr<const Snapshot>& snap, DeviceId device,
+                                const std::optional<RecordedSettings>& settings,
+                                const std::shared_ptr<InitialStateCache>& starts) {
+  auto one = std::make_shared<const SnapshotEventReader>(snap, std::vector<DeviceId>{device}, starts);
+  DeviceFacts f;
+  f.settings = settings;
+  f.start_state = one->StartSegments(0);
+  f.start_summary = one->Start(0);
+  f.recorded_oom = one->CapacityAtFirstOom(0);
+  f.final_history = Lazy<HistoryAddresses>::Of([one] { return one->FinalHistory(0); });
+  return f;
+}
+
+RecordedFacts SnapshotFacts(const std::shared_ptr<const Snapshot>& snap,
+                            const std::shared_ptr<InitialStateCache>& starts) {
+  const std::vector<DeviceId> traced = DevicesWithTraces(*snap);
+  const SnapshotEventReader all(snap, traced, starts);  // every device with a trace: counts, settings, metadata
+  RecordedFacts f;
+  f.metadata = all.metadata();
+  f.description = fmt::format("PyTorch snapshot (generation {}{})", snap->generation,
+                              snap->bare_list ? ", a bare list of segments" : "");
+  std::vector<DeviceEvents> devices;
+  for (size_t i = 0; i < traced.size(); ++i) {
+    devices.push_back({traced[i], all.EventCount(i), all.CapacityAtFirstOom(i).has_value(), "", false});
+  }
+  f.devices = std::move(devices);
+  f.records_side_entries = true;
+  f.state_only = SnapshotIsStateOnly(*snap);
+  f.context_table = std::shared_ptr<const ContextTable>(snap, &snap->context);
+  f.final_state = Lazy<RecordedStates>::Of([snap] { return SnapshotFinalStates(*snap); });
+  const std::optional<RecordedSettings> settings = all.settings();
+  for (const DeviceId d : traced) {
+    f.by_device.emplace(
+        d, Lazy<DeviceFacts>::Of([snap, d, settings, starts] { return SnapshotDeviceFacts(snap, d, settings, starts); }));
+  }
+  DeviceFacts other;
+  other.settings = settings;
+  f.other_devices = std::move(other);
+  return f;
+}
+
 class SnapshotRecording final : public Recording {
  public:
   SnapshotRecording(const std::string& path, std::shared_ptr<const Snapshot> snap)
-      : Recording(path, "torch-snapshot"),
-        snap_(std::move(snap)),
-        starts_(std::make_shared<InitialStateCache>()),
-        all_(snap_, DevicesWithTraces(*snap_), starts_) {}
-
-  const TraceMetadata& metadata() const override { return all_.metadata(); }
-
-  std::optional<std::vector<DeviceEvents>> devices() const override {
-    std::vector<DeviceEvents> out;
-    const std::vector<DeviceId> with = DevicesWithTraces(*snap_);
-    for (size_t i = 0; i < with.size(); ++i) {
-      out.push_back({with[i], all_.EventCount(i), all_.CapacityAtFirstOom(i).has_value(), "", false});
-    }
-    return out;
-  }
-  std::vector<StartSegment> StartState(DeviceId device) const override {
-    return One(device).StartSegments(0);
-  }
-  std::optional<StartSummary> StartStateSummary(DeviceId device) const override {
-    return One(device).Start(0);
-  }
-  std::optional<OomCapacity> RecordedOom(DeviceId device) const override {
-    return One(device).CapacityAtFirstOom(0);
-  }
-  std::optional<RecordedSettings> settings() const override { return all_.settings(); }
-  HistoryAddresses FinalHistory(DeviceId device) const override { return One(device).FinalHistory(0); }
-  std::optional<RecordedState> FinalState(std::optional<DeviceId> device) const override {
-    return SnapshotFinalState(*snap_, device);
-  }
-  bool state_only() const override { return SnapshotIsStateOnly(*snap_); }
-  const ContextTable* context_table() const override { return &snap_->context; }
-  bool records_side_entries() const override { return true; }
-  std::string Describe() const override {
-    return fmt::format("PyTorch snapshot (generation {}{})", snap_->generation,
-                       snap_->bare_list ? ", a bare list of segments" : "");
-  }
+      : SnapshotRecording(path, std::move(snap), std::make_shared<InitialStateCache>()) {}
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {
     if (!device) return std::make_unique<SnapshotEventReader>(snap_, DevicesWithTraces(*snap_), starts_);
@@ -61,19 +68,23 @@ class SnapshotRecording final : public Recording {
   }
 
  private:
-  SnapshotEventReader One(DeviceId device) const { return SnapshotEventReader(snap_, {device}, starts_); }
+  // The facts' readers and every reader of Events share one walk per device.
+  SnapshotRecording(const std::string& path, std::shared_ptr<const Snapshot> snap,
+                    std::shared_ptr<InitialStateCache> starts)
+      : Recording(path, "torch-snapshot", SnapshotFacts(snap, starts)),
+        snap_(std::move(snap)),
+        starts_(std::move(starts)) {}
 
   std::shared_ptr<const Snapshot> snap_;
   // Each device's start state, walked once for all the readers above
   // (every trial of `size` and the advice opens one).
   std::shared_ptr<InitialStateCache> starts_;
-  SnapshotEventReader all_;  // every device with a trace: counts, settings, metadata
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotTreeRecording(const std::string& name,
-                                                                    const PickleTree& tree) {
+                                                                     const PickleTree& tree) {
   absl::StatusOr<Snapshot> snap = ParseSnapshot(tree);
   if (!snap.ok()) return absl::InvalidArgumentError(snap.status().message());
   return std::unique_ptr<Recording>(

@@ -5,10 +5,20 @@
 #include "fmt/format.h"
 
 namespace hbmsim {
+namespace {
+
+// All a stream says before its events: its header.
+RecordedFacts HeaderFacts(const EventReader& first) {
+  RecordedFacts f;
+  f.metadata = first.metadata();
+  return f;
+}
+
+}  // namespace
 
 StreamRecording::StreamRecording(const std::string& path, std::string_view format, ReaderOpener opener,
                                  std::unique_ptr<EventReader> first)
-    : Recording(path, format), opener_(opener), metadata_(first->metadata()), first_(std::move(first)) {}
+    : Recording(path, format, HeaderFacts(*first)), opener_(opener), first_(std::move(first)) {}
 
 absl::StatusOr<std::unique_ptr<Recording>> StreamRecording::Open(const std::string& path,
                                                                  std::string_view format,

@@ -1,5 +1,5 @@
 // A Recording of a format read as a stream (text, .hbt, RMM, STAlloc, CS:APP):
-// it knows what its header says (metadata) and nothing about devices until
+// its facts are what its header says (metadata), nothing about devices until
 // every event is read. The reader opened to check the header serves the first
 // Events() call, so a pipe is read once; later calls open the file again.
 #ifndef HBMSIM_TRACE_FORMATS_STREAM_RECORDING_H_
@@ -21,7 +21,6 @@ class StreamRecording final : public Recording {
   static absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, std::string_view format,
                                                          ReaderOpener opener);
 
-  const TraceMetadata& metadata() const override { return metadata_; }
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override;
 
  private:
@@ -29,7 +28,6 @@ class StreamRecording final : public Recording {
                   std::unique_ptr<EventReader> first);
 
   ReaderOpener opener_;
-  TraceMetadata metadata_;
   mutable std::mutex mu_;
   mutable std::unique_ptr<EventReader> first_;  // handed out once, by the first Events()
 };

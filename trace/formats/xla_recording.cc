@@ -9,26 +9,28 @@
 namespace hbmsim {
 namespace {
 
+RecordedFacts XlaFacts(const xla::XlaTrace& trace) {
+  RecordedFacts f;
+  f.metadata = trace.metadata;
+  std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
+  for (const OwnedEvent& e : trace.events) ++counts[e.event.device.value()];
+  std::vector<DeviceEvents> devices;
+  for (const auto& [d, n] : counts) devices.push_back({DeviceId(d), n, false, "", false});
+  f.devices = std::move(devices);
+  // The program was packed by XLA's own heap simulator: a policy that can pack
+  // by XLA's rules (offline's rules=xla) takes them from here.
+  DeviceFacts any;
+  any.settings = RecordedSettings{};
+  any.settings->framework = "xla";
+  f.other_devices = std::move(any);
+  return f;
+}
+
 class XlaRecording final : public Recording {
  public:
   XlaRecording(const std::string& path, std::string_view format, xla::XlaTrace trace)
-      : Recording(path, format), trace_(std::move(trace)) {}
+      : Recording(path, format, XlaFacts(trace)), trace_(std::move(trace)) {}
 
-  const TraceMetadata& metadata() const override { return trace_.metadata; }
-  // The program was packed by XLA's own heap simulator: a policy that can pack
-  // by XLA's rules (offline's rules=xla) takes them from here.
-  std::optional<RecordedSettings> settings() const override {
-    RecordedSettings s;
-    s.framework = "xla";
-    return s;
-  }
-  std::optional<std::vector<DeviceEvents>> devices() const override {
-    std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
-    for (const OwnedEvent& e : trace_.events) ++counts[e.event.device.value()];
-    std::vector<DeviceEvents> out;
-    for (const auto& [d, n] : counts) out.push_back({DeviceId(d), n, false, "", false});
-    return out;
-  }
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
     return std::make_unique<xla::XlaEventReader>(trace_);
   }

@@ -21,45 +21,19 @@
 namespace hbmsim {
 namespace {
 
-class ProfileRecording final : public Recording {
- public:
-  ProfileRecording(const std::string& path, std::string_view format, xplane::ProfileTrace trace)
-      : Recording(path, format), trace_(std::move(trace)) {}
-
-  const TraceMetadata& metadata() const override { return trace_.metadata; }
-  std::optional<std::vector<DeviceEvents>> devices() const override {
-    std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
-    for (const OwnedEvent& e : trace_.events) ++counts[e.event.device.value()];
-    std::vector<DeviceEvents> out;
-    for (const auto& [d, n] : counts) {
-      const std::string& name = Device(DeviceId(d)) ? Device(DeviceId(d))->recording.name : "";
-      out.push_back({DeviceId(d), n, false, name, xplane::IsHostAllocator(name)});
-    }
-    return out;
+std::vector<DeviceEvents> ProfileDevices(const xplane::ProfileTrace& trace) {
+  std::map<uint64_t, uint64_t> counts;  // ordered: the list is ascending
+  for (const OwnedEvent& e : trace.events) ++counts[e.event.device.value()];
+  std::vector<DeviceEvents> out;
+  for (const auto& [d, n] : counts) {
+    const std::string& name = d < trace.devices.size() ? trace.devices[d].recording.name : "";
+    out.push_back({DeviceId(d), n, false, name, xplane::IsHostAllocator(name)});
   }
-  bool records_figures() const override { return true; }
-  std::optional<StartSummary> StartStateSummary(DeviceId d) const override;
-  std::optional<RecordedLimit> Limit(DeviceId d) const override;
-  std::optional<RecordedSettings> DeviceSettings(DeviceId d) const override;
-  absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
-    return std::make_unique<xplane::ProfileEventReader>(trace_);
-  }
-  std::string Describe() const override {
-    return trace_.framework.empty() ? trace_.form : trace_.form + ", " + trace_.framework;
-  }
+  return out;
+}
 
- private:
-  const xplane::ProfileDevice* Device(DeviceId d) const {
-    return d.value() < trace_.devices.size() ? &trace_.devices[d.value()] : nullptr;
-  }
-
-  const xplane::ProfileTrace trace_;
-};
-
-std::optional<StartSummary> ProfileRecording::StartStateSummary(DeviceId d) const {
-  const xplane::ProfileDevice* dev = Device(d);
-  if (dev == nullptr) return std::nullopt;
-  const xplane::StartState& s = dev->start;
+StartSummary ProfileStartSummary(const xplane::ProfileDevice& dev) {
+  const xplane::StartState& s = dev.start;
   StartSummary out;
   out.segments = s.grown ? s.regions.size() : 1;
   for (const xplane::StartChunk& c : s.chunks) {
@@ -78,23 +52,52 @@ std::optional<StartSummary> ProfileRecording::StartStateSummary(DeviceId d) cons
   return out;
 }
 
-std::optional<RecordedLimit> ProfileRecording::Limit(DeviceId d) const {
-  const xplane::ProfileDevice* dev = Device(d);
-  if (dev == nullptr || !dev->start.limit || *dev->start.limit <= 0) return std::nullopt;
+std::optional<RecordedLimit> ProfileLimit(const xplane::ProfileDevice& dev) {
+  if (!dev.start.limit || *dev.start.limit <= 0) return std::nullopt;
   return RecordedLimit{
-      Bytes(static_cast<uint64_t>(*dev->start.limit)),
-      fmt::format("bytes_allocated + bytes_available + bytes_reserved of {}", dev->recording.name)};
+      Bytes(static_cast<uint64_t>(*dev.start.limit)),
+      fmt::format("bytes_allocated + bytes_available + bytes_reserved of {}", dev.recording.name)};
 }
 
-std::optional<RecordedSettings> ProfileRecording::DeviceSettings(DeviceId d) const {
-  const xplane::ProfileDevice* dev = Device(d);
-  if (dev == nullptr) return std::nullopt;
+RecordedSettings ProfileSettings(const xplane::ProfileTrace& trace, const xplane::ProfileDevice& dev) {
   RecordedSettings s;
-  s.framework = trace_.framework;
-  s.host_memory = xplane::IsHostAllocator(dev->recording.name);
-  if (dev->start.pool_estimate) s.pool_grown = dev->start.grown;
+  s.framework = trace.framework;
+  s.host_memory = xplane::IsHostAllocator(dev.recording.name);
+  if (dev.start.pool_estimate) s.pool_grown = dev.start.grown;
   return s;
 }
+
+// Every allocator of the profile is a device (its index); their facts are a
+// few sums over the inferred start state, made at once.
+RecordedFacts ProfileFacts(const xplane::ProfileTrace& trace) {
+  RecordedFacts f;
+  f.metadata = trace.metadata;
+  f.description = trace.framework.empty() ? trace.form : trace.form + ", " + trace.framework;
+  f.devices = ProfileDevices(trace);
+  f.records_figures = true;
+  for (size_t i = 0; i < trace.devices.size(); ++i) {
+    const xplane::ProfileDevice& dev = trace.devices[i];
+    DeviceFacts d;
+    d.settings = ProfileSettings(trace, dev);
+    d.limit = ProfileLimit(dev);
+    d.start_summary = ProfileStartSummary(dev);
+    f.by_device.emplace(DeviceId(i), std::move(d));
+  }
+  return f;
+}
+
+class ProfileRecording final : public Recording {
+ public:
+  ProfileRecording(const std::string& path, std::string_view format, xplane::ProfileTrace trace)
+      : Recording(path, format, ProfileFacts(trace)), trace_(std::move(trace)) {}
+
+  absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
+    return std::make_unique<xplane::ProfileEventReader>(trace_);
+  }
+
+ private:
+  const xplane::ProfileTrace trace_;
+};
 
 absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, std::string_view format) {
   absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(path);

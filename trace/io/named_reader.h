@@ -1,7 +1,7 @@
 // An EventReader over a spooled input (input_file.h): keeps the scratch file
 // open for as long as the reader runs and says the user's name for the input
 // (`-` is "<stdin>") in every message, Location() and metadata value, never
-// /proc/self/fd/N.
+// /proc/self/fd/N. Every other answer is the inner reader's (ForwardingReader).
 #ifndef HBMSIM_TRACE_IO_NAMED_READER_H_
 #define HBMSIM_TRACE_IO_NAMED_READER_H_
 
@@ -23,35 +23,30 @@ inline TraceMetadata RenamedMetadata(const InputFile& input, const TraceMetadata
   return out;
 }
 
-class NamedReader : public EventReader {
+class NamedReader final : public ForwardingReader {
  public:
   NamedReader(std::shared_ptr<const InputFile> input, std::unique_ptr<EventReader> inner)
-      : input_(std::move(input)), inner_(std::move(inner)) {}
+      : ForwardingReader(std::move(inner)), input_(std::move(input)) {}
 
   absl::StatusOr<bool> Next(Event& e) override {
-    absl::StatusOr<bool> got = inner_->Next(e);
+    absl::StatusOr<bool> got = ForwardingReader::Next(e);
     if (!got.ok()) return input_->Rename(got.status());
     return got;
   }
   // Renamed again whenever the inner reader has added entries (a text
   // trace's header is read with its first events).
   const TraceMetadata& metadata() const override {
-    const TraceMetadata& inner = inner_->metadata();
-    if (inner.entries.size() != metadata_.entries.size() ||
-        inner.has_version_header != metadata_.has_version_header) {
-      metadata_ = RenamedMetadata(*input_, inner);
+    const TraceMetadata& inner_metadata = inner().metadata();
+    if (inner_metadata.entries.size() != metadata_.entries.size() ||
+        inner_metadata.has_version_header != metadata_.has_version_header) {
+      metadata_ = RenamedMetadata(*input_, inner_metadata);
     }
     return metadata_;
   }
-  std::string Location() const override { return input_->Rename(inner_->Location()); }
-  std::optional<SideEntry> current_side() const override { return inner_->current_side(); }
-  std::optional<size_t> current_entry_index() const override { return inner_->current_entry_index(); }
-  const ContextTable* context_table() const override { return inner_->context_table(); }
-  EventContext context() const override { return inner_->context(); }
+  std::string Location() const override { return input_->Rename(inner().Location()); }
 
  private:
   std::shared_ptr<const InputFile> input_;
-  std::unique_ptr<EventReader> inner_;
   mutable TraceMetadata metadata_;
 };
 

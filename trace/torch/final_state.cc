@@ -21,32 +21,45 @@ StartSegment ToStart(const SnapshotSegment& seg, uint64_t& next_id, RecordedStat
   return out;
 }
 
-DeviceId ChooseDevice(const RecordedState& s, const Snapshot& snap, std::optional<DeviceId> wanted) {
-  if (wanted) return *wanted;
+// The device shown when none is asked for: the first holding a segment,
+// else the first with a trace, else device 0.
+DeviceId FirstShownDevice(const RecordedStates& s, const std::vector<DeviceId>& traced) {
   if (!s.devices_with_segments.empty()) return s.devices_with_segments.front();
-  const std::vector<DeviceId> traced = DevicesWithTraces(snap);
   return traced.empty() ? DeviceId(0) : traced.front();
 }
 
-}  // namespace
-
-RecordedState SnapshotFinalState(const Snapshot& snap, std::optional<DeviceId> device) {
+RecordedState StateOfDevice(const Snapshot& snap, DeviceId device,
+                            const std::vector<DeviceId>& with_segments) {
   RecordedState s;
-  std::set<uint64_t> with_segments;
-  for (const SnapshotSegment& seg : snap.segments) with_segments.insert(seg.device.value());
-  for (uint64_t d : with_segments) s.devices_with_segments.push_back(DeviceId(d));
-  s.device = ChooseDevice(s, snap, device);
+  s.device = device;
+  s.devices_with_segments = with_segments;
   std::vector<const SnapshotSegment*> mine;
   for (const SnapshotSegment& seg : snap.segments) {
-    if (seg.device == s.device) mine.push_back(&seg);
+    if (seg.device == device) mine.push_back(&seg);
   }
   std::stable_sort(mine.begin(), mine.end(), [](const SnapshotSegment* a, const SnapshotSegment* b) {
     return a->address < b->address;
   });
   uint64_t next_id = 1;
   for (const SnapshotSegment* seg : mine) s.segments.push_back(ToStart(*seg, next_id, s));
-  if (const std::vector<TraceEntry>* entries = EntriesOf(snap, s.device)) s.trace_entries = entries->size();
+  if (const std::vector<TraceEntry>* entries = EntriesOf(snap, device)) s.trace_entries = entries->size();
   return s;
+}
+
+}  // namespace
+
+RecordedStates SnapshotFinalStates(const Snapshot& snap) {
+  RecordedStates out;
+  std::set<uint64_t> with_segments;
+  for (const SnapshotSegment& seg : snap.segments) with_segments.insert(seg.device.value());
+  for (uint64_t d : with_segments) out.devices_with_segments.push_back(DeviceId(d));
+  const std::vector<DeviceId> traced = DevicesWithTraces(snap);
+  out.first = FirstShownDevice(out, traced);
+  std::set<DeviceId> devices(out.devices_with_segments.begin(), out.devices_with_segments.end());
+  devices.insert(traced.begin(), traced.end());
+  for (const DeviceId d : devices)
+    out.by_device.emplace(d, StateOfDevice(snap, d, out.devices_with_segments));
+  return out;
 }
 
 bool SnapshotIsStateOnly(const Snapshot& snap) { return DevicesWithTraces(snap).empty(); }

@@ -13,9 +13,10 @@ namespace hbmsim {
 
 struct Snapshot;  // snapshot.h's BlockState collides with the allocator's (see snapshot_events.h)
 
-// `device`, else the first device holding a segment, else the first with a
-// trace, else device 0 (an empty allocator is a state too).
-RecordedState SnapshotFinalState(const Snapshot& snap, std::optional<DeviceId> device);
+// Each device's segments; For(device) is `device`'s, else the first device
+// holding a segment's, else the first with a trace's, else device 0's (an
+// empty allocator is a state too).
+RecordedStates SnapshotFinalStates(const Snapshot& snap);
 
 // True when no device has a trace entry: nothing to replay, only the state
 // (`_dump_snapshot()` without `_record_memory_history`, the bare list). A gen1
