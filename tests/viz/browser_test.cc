@@ -2,11 +2,14 @@
 // shared recordings (browser_check.py, driven by selenium): no console error
 // or exception, no network request, the verdict in the first screen, no
 // sideways scrolling at 1024 px. Skipped, with the script's reason, when
-// chromium, chromedriver or python3-selenium is absent.
+// chromium, chromedriver or python3-selenium is absent; failed instead when
+// HBMSIM_REQUIRE_BROWSER=1 (.ci/run sets it), so CI passing means a real
+// browser opened the pages.
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -29,7 +32,12 @@ TEST(Browser, ChromiumOpensEveryReportCleanly) {
   while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
   const int status = pclose(pipe);
   ASSERT_TRUE(WIFEXITED(status)) << output;
-  if (WEXITSTATUS(status) == kSkipped) GTEST_SKIP() << output;
+  if (WEXITSTATUS(status) == kSkipped) {
+    const char* required = std::getenv("HBMSIM_REQUIRE_BROWSER");
+    ASSERT_FALSE(required != nullptr && std::string(required) == "1")
+        << "HBMSIM_REQUIRE_BROWSER=1, and the browser check could not run: " << output;
+    GTEST_SKIP() << output;
+  }
   EXPECT_EQ(WEXITSTATUS(status), 0) << output;
   std::printf("%s", output.c_str());  // the pages checked and the time taken, in the test's log
 }
