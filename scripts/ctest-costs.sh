@@ -22,6 +22,7 @@ case $mode in
     [[ -s $data || ! -s $kept ]] && exit 0
     mkdir -p "$(dirname "$data")"
     tmp=$(mktemp "$data.XXXXXX")
+    trap 'rm -f "$tmp"' EXIT  # no half-written file left if a step fails
     # ctest's format: NAME RUNS SECONDS per line, then a line "---" and the
     # tests that failed last time (none).
     { grep -v '^#' "$kept" | awk 'NF == 2 { print $1, 1, $2 }'; echo ---; } >"$tmp"
@@ -30,6 +31,7 @@ case $mode in
   record)
     [[ -s $data ]] || { echo "ctest-costs.sh: $data: no times (run ctest in $build first)" >&2; exit 2; }
     tmp=$(mktemp "$kept.XXXXXX")
+    trap 'rm -f "$tmp"' EXIT
     {
       echo "# Seconds per test, the tests of a second or more, as the build recorded last measured them"
       echo "# (the sanitizer suite's, where a long test starting last costs most): scripts/ctest-costs.sh"
