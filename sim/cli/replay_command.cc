@@ -22,6 +22,7 @@
 #include "sim/report/replay_report.h"
 #include "sim/report/user_frames.h"
 #include "sim/report/verdict.h"
+#include "sim/scenario/peak_walk.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/scenario/scenario_report.h"
@@ -282,7 +283,11 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   }
   if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
   NoteRecordedCheck(*summary, scenario->recording->facts().records_figures);
-  if (attributed) reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
+  if (attributed) {
+    reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
+    const absl::Status s = WalkPassedOverPeak(*scenario, config, limit->limit, report.options, reserved);
+    if (!s.ok()) return CommandFailure{kExitInternal, fmt::format("internal error: {}", std::string(s.message()))};
+  }
   report.trace = trace_;
   report.config = &config;
   report.allocator = &(*run)->policy();

@@ -20,14 +20,43 @@ Bytes ReservedMoment::Sum() const {
   return sum;
 }
 
-ReservedExplainer::ReservedExplainer(const Allocator& policy, FrameFn frame)
-    : policy_(policy), frame_(std::move(frame)) {}
+ReservedExplainer::ReservedExplainer(const Allocator& policy, FrameFn frame, PeakWalkBudget budget)
+    : policy_(policy), frame_(std::move(frame)), budget_(budget) {}
+
+ReservedExplainer::ReservedExplainer(const Allocator& policy, FrameFn frame, OnlyPeakAt only)
+    : policy_(policy), frame_(std::move(frame)), only_peak_(only.event) {}
 
 void ReservedExplainer::BeforeEvent(EventIndex index) {
   regions_added_.clear();
+  ++events_seen_;
   if (!pending_peak_) return;
-  peak_ = Explain(*pending_peak_);
+  const EventIndex peak = *pending_peak_;
   pending_peak_.reset();
+  if (MayWalkPeak(peak)) {
+    WalkPeak(peak);
+  } else if (!only_peak_) {
+    peak_.reset();  // superseded: shown as an older peak, it would be wrong
+    passed_over_peak_ = peak;
+  }
+}
+
+bool ReservedExplainer::MayWalkPeak(EventIndex index) const {
+  if (only_peak_) return index == *only_peak_;
+  return walked_blocks_ + last_walk_blocks_ <= budget_.blocks_per_event * events_seen_ + budget_.floor;
+}
+
+void ReservedExplainer::WalkPeak(EventIndex index) {
+  peak_ = Explain(index);
+  passed_over_peak_.reset();
+  last_walk_blocks_ = 0;
+  for (const ReservedPart& p : peak_->parts) last_walk_blocks_ += p.blocks;
+  walked_blocks_ += last_walk_blocks_;
+  ++peak_walks_;
+}
+
+void ReservedExplainer::AdoptPeak(ReservedMoment peak) {
+  peak_ = std::move(peak);
+  passed_over_peak_.reset();
 }
 
 void ReservedExplainer::NotePeakCandidate(EventIndex index) {
@@ -76,7 +105,7 @@ void ReservedExplainer::OnRelease(EventIndex index, const Event& e) {
 }
 
 void ReservedExplainer::OnFailure(const FailureRecord& f) {
-  if (!first_failure_) first_failure_ = Explain(f.event);
+  if (!first_failure_ && !only_peak_) first_failure_ = Explain(f.event);
 }
 
 void ReservedExplainer::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
@@ -90,12 +119,14 @@ void ReservedExplainer::OnStartStateBuilt(EventIndex last) {
   any_peak_ = false;
   peak_.reset();
   pending_peak_.reset();
+  passed_over_peak_.reset();
   NotePeakCandidate(last);
 }
 
 void ReservedExplainer::Finish(EventIndex last) {
-  if (pending_peak_) BeforeEvent(last);
-  end_ = Explain(last);
+  if (pending_peak_ && (!only_peak_ || *pending_peak_ == *only_peak_)) WalkPeak(*pending_peak_);
+  pending_peak_.reset();
+  if (!only_peak_) end_ = Explain(last);
 }
 
 ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const BlockLabelFn& label,

@@ -15,9 +15,22 @@
 // allocated) is largest, compared reserved first: the most the policy held
 // from the device, and of those moments the one where its live blocks held
 // the most, so a pool that never shrinks (BFC without growth, a TPU's HBM)
-// is explained where it is fullest. The state is walked once per new peak,
-// lazily, just before the next event changes it (ReplayObserver::BeforeEvent):
-// a run of allocs that each raise the peak costs one walk, not one each.
+// is explained where it is fullest. A new peak is walked just before the
+// next event changes the state (ReplayObserver::BeforeEvent).
+//
+// Why a budget: a job whose memory ramps up (a forward pass keeping its
+// activations) makes a new peak at nearly every alloc, and each walk visits
+// every block, so walking them all costs O(events x blocks): 12,000 events
+// holding 4,000 buffers took 1.1 s beside 0.06 s for the replay itself. The
+// walks may visit at most
+//
+//   walked blocks <= PeakWalkBudget::blocks_per_event x events seen + floor
+//
+// and a peak that would overdraw is passed over (its event kept). If the
+// last peak was passed over, PeakToWalkAgain() names it and the caller
+// replays once more with an explainer that walks that one moment only
+// (OnlyPeakAt; sim/scenario/peak_walk.h), then AdoptPeak()s it: an exact
+// answer for at most one replay and a bounded number of walks.
 //
 // The first failure is walked when it is reported, the policy then in the
 // state its failure message describes (after its own retries: PyTorch's
@@ -72,8 +85,19 @@ using BlockLabelFn = std::function<std::string(const BlockInfo&)>;
 ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const BlockLabelFn& label,
                                const std::map<uint64_t, RegionCreator>* creators, size_t largest_cached = 5);
 
+// What the peak walks may cost (the model above).
+struct PeakWalkBudget {
+  uint64_t blocks_per_event = 2;
+  uint64_t floor = uint64_t{1} << 16;
+};
+
 class ReservedExplainer : public ReplayObserver {
  public:
+  // The one peak a second replay walks (PeakToWalkAgain of the first).
+  struct OnlyPeakAt {
+    EventIndex event;
+  };
+
   // The label of an alloc: its top user frame ("" when none), as
   // MemoryAttribution's FrameFn; the tag stands in when it gives "".
   using FrameFn = std::function<std::string(const Event&)>;
@@ -81,7 +105,10 @@ class ReservedExplainer : public ReplayObserver {
 
   // `policy` is the policy itself (not an adapter around it): its memory map
   // is walked. It must outlive this observer.
-  ReservedExplainer(const Allocator& policy, FrameFn frame);
+  ReservedExplainer(const Allocator& policy, FrameFn frame, PeakWalkBudget budget = {});
+  // Walks only the peak at `only.event` (no failure, no end): the second
+  // replay of a run whose explainer passed that peak over.
+  ReservedExplainer(const Allocator& policy, FrameFn frame, OnlyPeakAt only);
 
   bool needs_before_event() const override { return true; }
   void BeforeEvent(EventIndex index) override;
@@ -93,7 +120,13 @@ class ReservedExplainer : public ReplayObserver {
   // After the replay: walks the end state (and a peak not walked yet).
   void Finish(EventIndex last);
 
+  // Unset while PeakToWalkAgain() is set: an older peak is never shown.
   const std::optional<ReservedMoment>& peak() const { return peak_; }
+  // After Finish: the peak passed over to keep the walks bounded, if the
+  // last peak was; replay again with OnlyPeakAt and AdoptPeak its peak().
+  const std::optional<EventIndex>& PeakToWalkAgain() const { return passed_over_peak_; }
+  void AdoptPeak(ReservedMoment peak);
+  uint64_t peak_walks() const { return peak_walks_; }
   const std::optional<ReservedMoment>& first_failure() const { return first_failure_; }
   const std::optional<ReservedMoment>& end() const { return end_; }
 
@@ -103,6 +136,8 @@ class ReservedExplainer : public ReplayObserver {
 
  private:
   void NotePeakCandidate(EventIndex index);
+  bool MayWalkPeak(EventIndex index) const;
+  void WalkPeak(EventIndex index);
   // The number of `label` in label_texts_: a live buffer keeps a number, not
   // a string, as MemoryAttribution does (every alloc of a replay passes here,
   // so a repeat of the last label is found without hashing).
@@ -118,6 +153,13 @@ class ReservedExplainer : public ReplayObserver {
   std::map<uint64_t, RegionCreator> creators_;         // region base -> its creator
   std::vector<uint64_t> regions_added_;                // bases obtained while serving the current event
   std::optional<EventIndex> pending_peak_;             // a new peak not walked yet
+  std::optional<EventIndex> passed_over_peak_;         // the latest peak, not walked (the budget)
+  std::optional<EventIndex> only_peak_;                // OnlyPeakAt's event
+  PeakWalkBudget budget_;
+  uint64_t events_seen_ = 0;
+  uint64_t walked_blocks_ = 0;     // by the peak walks so far
+  uint64_t last_walk_blocks_ = 0;  // the next walk's cost, estimated by the last one's
+  uint64_t peak_walks_ = 0;
   Bytes best_reserved_, best_allocated_;
   bool any_peak_ = false;
   std::optional<ReservedMoment> peak_, first_failure_, end_;

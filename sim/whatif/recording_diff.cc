@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "sim/report/user_frames.h"
+#include "sim/scenario/peak_walk.h"
 #include "sim/scenario/scenario_run.h"
 #include "trace/core/human_bytes.h"
 
@@ -130,6 +131,7 @@ absl::StatusOr<RecordingPeaks> ReplayPeaks(const Scenario& scenario, const Alloc
   absl::StatusOr<ReplaySummary> summary = (*run)->Run();
   if (!summary.ok()) return summary.status();
   explainer.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
+  if (absl::Status s = WalkPassedOverPeak(scenario, config, limit, ReplayOptions{}, explainer); !s.ok()) return s;
   const AllocatorStats stats = (*run)->policy().GetStats();
   RecordingPeaks out;
   out.peak_allocated = stats.peak_bytes_in_use;

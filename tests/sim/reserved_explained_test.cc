@@ -13,6 +13,7 @@
 #include "sim/config/policy_registry.h"
 #include "sim/report/reserved_explained.h"
 #include "sim/report/user_frames.h"
+#include "sim/scenario/peak_walk.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/scenario/scenario_run.h"
@@ -68,6 +69,8 @@ void CheckPolicy(const Scenario& scenario, const std::string& policy, const std:
   absl::StatusOr<ReplaySummary> summary = (*run)->Run();
   ASSERT_TRUE(summary.ok()) << where << ": " << summary.status();
   explainer.Finish(EventIndex(summary->events_read));
+  ASSERT_TRUE(WalkPassedOverPeak(scenario, *config, at, ReplayOptions{}, explainer).ok()) << where;
+  EXPECT_FALSE(explainer.PeakToWalkAgain().has_value()) << where;
   ExpectAddsUp(explainer.peak(), where + ", at the peak");
   ExpectAddsUp(explainer.first_failure(), where + ", at the first failure");
   ExpectAddsUp(explainer.end(), where + ", at the end");
