@@ -3,7 +3,7 @@
 # UndefinedBehaviorSanitizer and libFuzzer instrumentation, in which
 #   1. the whole default test suite but the browser check runs
 #      (ctest -LE 'slow|browser'), every sanitizer report fatal, and
-#   2. every fuzz target in tests/fuzz runs for FUZZ_SECONDS (default 30)
+#   2. every fuzz target in tests/fuzz runs for FUZZ_SECONDS (default 20)
 #      from its corpus, as many at once as there are cores; new inputs go to
 #      a scratch folder, never the repository.
 # -O1, as AddressSanitizer's documentation recommends: fast enough to run the
@@ -21,7 +21,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SANITIZE_BUILD_DIR:-$root/build-sanitize}
-fuzz_seconds=${FUZZ_SECONDS:-30}
+fuzz_seconds=${FUZZ_SECONDS:-20}  # why 20: docs/fuzzing.md, "Running it"
 fuzz_seed=${FUZZ_SEED:-1}
 jobs=$(nproc)
 start=$SECONDS
