@@ -9,24 +9,6 @@
 
 namespace hbmsim::viz {
 
-class MemoryVizRecorder::TapReader : public EventReader {
- public:
-  TapReader(MemoryVizRecorder& owner, EventReader& inner) : owner_(owner), inner_(inner) {}
-  absl::StatusOr<bool> Next(Event& e) override {
-    absl::StatusOr<bool> more = inner_.Next(e);
-    if (more.ok() && *more) owner_.Track(e);
-    return more;
-  }
-  const TraceMetadata& metadata() const override { return inner_.metadata(); }
-  std::string Location() const override { return inner_.Location(); }
-  const ContextTable* context_table() const override { return inner_.context_table(); }
-  EventContext context() const override { return inner_.context(); }
-
- private:
-  MemoryVizRecorder& owner_;
-  EventReader& inner_;
-};
-
 MemoryVizRecorder::MemoryVizRecorder(const Allocator& allocator, const ReplayOptions& options,
                                      size_t max_entries)
     : allocator_(allocator), device_(options.device), max_entries_(max_entries), peak_from_(options.peak_from) {}
@@ -34,7 +16,7 @@ MemoryVizRecorder::MemoryVizRecorder(const Allocator& allocator, const ReplayOpt
 MemoryVizRecorder::~MemoryVizRecorder() = default;
 
 EventReader& MemoryVizRecorder::Tap(EventReader& inner) {
-  tap_ = std::make_unique<TapReader>(*this, inner);
+  tap_ = std::make_unique<TapReader<MemoryVizRecorder>>(*this, inner);
   recorded_ = inner.context_table();
   return *tap_;
 }

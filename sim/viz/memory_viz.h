@@ -57,6 +57,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/viz/tap_reader.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim::viz {
@@ -102,7 +103,7 @@ class MemoryVizRecorder : public ReplayObserver {
   bool addresses_reproduced() const { return recorded_allocs_ > 0 && matched_allocs_ == recorded_allocs_; }
 
  private:
-  class TapReader;
+  friend class TapReader<MemoryVizRecorder>;
   enum class Action : uint8_t {
     kAlloc,
     kFreeRequested,
@@ -153,7 +154,7 @@ class MemoryVizRecorder : public ReplayObserver {
   const Allocator& allocator_;
   std::optional<DeviceId> device_;
   size_t max_entries_;
-  std::unique_ptr<TapReader> tap_;
+  std::unique_ptr<TapReader<MemoryVizRecorder>> tap_;
   const ContextTable* recorded_ = nullptr;  // the reader's frames, if it has any
   ContextTable labels_;                     // categories and metadata strings
   // The event being replayed: its time, stream and context.
