@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
@@ -39,18 +40,17 @@ class AdviseCommand : public Command {
     app.add_option("--allocator", allocator_,
                    "the allocator the job ran (a built-in policy or a YAML config; default: the one that wrote "
                    "the recording: torch for a PyTorch snapshot, bfc for a TF/JAX profile)");
-    app.add_option("--set", sets_, "KEY=VALUE: a setting the job ran with (repeatable)")->allow_extra_args(false);
+    AddSetFlag(app, sets_, "KEY=VALUE: a setting the job ran with (repeatable)");
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L each change is checked at (units allowed; auto: the capacity a recorded OOM "
                    "implies; default: the limit the recording says the job ran under: its OOM's capacity, a profile's limit, "
                    "a trace's # device_bytes)");
     app.add_option("--device", device_, "advise on this device (default as `compare`)");
-    app.add_option(
-           "--start-state", start_state_,
-           "a recording that starts mid-run: seed (default) installs its segments as recorded and also "
-           "answers from a fresh start; place allocates its live blocks through the policy (a new run only)")
-        ->check(CLI::IsMember({"seed", "place"}));
-    app.add_option("--jobs", jobs_, "trials run in parallel (default: all cores); the output never depends on it");
+    AddStartStateFlag(
+        app, start_state_,
+        "a recording that starts mid-run: seed (default) installs its segments as recorded and also "
+        "answers from a fresh start; place allocates its live blocks through the policy (a new run only)");
+    AddJobsFlag(app, jobs_, "trials");
     app.add_option("--device-memory", device_memory_,
                    "the device's total memory, so each minimum limit is also said as a fraction setting "
                    "(default: the capacity a recorded OOM states)");

@@ -21,6 +21,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/policy_registry.h"
 #include "sim/inspect/held_diff.h"
@@ -51,20 +52,16 @@ class CompareCommand : public Command {
     app.add_option("--allocator", allocator_,
                    "the allocator for --baseline/--candidate (default: the one that wrote the baseline: torch "
                    "for a PyTorch snapshot, bfc for a TF/JAX profile)");
-    app.add_option("--set", sets_, "KEY=VALUE for --allocator (repeatable)")->allow_extra_args(false);
+    AddSetFlag(app, sets_, "KEY=VALUE for --allocator (repeatable)");
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L for failures and peaks (units allowed; auto: the capacity a recorded OOM implies; "
                    "default: the limit the recording states, else none)");
-    app.add_option("--device", device_,
-                   "compare on this device (default: the one with the recorded OOM, else the one with the most "
-                   "events; for formats that do not list their devices, the first event's)");
-    app.add_option("--start-state", start_state_,
-                   "a recording that starts mid-run: seed (default) installs its segments as recorded; place "
-                   "allocates its live blocks through each policy")
-        ->check(CLI::IsMember({"seed", "place"}));
+    AddDeviceFlag(app, device_, "compare on this device");
+    AddStartStateFlag(app, start_state_,
+                      "a recording that starts mid-run: seed (default) installs its segments as recorded; place "
+                      "allocates its live blocks through each policy");
     app.add_option("--resolution", resolution_, "the size search's step in bytes (default 256)");
-    app.add_option("--jobs", jobs_,
-                   "trials run in parallel (default: all cores); the output never depends on it");
+    AddJobsFlag(app, jobs_, "trials");
     app.add_option("--json", json_, "write the table as JSON here");
   }
   int Run() override {

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/replay_advice.h"
 #include "sim/cli/replay_state_answers.h"
 #include "sim/cli/size_progress.h"
@@ -109,8 +110,7 @@ void ReplayCommand::Configure(CLI::App& app) {
       "--bytes-limit", bytes_limit_,
       "the allocator's memory limit: bytes or units (16GiB, 512MiB, 16GB); overrides the config and the "
       "trace's `# device_bytes:`; `auto`: a snapshot's reserved bytes at its recorded OOM + device_free");
-  app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
-      ->allow_extra_args(false);
+  AddSetFlag(app, sets_, "KEY=VALUE: override one allocator option (repeatable)");
   app.add_option("--placements", placements_,
                  "write one CSV row per alloc: event,id,requested,status,offset,size");
   app.add_option("--json", json_,
@@ -118,18 +118,14 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_option("--on-oom", on_oom_,
                  "continue (default): record a failure and go on; stop: end at the first one")
       ->check(CLI::IsMember({"continue", "stop"}));
-  app.add_option("--device", device_,
-                 "replay the events of this device (default: the one with the recorded OOM, else the one "
-                 "with the most events; for formats that do not list their devices, the first event's)");
-  app.add_option(
-         "--start-state", start_state_,
-         "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
-         "at the start when they exceed the limit; place allocates its live blocks through the policy")
-      ->check(CLI::IsMember({"seed", "place"}));
+  AddDeviceFlag(app, device_, "replay the events of this device");
+  AddStartStateFlag(app, start_state_,
+                    "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
+                    "at the start when they exceed the limit; place allocates its live blocks through the policy");
   app.add_flag("--quiet", quiet_, "print the verdict paragraph only (the files asked for are still written)");
   app.add_flag("--no-advice", no_advice_,
                "after a failure, do not try the allocator's settings (the 'What would fit' section)");
-  app.add_option("--jobs", jobs_, "advice trials run in parallel (default: all cores); the output never depends on it");
+  AddJobsFlag(app, jobs_, "advice trials");
   app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
   app.add_flag("--check-recorded", check_recorded_,
                "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");

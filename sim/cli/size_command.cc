@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
@@ -36,18 +37,13 @@ class SizeCommand : public Command {
     app.add_option("--allocator", allocator_,
                    "a built-in policy or a YAML config (default: the allocator that wrote the recording: torch for "
                    "a PyTorch snapshot, bfc for a TF/JAX profile)");
-    app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
-        ->allow_extra_args(false);
-    app.add_option("--device", device_,
-                   "size this device (default: the one with the recorded OOM, else the one with the most "
-                   "events; for formats that do not list their devices, the first event's)");
-    app.add_option("--start-state", start_state_,
-                   "a recording that starts mid-run: seed (default) installs its segments as recorded, so a "
-                   "limit below their reserved bytes fails; place allocates its live blocks through the policy")
-        ->check(CLI::IsMember({"seed", "place"}));
+    AddSetFlag(app, sets_, "KEY=VALUE: override one allocator option (repeatable)");
+    AddDeviceFlag(app, device_, "size this device");
+    AddStartStateFlag(app, start_state_,
+                      "a recording that starts mid-run: seed (default) installs its segments as recorded, so a "
+                      "limit below their reserved bytes fails; place allocates its live blocks through the policy");
     app.add_option("--resolution", resolution_, "the search's step in bytes (default 256; units allowed)");
-    app.add_option("--jobs", jobs_,
-                   "trials run in parallel (default: all cores); the output never depends on it");
+    AddJobsFlag(app, jobs_, "trials");
     app.add_option("--json", json_, "write min_bytes_limit, peak_live_bytes, overhead, ... here");
   }
   int Run() override;
