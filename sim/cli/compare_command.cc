@@ -88,6 +88,10 @@ class CompareCommand : public Command {
   std::optional<CommandFailure> Emit(const std::string& text, const nlohmann::ordered_json& json);
   std::optional<CommandFailure> Multi(const SizeOptions& options, const ScenarioRequest& request);
   std::optional<CommandFailure> Pair(const SizeOptions& options, const ScenarioRequest& request);
+  // Two recordings with events: each replayed, sized and told apart.
+  std::optional<CommandFailure> ReplayedPair(std::shared_ptr<const Recording> a_recording,
+                                             std::shared_ptr<const Recording> b_recording,
+                                             const SizeOptions& options, const ScenarioRequest& request);
 
   std::string trace_, allocators_, baseline_, candidate_, allocator_;
   std::vector<std::string> sets_;
@@ -236,10 +240,17 @@ std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, c
     }
     return HeldPair(std::move(ra_recording), std::move(rb_recording), request);
   }
+  return ReplayedPair(std::move(ra_recording), std::move(rb_recording), options, request);
+}
+
+std::optional<CommandFailure> CompareCommand::ReplayedPair(std::shared_ptr<const Recording> a_recording,
+                                                           std::shared_ptr<const Recording> b_recording,
+                                                           const SizeOptions& options,
+                                                           const ScenarioRequest& request) {
   ScenarioSurvey sa, sb;
-  absl::StatusOr<Scenario> a = Load(std::move(ra_recording), request, sa);
+  absl::StatusOr<Scenario> a = Load(std::move(a_recording), request, sa);
   if (!a.ok()) return FailureFromStatus(a.status());
-  absl::StatusOr<Scenario> b = Load(std::move(rb_recording), request, sb);
+  absl::StatusOr<Scenario> b = Load(std::move(b_recording), request, sb);
   if (!b.ok()) return FailureFromStatus(b.status());
   // Without --allocator, the one that ran the baseline's job (a snapshot's
   // torch, a profile's bfc), for both: the same job, the same allocator.

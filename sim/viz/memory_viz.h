@@ -51,6 +51,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -143,6 +144,14 @@ class MemoryVizRecorder : public ReplayObserver {
   void TrackFree(const Event& e);
   void CompletePendingUnder(uint64_t begin, uint64_t end);
   void Sync();
+  // Sync's steps: what moved since the last one, then the frees and allocs that say it.
+  struct Change {
+    uint64_t old_addr, new_addr, size;
+    bool program, gone;
+    uint64_t id;
+  };
+  std::vector<Change> ChangesSinceSync() const;
+  void ApplyChanges(std::vector<Change>& changes);
   void Move(Action action, uint64_t addr, uint64_t size, const Context& c);
   void Push(Action action, uint64_t addr, uint64_t size, uint64_t stream, const Context& c);
   nlohmann::ordered_json Segments() const;
