@@ -60,7 +60,6 @@ class FitAllocator final : public baselines::FixedPoolAllocator {
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return Bytes(region_size_); }
   absl::Status CheckInvariants() const override;
 
  private:

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "allocator/core/allocator.h"
+#include "allocator/core/dcheck.h"
 #include "allocator/core/reserved_parts.h"
 
 namespace hbmsim::baselines {
@@ -22,11 +23,12 @@ class FixedPoolAllocator : public Allocator {
  public:
   void ClearStats() override { stats_.Clear(); }
   int64_t BytesInUse() const override { return stats_.bytes_in_use; }
+  Bytes ReservedBytes() const override { return pool_; }
   // GenericCause over in-use and free blocks only (a queued free stays in use).
   std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
 
  protected:
-  explicit FixedPoolAllocator(Bytes pool) {
+  explicit FixedPoolAllocator(Bytes pool) : pool_(pool) {
     stats_.bytes_limit = StatBytes(pool);
     stats_.pool_bytes = StatBytes(pool);
     stats_.peak_pool_bytes = StatBytes(pool);
@@ -46,12 +48,29 @@ class FixedPoolAllocator : public Allocator {
     r.offset = Offset(offset);
     r.size = size;
   }
+  // Forgets the live block `h` names (an entry of `live`, a map from the
+  // handle to a block with its `size`) and its bytes in use. kNullHandle (a
+  // zero-byte request) names none; any other unknown handle is the caller's
+  // bug, which `unknown` says.
+  template <typename LiveMap>
+  void ForgetLive(LiveMap& live, Handle h, const char* unknown) {
+    auto it = live.find(h.value());
+    if (it == live.end()) {
+      HBMSIM_DCHECK(h == kNullHandle, unknown);
+      return;
+    }
+    stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
+    live.erase(it);
+  }
   // The memory map's entry for free space.
   static BlockInfo FreeBlock(uint64_t offset, uint64_t size) {
     return {Offset(offset), Bytes(size), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0};
   }
 
   AllocatorStats stats_;
+
+ private:
+  Bytes pool_;
 };
 
 }  // namespace hbmsim::baselines

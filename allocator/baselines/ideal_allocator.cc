@@ -34,15 +34,7 @@ AllocResult IdealAllocator::Allocate(const AllocRequest& req) {
   return r;
 }
 
-void IdealAllocator::Free(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
-    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the ideal policy never issued");
-    return;
-  }
-  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
-  live_.erase(it);
-}
+void IdealAllocator::Free(Handle h) { ForgetLive(live_, h, "free of a handle the ideal policy never issued"); }
 
 AllocatorStats IdealAllocator::GetStats() const {
   AllocatorStats s = stats_;

@@ -38,7 +38,6 @@ class IdealAllocator final : public baselines::FixedPoolAllocator {
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return limit_; }
   absl::Status CheckInvariants() const override;
 
  private:

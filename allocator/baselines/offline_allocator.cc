@@ -38,13 +38,7 @@ AllocResult OfflineAllocator::Allocate(const AllocRequest& req) {
 }
 
 void OfflineAllocator::Free(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
-    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the offline policy never issued");
-    return;
-  }
-  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
-  live_.erase(it);
+  ForgetLive(live_, h, "free of a handle the offline policy never issued");
 }
 
 uint64_t OfflineAllocator::LargestGap() const {

@@ -40,7 +40,6 @@ class OfflineAllocator final : public baselines::FixedPoolAllocator {
   AllocatorStats GetStats() const override;
   void AppendCounters(Counters& out) const override;  // heap sizes of both orders
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return limit_; }
   absl::Status CheckInvariants() const override;
 
  private:
