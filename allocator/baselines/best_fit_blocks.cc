@@ -1,5 +1,6 @@
 #include "allocator/baselines/best_fit_blocks.h"
 
+#include "allocator/core/block_records.h"
 #include "fmt/format.h"
 
 namespace hbmsim::baselines {
@@ -11,15 +12,7 @@ BestFitBlocks::BestFitBlocks(uint64_t region_size) : region_size_(region_size) {
   total_ = region_size;
 }
 
-uint32_t BestFitBlocks::NewBlock() {
-  if (!spare_.empty()) {
-    const uint32_t id = spare_.back();
-    spare_.pop_back();
-    return id;
-  }
-  blocks_.emplace_back();
-  return static_cast<uint32_t>(blocks_.size() - 1);
-}
+uint32_t BestFitBlocks::NewBlock() { return NewBlockRecord(blocks_, spare_); }
 
 std::optional<BestFitBlocks::Taken> BestFitBlocks::TakeBestFit(uint64_t size) {
   const std::optional<bfc::FreeEntry> e = index_.TakeBestFit(Bytes(size));

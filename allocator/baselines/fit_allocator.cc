@@ -9,14 +9,12 @@
 namespace hbmsim {
 
 FitAllocator::FitAllocator(const FitOptions& options)
-    : options_(options),
+    : FixedPoolAllocator(options.memory_limit.RoundDown(options.alignment)),
+      options_(options),
       region_size_(options.memory_limit.RoundDown(options.alignment).value()),
       free_(/*index_by_size=*/false),
       best_(options.strategy == FitStrategy::kBestFit ? region_size_ : 0) {
   if (region_size_ > 0 && !best()) free_.Release(0, region_size_);
-  stats_.bytes_limit = StatBytes(Bytes(region_size_));
-  stats_.pool_bytes = StatBytes(Bytes(region_size_));
-  stats_.peak_pool_bytes = StatBytes(Bytes(region_size_));
 }
 
 std::string_view FitAllocator::name() const {
@@ -55,14 +53,8 @@ AllocResult FitAllocator::Allocate(const AllocRequest& req) {
     live_.emplace(*at, block);
   }
   ++live_blocks_;
-  stats_.num_allocs++;
-  stats_.bytes_in_use += static_cast<int64_t>(rounded);
-  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
-  stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(rounded));
-  r.handle = Handle(best() ? record : *at);
-  r.has_offset = true;
-  r.offset = Offset(*at);
-  r.size = r.rounded;
+  CountPlaced(rounded);
+  SetPlaced(r, best() ? record : *at, *at, r.rounded);
   return r;
 }
 
@@ -106,7 +98,7 @@ void FitAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
                       b.id, b.stream});
   });
   const auto add_free = [&](uint64_t offset, uint64_t size) {
-    blocks.push_back({Offset(offset), Bytes(size), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0});
+    blocks.push_back(FreeBlock(offset, size));
   };
   if (best()) {
     best_.ForEach(add_free);

@@ -39,7 +39,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "allocator/baselines/best_fit_blocks.h"
 #include "allocator/baselines/free_ranges.h"
-#include "allocator/core/allocator.h"
+#include "allocator/baselines/fixed_pool_allocator.h"
 
 namespace hbmsim {
 
@@ -51,7 +51,7 @@ struct FitOptions {
   FitStrategy strategy = FitStrategy::kFirstFit;
 };
 
-class FitAllocator final : public Allocator {
+class FitAllocator final : public baselines::FixedPoolAllocator {
  public:
   explicit FitAllocator(const FitOptions& options);
 
@@ -59,12 +59,7 @@ class FitAllocator final : public Allocator {
   AllocResult Allocate(const AllocRequest& req) override;
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
-  void ClearStats() override { stats_.Clear(); }
-  int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return Bytes(region_size_); }
-  // GenericCause over in-use and free blocks only: a queued free stays in use.
-  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:
@@ -100,7 +95,6 @@ class FitAllocator final : public Allocator {
       for (const auto& [offset, b] : live_) f(b);
     }
   }
-  AllocatorStats stats_;
 };
 
 }  // namespace hbmsim

@@ -9,11 +9,7 @@
 
 namespace hbmsim {
 
-IdealAllocator::IdealAllocator(Bytes memory_limit) : limit_(memory_limit) {
-  stats_.bytes_limit = StatBytes(limit_);
-  stats_.pool_bytes = StatBytes(limit_);
-  stats_.peak_pool_bytes = StatBytes(limit_);
-}
+IdealAllocator::IdealAllocator(Bytes memory_limit) : FixedPoolAllocator(memory_limit), limit_(memory_limit) {}
 
 AllocResult IdealAllocator::Allocate(const AllocRequest& req) {
   AllocResult r;
@@ -33,26 +29,12 @@ AllocResult IdealAllocator::Allocate(const AllocRequest& req) {
   }
   const uint64_t handle = next_handle_++;
   live_.emplace(handle, Block{req.bytes.value(), req.id.value(), req.stream.value()});
-  stats_.num_allocs++;
-  stats_.bytes_in_use += static_cast<int64_t>(req.bytes.value());
-  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
-  stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(req.bytes.value()));
-  r.handle = Handle(handle);
-  r.has_offset = true;
-  r.offset = Offset(in_use.value());
-  r.size = req.bytes;
+  CountPlaced(req.bytes.value());
+  SetPlaced(r, handle, in_use.value(), req.bytes);
   return r;
 }
 
-void IdealAllocator::Free(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
-    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the ideal policy never issued");
-    return;
-  }
-  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
-  live_.erase(it);
-}
+void IdealAllocator::Free(Handle h) { ForgetLive(live_, h, "free of a handle the ideal policy never issued"); }
 
 AllocatorStats IdealAllocator::GetStats() const {
   AllocatorStats s = stats_;
@@ -75,8 +57,7 @@ void IdealAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
     cursor += block->size;
   }
   if (cursor < limit_.value()) {
-    v.OnBlock({Offset(cursor), Bytes(limit_.value() - cursor), Bytes(0), BlockState::kFree, kNoHandle,
-               kNoHandle, 0, 0});
+    v.OnBlock(FreeBlock(cursor, limit_.value() - cursor));
   }
 }
 

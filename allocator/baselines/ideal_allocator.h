@@ -25,11 +25,11 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
-#include "allocator/core/allocator.h"
+#include "allocator/baselines/fixed_pool_allocator.h"
 
 namespace hbmsim {
 
-class IdealAllocator final : public Allocator {
+class IdealAllocator final : public baselines::FixedPoolAllocator {
  public:
   explicit IdealAllocator(Bytes memory_limit);
 
@@ -37,12 +37,7 @@ class IdealAllocator final : public Allocator {
   AllocResult Allocate(const AllocRequest& req) override;
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
-  void ClearStats() override { stats_.Clear(); }
-  int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return limit_; }
-  // GenericCause over in-use blocks (no rounding: 0 bytes) and the free rest.
-  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:
@@ -55,7 +50,6 @@ class IdealAllocator final : public Allocator {
   Bytes limit_;
   uint64_t next_handle_ = 0;                   // allocation order, which is also address order
   absl::flat_hash_map<uint64_t, Block> live_;  // handle -> block; looked up only: the walk sorts
-  AllocatorStats stats_;
 };
 
 }  // namespace hbmsim

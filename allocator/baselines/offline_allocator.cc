@@ -8,11 +8,7 @@
 namespace hbmsim {
 
 OfflineAllocator::OfflineAllocator(std::shared_ptr<const OfflinePlan> plan, Bytes memory_limit)
-    : plan_(std::move(plan)), limit_(memory_limit) {
-  stats_.bytes_limit = StatBytes(limit_);
-  stats_.pool_bytes = StatBytes(limit_);
-  stats_.peak_pool_bytes = StatBytes(limit_);
-}
+    : FixedPoolAllocator(memory_limit), plan_(std::move(plan)), limit_(memory_limit) {}
 
 AllocResult OfflineAllocator::Allocate(const AllocRequest& req) {
   AllocResult r;
@@ -36,25 +32,13 @@ AllocResult OfflineAllocator::Allocate(const AllocRequest& req) {
     return r;
   }
   live_.emplace(p->offset, Block{p->size, req.bytes.value(), req.id.value(), req.stream.value()});
-  stats_.num_allocs++;
-  stats_.bytes_in_use += static_cast<int64_t>(p->size);
-  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
-  stats_.largest_alloc_size = std::max(stats_.largest_alloc_size, static_cast<int64_t>(p->size));
-  r.handle = Handle(p->offset);
-  r.has_offset = true;
-  r.offset = Offset(p->offset);
-  r.size = r.rounded;
+  CountPlaced(p->size);
+  SetPlaced(r, p->offset, p->offset, r.rounded);
   return r;
 }
 
 void OfflineAllocator::Free(Handle h) {
-  auto it = live_.find(h.value());
-  if (it == live_.end()) {  // kNullHandle (a zero-byte request); anything else is the caller's bug
-    HBMSIM_DCHECK(h == kNullHandle, "free of a handle the offline policy never issued");
-    return;
-  }
-  stats_.bytes_in_use -= static_cast<int64_t>(it->second.size);
-  live_.erase(it);
+  ForgetLive(live_, h, "free of a handle the offline policy never issued");
 }
 
 uint64_t OfflineAllocator::LargestGap() const {
@@ -85,16 +69,14 @@ void OfflineAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   uint64_t cursor = 0;
   for (const auto& [offset, block] : live_) {
     if (offset > cursor) {
-      v.OnBlock(
-          {Offset(cursor), Bytes(offset - cursor), Bytes(0), BlockState::kFree, kNoHandle, kNoHandle, 0, 0});
+      v.OnBlock(FreeBlock(cursor, offset - cursor));
     }
     v.OnBlock({Offset(offset), Bytes(block.size), Bytes(block.requested), BlockState::kInUse, offset,
                kNoHandle, block.id, block.stream});
     cursor = offset + block.size;
   }
   if (cursor < limit_.value()) {
-    v.OnBlock({Offset(cursor), Bytes(limit_.value() - cursor), Bytes(0), BlockState::kFree, kNoHandle,
-               kNoHandle, 0, 0});
+    v.OnBlock(FreeBlock(cursor, limit_.value() - cursor));
   }
 }
 

@@ -25,11 +25,11 @@
 #include <string_view>
 
 #include "allocator/baselines/offline_planner.h"
-#include "allocator/core/allocator.h"
+#include "allocator/baselines/fixed_pool_allocator.h"
 
 namespace hbmsim {
 
-class OfflineAllocator final : public Allocator {
+class OfflineAllocator final : public baselines::FixedPoolAllocator {
  public:
   // The plan is shared read-only by every trial that replays it.
   OfflineAllocator(std::shared_ptr<const OfflinePlan> plan, Bytes memory_limit);
@@ -38,13 +38,8 @@ class OfflineAllocator final : public Allocator {
   AllocResult Allocate(const AllocRequest& req) override;
   void Free(Handle h) override;
   AllocatorStats GetStats() const override;
-  void ClearStats() override { stats_.Clear(); }
-  int64_t BytesInUse() const override { return stats_.bytes_in_use; }
   void AppendCounters(Counters& out) const override;  // heap sizes of both orders
   void WalkMemoryMap(MemoryMapVisitor& v) const override;
-  Bytes ReservedBytes() const override { return limit_; }
-  // GenericCause over planned blocks and the free ranges between them.
-  std::span<const std::string_view> ReservedCauses() const override { return kInUseAndFreeCauses; }
   absl::Status CheckInvariants() const override;
 
  private:
@@ -60,7 +55,6 @@ class OfflineAllocator final : public Allocator {
   std::shared_ptr<const OfflinePlan> plan_;
   Bytes limit_;
   std::map<uint64_t, Block> live_;  // offset -> block; the handle is the offset
-  AllocatorStats stats_;
 };
 
 }  // namespace hbmsim

@@ -222,6 +222,9 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   Bytes LargestRequestUnderCapacity(bool extend_only) const;
 
   absl::Status CheckChunks() const;
+  // CheckChunks' steps: a free chunk's neighbour, bin and entry; the released handles.
+  absl::Status CheckFreeChunk(bfc::ChunkHandle h, bfc::ChunkHandle prev, const bfc::Chunk& c) const;
+  absl::Status CheckReleasedHandles(std::vector<bool>& reached) const;
   absl::Status CheckBins() const;
 
   BfcOptions options_;

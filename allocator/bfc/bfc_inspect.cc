@@ -131,17 +131,7 @@ absl::Status BfcAllocator::CheckChunks() const {
         continue;
       }
       ++free_chunks;
-      if (prev != kInvalidChunk && !chunks_.at(prev).in_use()) {
-        return absl::InternalError(fmt::format("free chunks {} and {} are adjacent", prev, h));
-      }
-      if (c.bin_num != bfc::BinNumForSize(Bytes(c.size))) {
-        return absl::InternalError(
-            fmt::format("free chunk {} of size {} is in bin {}", h, c.size, c.bin_num));
-      }
-      const bfc::FreeEntry* e = bins_.Find(c.bin_num, c.size, c.ptr);
-      if (e == nullptr || e->handle != h) {
-        return absl::InternalError(fmt::format("free chunk {} has no bin entry of its own", h));
-      }
+      if (absl::Status s = CheckFreeChunk(h, prev, c); !s.ok()) return s;
     }
   }
   if (pool != pool_bytes_ || stats_.pool_bytes != static_cast<int64_t>(pool.value())) {
@@ -158,7 +148,25 @@ absl::Status BfcAllocator::CheckChunks() const {
   if (free_chunks != bins_.size()) {
     return absl::InternalError(fmt::format("{} free chunks but {} bin entries", free_chunks, bins_.size()));
   }
-  // Released handles: disjoint from live chunks, and together they are all records.
+  return CheckReleasedHandles(reached);
+}
+
+absl::Status BfcAllocator::CheckFreeChunk(ChunkHandle h, ChunkHandle prev, const bfc::Chunk& c) const {
+  if (prev != kInvalidChunk && !chunks_.at(prev).in_use()) {
+    return absl::InternalError(fmt::format("free chunks {} and {} are adjacent", prev, h));
+  }
+  if (c.bin_num != bfc::BinNumForSize(Bytes(c.size))) {
+    return absl::InternalError(fmt::format("free chunk {} of size {} is in bin {}", h, c.size, c.bin_num));
+  }
+  const bfc::FreeEntry* e = bins_.Find(c.bin_num, c.size, c.ptr);
+  if (e == nullptr || e->handle != h) {
+    return absl::InternalError(fmt::format("free chunk {} has no bin entry of its own", h));
+  }
+  return absl::OkStatus();
+}
+
+// Released handles: disjoint from live chunks (`reached`), and together they are all records.
+absl::Status BfcAllocator::CheckReleasedHandles(std::vector<bool>& reached) const {
   uint64_t released = 0;
   for (ChunkHandle h = chunks_.free_head(); h != kInvalidChunk; h = chunks_.at(h).next, ++released) {
     if (h >= chunks_.records() || reached[h]) {

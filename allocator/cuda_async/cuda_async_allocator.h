@@ -297,6 +297,13 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   }
 
   absl::Status CheckBlocks() const;
+  // CheckBlocks' steps: what one range's walk finds is added to a tally,
+  // which is then held against the indexes and counters.
+  struct BlockTally;
+  absl::Status CheckRangeMapping(uint64_t base, const Range& range) const;
+  absl::Status CheckRangeBlocks(uint64_t base, const Range& range, BlockTally& tally) const;
+  absl::Status CheckBlock(const Block& b, uint32_t id, BlockTally& tally) const;
+  absl::Status CheckTally(const BlockTally& tally) const;
 
   // The window's bookkeeping (only while windows_): a rule found P >= k
   // granules (at_least) or P < k; a remap made the state P's own.

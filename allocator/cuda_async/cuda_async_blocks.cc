@@ -1,6 +1,7 @@
 // VA ranges and the blocks tiling them: reserving, carving, freeing, indexes.
 #include <algorithm>
 
+#include "allocator/core/block_records.h"
 #include "allocator/cuda_async/cuda_async_allocator.h"
 
 namespace hbmsim {
@@ -24,15 +25,7 @@ uint32_t CudaAsyncAllocator::ReserveRange(uint64_t rounded) {
   return id;
 }
 
-uint32_t CudaAsyncAllocator::NewBlock() {
-  if (!spare_blocks_.empty()) {
-    const uint32_t id = spare_blocks_.back();
-    spare_blocks_.pop_back();
-    return id;
-  }
-  blocks_.emplace_back();
-  return static_cast<uint32_t>(blocks_.size() - 1);
-}
+uint32_t CudaAsyncAllocator::NewBlock() { return NewBlockRecord(blocks_, spare_blocks_); }
 
 void CudaAsyncAllocator::DropBlock(uint32_t id) {
   blocks_[id].range = nullptr;

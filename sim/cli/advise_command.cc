@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
@@ -39,18 +40,17 @@ class AdviseCommand : public Command {
     app.add_option("--allocator", allocator_,
                    "the allocator the job ran (a built-in policy or a YAML config; default: the one that wrote "
                    "the recording: torch for a PyTorch snapshot, bfc for a TF/JAX profile)");
-    app.add_option("--set", sets_, "KEY=VALUE: a setting the job ran with (repeatable)")->allow_extra_args(false);
+    AddSetFlag(app, sets_, "KEY=VALUE: a setting the job ran with (repeatable)");
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L each change is checked at (units allowed; auto: the capacity a recorded OOM "
                    "implies; default: the limit the recording says the job ran under: its OOM's capacity, a profile's limit, "
                    "a trace's # device_bytes)");
     app.add_option("--device", device_, "advise on this device (default as `compare`)");
-    app.add_option(
-           "--start-state", start_state_,
-           "a recording that starts mid-run: seed (default) installs its segments as recorded and also "
-           "answers from a fresh start; place allocates its live blocks through the policy (a new run only)")
-        ->check(CLI::IsMember({"seed", "place"}));
-    app.add_option("--jobs", jobs_, "trials run in parallel (default: all cores); the output never depends on it");
+    AddStartStateFlag(
+        app, start_state_,
+        "a recording that starts mid-run: seed (default) installs its segments as recorded and also "
+        "answers from a fresh start; place allocates its live blocks through the policy (a new run only)");
+    AddJobsFlag(app, jobs_, "trials");
     app.add_option("--device-memory", device_memory_,
                    "the device's total memory, so each minimum limit is also said as a fraction setting "
                    "(default: the capacity a recorded OOM states)");
@@ -59,6 +59,20 @@ class AdviseCommand : public Command {
   int Run() override;
 
  private:
+  // The advice at the limit, and for a recording that began warm the same
+  // again from a fresh start (a new run of the job).
+  struct Answers {
+    Advice advice;
+    std::optional<Advice> fresh;
+  };
+  absl::StatusOr<Answers> AdviseAsRecordedAndFresh(const Scenario& scenario, const ScenarioSurvey& survey,
+                                                   const AllocatorConfig& today, std::optional<Bytes> limit,
+                                                   const SizeOptions& options) const;
+  absl::StatusOr<std::optional<Bytes>> DeviceMemory(const Scenario& scenario) const;
+  absl::Status WriteAdvice(const Scenario& scenario, const ScenarioSurvey& survey,
+                           const std::optional<LimitChoice>& limit, const Answers& answers,
+                           std::optional<Bytes> device_memory, const io::OutputSet& outputs) const;
+
   std::string recording_, allocator_, bytes_limit_, device_, json_, device_memory_;
   std::string start_state_ = "seed";
   std::vector<std::string> sets_;
@@ -98,41 +112,59 @@ int AdviseCommand::Run() {
   const std::optional<Bytes> l = *limit ? std::optional<Bytes>((*limit)->limit) : std::nullopt;
   SizeOptions options{256, jobs_};
   options.on_progress = progress.Callback();
-  absl::StatusOr<Advice> advice = Advise(*scenario, *survey, *today, allocator_, sets_, l, options);
-  if (!advice.ok()) return Fail(advice.status());
-  // A recording that began warm: every setting again from a fresh start (a new run of the job).
-  std::optional<Advice> fresh;
-  if (BeganWarm(*scenario, *today)) {
-    absl::StatusOr<Advice> f =
-        Advise(FreshStartOf(*scenario), *survey, *today, allocator_, sets_, l, options);
-    if (!f.ok()) return Fail(f.status());
-    fresh = *std::move(f);
-  }
+  absl::StatusOr<Answers> answers = AdviseAsRecordedAndFresh(*scenario, *survey, *today, l, options);
+  if (!answers.ok()) return Fail(answers.status());
   progress.Finish();
-  std::optional<Bytes> device_memory;
-  if (!device_memory_.empty()) {
-    absl::StatusOr<Bytes> m = ParseBytes(device_memory_, /*allow_more_units=*/true);
-    if (!m.ok() || m->value() == 0) {
-      return Fail(absl::InvalidArgumentError(fmt::format(
-          "--device-memory {}: {}", device_memory_, m.ok() ? "must be more than 0" : std::string(m.status().message()))));
-    }
-    device_memory = *m;
-  } else if (scenario->recorded_oom && scenario->recorded_oom->capacity.value() > 0) {
-    device_memory = scenario->recorded_oom->capacity;
-  }
-  std::string text =
-      AdviceText(*scenario, *survey, l, *advice, device_memory, *limit ? (*limit)->source : "");
-  if (fresh) text += FreshStartAdviceText(l, *fresh);
-  if (absl::Status s = io::WriteStdout(text); !s.ok()) return Fail(s);
-  if (!json_.empty()) {
-    nlohmann::ordered_json j = AdviceJson(*scenario, l, *advice, device_memory);
-    j["start_state"] = start_state_;
-    j["fresh_start"] =
-        fresh ? AdviceJson(FreshStartOf(*scenario), l, *fresh, device_memory) : nlohmann::ordered_json();
-    if (absl::Status s = outputs->Write("--json", JsonText(j, 2) + "\n"); !s.ok()) return Fail(s);
+  absl::StatusOr<std::optional<Bytes>> device_memory = DeviceMemory(*scenario);
+  if (!device_memory.ok()) return Fail(device_memory.status());
+  if (absl::Status s = WriteAdvice(*scenario, *survey, *limit, *answers, *device_memory, *outputs); !s.ok()) {
+    return Fail(s);
   }
   if (absl::Status s = outputs->CommitAll(); !s.ok()) return Fail(s);
   return kExitOk;
+}
+
+absl::StatusOr<AdviseCommand::Answers> AdviseCommand::AdviseAsRecordedAndFresh(
+    const Scenario& scenario, const ScenarioSurvey& survey, const AllocatorConfig& today,
+    std::optional<Bytes> limit, const SizeOptions& options) const {
+  absl::StatusOr<Advice> advice = Advise(scenario, survey, today, allocator_, sets_, limit, options);
+  if (!advice.ok()) return advice.status();
+  Answers answers{*std::move(advice), std::nullopt};
+  if (BeganWarm(scenario, today)) {
+    absl::StatusOr<Advice> f = Advise(FreshStartOf(scenario), survey, today, allocator_, sets_, limit, options);
+    if (!f.ok()) return f.status();
+    answers.fresh = *std::move(f);
+  }
+  return answers;
+}
+
+// --device-memory, else the capacity a recorded OOM states, else none.
+absl::StatusOr<std::optional<Bytes>> AdviseCommand::DeviceMemory(const Scenario& scenario) const {
+  if (!device_memory_.empty()) {
+    absl::StatusOr<Bytes> m = ParseBytes(device_memory_, /*allow_more_units=*/true);
+    if (!m.ok() || m->value() == 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--device-memory {}: {}", device_memory_, m.ok() ? "must be more than 0" : std::string(m.status().message())));
+    }
+    return *m;
+  }
+  if (scenario.recorded_oom && scenario.recorded_oom->capacity.value() > 0) return scenario.recorded_oom->capacity;
+  return std::nullopt;
+}
+
+absl::Status AdviseCommand::WriteAdvice(const Scenario& scenario, const ScenarioSurvey& survey,
+                                        const std::optional<LimitChoice>& limit, const Answers& answers,
+                                        std::optional<Bytes> device_memory, const io::OutputSet& outputs) const {
+  const std::optional<Bytes> l = limit ? std::optional<Bytes>(limit->limit) : std::nullopt;
+  std::string text = AdviceText(scenario, survey, l, answers.advice, device_memory, limit ? limit->source : "");
+  if (answers.fresh) text += FreshStartAdviceText(l, *answers.fresh);
+  if (absl::Status s = io::WriteStdout(text); !s.ok()) return s;
+  if (json_.empty()) return absl::OkStatus();
+  nlohmann::ordered_json j = AdviceJson(scenario, l, answers.advice, device_memory);
+  j["start_state"] = start_state_;
+  j["fresh_start"] = answers.fresh ? AdviceJson(FreshStartOf(scenario), l, *answers.fresh, device_memory)
+                                   : nlohmann::ordered_json();
+  return outputs.Write("--json", JsonText(j, 2) + "\n");
 }
 
 const CommandRegistration kAdvise(

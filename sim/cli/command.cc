@@ -39,6 +39,8 @@ CommandFailure FailureFromStatus(const absl::Status& s) {
           fmt::format("{}{}", internal ? "internal error: " : "", std::string(s.message()))};
 }
 
+CommandFailure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.message())}; }
+
 void Note(std::string line) { HeldNotes().push_back(OneLineMessage(line)); }
 
 void FlushNotes(int exit_code) {

@@ -34,6 +34,8 @@ struct CommandFailure {
 // A status from a library, as a failure: an internal error (a broken
 // invariant) is exit 3 and says so; anything else is bad input, exit 2.
 CommandFailure FailureFromStatus(const absl::Status& s);
+// A status from a user's input or flags, as exit 2 whatever its code.
+CommandFailure BadInput(const absl::Status& s);
 
 class Command {
  public:

@@ -21,6 +21,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/policy_registry.h"
 #include "sim/inspect/held_diff.h"
@@ -51,20 +52,16 @@ class CompareCommand : public Command {
     app.add_option("--allocator", allocator_,
                    "the allocator for --baseline/--candidate (default: the one that wrote the baseline: torch "
                    "for a PyTorch snapshot, bfc for a TF/JAX profile)");
-    app.add_option("--set", sets_, "KEY=VALUE for --allocator (repeatable)")->allow_extra_args(false);
+    AddSetFlag(app, sets_, "KEY=VALUE for --allocator (repeatable)");
     app.add_option("--bytes-limit", bytes_limit_,
                    "the limit L for failures and peaks (units allowed; auto: the capacity a recorded OOM implies; "
                    "default: the limit the recording states, else none)");
-    app.add_option("--device", device_,
-                   "compare on this device (default: the one with the recorded OOM, else the one with the most "
-                   "events; for formats that do not list their devices, the first event's)");
-    app.add_option("--start-state", start_state_,
-                   "a recording that starts mid-run: seed (default) installs its segments as recorded; place "
-                   "allocates its live blocks through each policy")
-        ->check(CLI::IsMember({"seed", "place"}));
+    AddDeviceFlag(app, device_, "compare on this device");
+    AddStartStateFlag(app, start_state_,
+                      "a recording that starts mid-run: seed (default) installs its segments as recorded; place "
+                      "allocates its live blocks through each policy");
     app.add_option("--resolution", resolution_, "the size search's step in bytes (default 256)");
-    app.add_option("--jobs", jobs_,
-                   "trials run in parallel (default: all cores); the output never depends on it");
+    AddJobsFlag(app, jobs_, "trials");
     app.add_option("--json", json_, "write the table as JSON here");
   }
   int Run() override {
@@ -91,6 +88,10 @@ class CompareCommand : public Command {
   std::optional<CommandFailure> Emit(const std::string& text, const nlohmann::ordered_json& json);
   std::optional<CommandFailure> Multi(const SizeOptions& options, const ScenarioRequest& request);
   std::optional<CommandFailure> Pair(const SizeOptions& options, const ScenarioRequest& request);
+  // Two recordings with events: each replayed, sized and told apart.
+  std::optional<CommandFailure> ReplayedPair(std::shared_ptr<const Recording> a_recording,
+                                             std::shared_ptr<const Recording> b_recording,
+                                             const SizeOptions& options, const ScenarioRequest& request);
 
   std::string trace_, allocators_, baseline_, candidate_, allocator_;
   std::vector<std::string> sets_;
@@ -239,10 +240,17 @@ std::optional<CommandFailure> CompareCommand::Pair(const SizeOptions& options, c
     }
     return HeldPair(std::move(ra_recording), std::move(rb_recording), request);
   }
+  return ReplayedPair(std::move(ra_recording), std::move(rb_recording), options, request);
+}
+
+std::optional<CommandFailure> CompareCommand::ReplayedPair(std::shared_ptr<const Recording> a_recording,
+                                                           std::shared_ptr<const Recording> b_recording,
+                                                           const SizeOptions& options,
+                                                           const ScenarioRequest& request) {
   ScenarioSurvey sa, sb;
-  absl::StatusOr<Scenario> a = Load(std::move(ra_recording), request, sa);
+  absl::StatusOr<Scenario> a = Load(std::move(a_recording), request, sa);
   if (!a.ok()) return FailureFromStatus(a.status());
-  absl::StatusOr<Scenario> b = Load(std::move(rb_recording), request, sb);
+  absl::StatusOr<Scenario> b = Load(std::move(b_recording), request, sb);
   if (!b.ok()) return FailureFromStatus(b.status());
   // Without --allocator, the one that ran the baseline's job (a snapshot's
   // torch, a profile's bfc), for both: the same job, the same allocator.

@@ -10,6 +10,7 @@
 #include "sim/viz/progress.h"
 #include "sim/whatif/advice.h"
 #include "sim/whatif/fresh_start.h"
+#include "sim/whatif/size_search.h"
 #include "sim/whatif/whatif_common.h"
 
 namespace hbmsim::cli {
@@ -20,7 +21,29 @@ void SetStartAnswers(const StartAnswers& a, const std::string& policy, ReplayRep
   report.start_answers_json = StartAnswersJson(a);
 }
 
+// A compiled program has no device limit: the question is its peak and what
+// each policy needs, so the replay runs at the smallest limit it fits.
+absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config) {
+  absl::StatusOr<SizedScenario> sized = SizeScenario(scenario, config, SizeOptions{});
+  if (!sized.ok()) return sized.status();
+  const SizeResult& r = sized->result;
+  if (!r.found) return absl::InvalidArgumentError("no limit up to 4EiB fits this program");
+  return LimitChoice{r.min_bytes_limit,
+                     fmt::format("none given: a compiled program has no device limit; the smallest limit at "
+                                 "which {} fits it (hbmsim size), {:.2f}% over its peak live {} B",
+                                 config.policy->name, 100 * r.overhead, r.peak_live_bytes.value())};
+}
+
 }  // namespace
+
+absl::StatusOr<LimitChoice> ReplayLimit(const Scenario& scenario, const AllocatorConfig& config,
+                                        std::string_view flag) {
+  absl::StatusOr<LimitChoice> limit = ResolveLimit(scenario, config, flag);
+  if (!limit.ok() && flag.empty() && IsCompiledProgram(*scenario.recording)) {
+    return SmallestFittingLimit(scenario, config);
+  }
+  return limit;
+}
 
 // A recording that began warm has two answers (sim/whatif/fresh_start.h),
 // which the verdict says; when no advice was worked out, both are sized here.

@@ -1,5 +1,8 @@
 // What `hbmsim replay` works out beyond the replay itself, by more trials of
 // the same scenario:
+//   ReplayLimit      the limit the replay runs at: ResolveLimit's, or for a
+//                    compiled program without --bytes-limit the smallest
+//                    limit the policy fits (the `hbmsim size` search);
 //   AddAdvice        after a failure, each setting the policy offers replayed
 //                    and sized as `hbmsim advise` does ("What would fit"),
 //                    and again from a fresh start when the recording began
@@ -12,11 +15,13 @@
 #define HBMSIM_SIM_CLI_REPLAY_ADVICE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/allocator_config.h"
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_config.h"
 
 namespace hbmsim::cli {
 
@@ -29,6 +34,8 @@ struct ReplayTrials {
   bool quiet = false;             // --quiet: the verdict only (its two answers still)
 };
 
+absl::StatusOr<LimitChoice> ReplayLimit(const Scenario& scenario, const AllocatorConfig& config,
+                                        std::string_view flag);
 void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, const ReplayTrials& trials,
                ReplayReportInput& report);
 void AddStartAnswers(const Scenario& scenario, const AllocatorConfig& config, const ReplayTrials& trials,

@@ -8,13 +8,13 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/replay_advice.h"
+#include "sim/cli/replay_state_answers.h"
 #include "sim/cli/size_progress.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/device_presets.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/inspect/held_report.h"
-#include "sim/inspect/inspect_report.h"
 #include "sim/report/failure_spill.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
@@ -30,7 +30,6 @@
 #include "sim/viz/viz_outputs.h"
 #include "sim/whatif/advice.h"
 #include "sim/whatif/checkpoints.h"
-#include "sim/whatif/size_search.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/trial.h"
 #include "sim/whatif/whatif_common.h"
@@ -42,12 +41,10 @@
 namespace hbmsim::cli {
 namespace {
 
-CommandFailure BadInput(const absl::Status& s) { return {kExitBadInput, std::string(s.message())}; }
-
 // "Where the memory went" lists this many of the largest live buffers.
 constexpr size_t kLargestBuffersListed = 10;
 
-absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config);
+struct ReplayWatchers;
 
 class ReplayCommand : public Command {
  public:
@@ -58,12 +55,22 @@ class ReplayCommand : public Command {
   // Each step returns a CommandFailure or fills its output.
   std::optional<CommandFailure> ParseOptions(ReplayOptions& options, ScenarioRequest& request) const;
   std::optional<CommandFailure> LoadConfig(const Scenario& scenario, AllocatorConfig& config,
-                                    std::vector<std::string>& applied) const;
-  std::optional<CommandFailure> Replay(ReplayReportInput& report);
-  std::optional<CommandFailure> InspectState(std::shared_ptr<const Recording> recording,
-                                      const ScenarioRequest& request);
-  std::optional<CommandFailure> ReportHeld(std::shared_ptr<const Recording> recording, const ScenarioRequest& request);
-  void DropReplayOutputs();
+                                           std::vector<std::string>& applied) const;
+  std::optional<CommandFailure> Answer(ReplayReportInput& report);
+  StateQuestion StateQuestionFor(const ScenarioRequest& request);
+  std::optional<CommandFailure> Replay(std::shared_ptr<const Recording> recording,
+                                       const ScenarioRequest& request, viz::VizOutputs& viz,
+                                       ReplayReportInput& report);
+  std::optional<CommandFailure> ChooseConfig(const Scenario& scenario, AllocatorConfig& config,
+                                             std::vector<std::string>& applied);
+  std::optional<CommandFailure> ChooseLimit(const Scenario& scenario, const AllocatorConfig& config,
+                                            ReplayReportInput& report) const;
+  std::optional<CommandFailure> Watch(ScenarioRun& run, ReplayWatchers& watchers);
+  void FillReport(const ScenarioRun& run, const AllocatorConfig& config, const ReplaySummary& summary,
+                  const ReplayWatchers& watchers, ReplayReportInput& report) const;
+  void AddTrials(const Scenario& scenario, const AllocatorConfig& config, ReplayReportInput& report) const;
+  std::optional<CommandFailure> WriteReports(const ReplayReportInput& report,
+                                             const ScenarioReportInput& section, viz::VizOutputs& viz);
   // Whether a report asked for prints the memory attribution or reserved,
   // explained: the text report (unless --quiet), --json and the viz files.
   bool NeedsAttribution() const {
@@ -104,8 +111,7 @@ void ReplayCommand::Configure(CLI::App& app) {
       "--bytes-limit", bytes_limit_,
       "the allocator's memory limit: bytes or units (16GiB, 512MiB, 16GB); overrides the config and the "
       "trace's `# device_bytes:`; `auto`: a snapshot's reserved bytes at its recorded OOM + device_free");
-  app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
-      ->allow_extra_args(false);
+  AddSetFlag(app, sets_, "KEY=VALUE: override one allocator option (repeatable)");
   app.add_option("--placements", placements_,
                  "write one CSV row per alloc: event,id,requested,status,offset,size");
   app.add_option("--json", json_,
@@ -113,18 +119,14 @@ void ReplayCommand::Configure(CLI::App& app) {
   app.add_option("--on-oom", on_oom_,
                  "continue (default): record a failure and go on; stop: end at the first one")
       ->check(CLI::IsMember({"continue", "stop"}));
-  app.add_option("--device", device_,
-                 "replay the events of this device (default: the one with the recorded OOM, else the one "
-                 "with the most events; for formats that do not list their devices, the first event's)");
-  app.add_option(
-         "--start-state", start_state_,
-         "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
-         "at the start when they exceed the limit; place allocates its live blocks through the policy")
-      ->check(CLI::IsMember({"seed", "place"}));
+  AddDeviceFlag(app, device_, "replay the events of this device");
+  AddStartStateFlag(app, start_state_,
+                    "a recording that starts mid-run: seed (default) installs its segments as recorded and fails "
+                    "at the start when they exceed the limit; place allocates its live blocks through the policy");
   app.add_flag("--quiet", quiet_, "print the verdict paragraph only (the files asked for are still written)");
   app.add_flag("--no-advice", no_advice_,
                "after a failure, do not try the allocator's settings (the 'What would fit' section)");
-  app.add_option("--jobs", jobs_, "advice trials run in parallel (default: all cores); the output never depends on it");
+  AddJobsFlag(app, jobs_, "advice trials");
   app.add_flag("--paranoid", paranoid_, "check the allocator's invariants after every event (slow)");
   app.add_flag("--check-recorded", check_recorded_,
                "compare simulated addresses with the recorded ones (`addr=`); adds recorded_check to --json");
@@ -169,7 +171,9 @@ void ReplayCommand::NoteRecordedCheck(const ReplaySummary& s, bool figures) cons
     Note(fmt::format("hbmsim replay: --check-recorded: {} records no addresses (addr=); nothing was compared",
                      trace_));
   } else if (s.recorded.segments_total == 0) {
-    Note("hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were compared");
+    Note(
+        "hbmsim replay: --check-recorded: the trace has no segment events; only alloc addresses were "
+        "compared");
   }
 }
 
@@ -205,7 +209,21 @@ std::optional<CommandFailure> ReplayCommand::WriteJson(const ReplayReportInput& 
   return std::nullopt;
 }
 
-std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
+// What watches the replay, each an observer of the engine.
+struct ReplayWatchers {
+  ReplayWatchers(ScenarioRun& run, const AllocatorConfig& config)
+      : recorder(run.policy(), *config.policy),
+        attribution(kLargestBuffersListed, TopUserFrames(run.reader())),
+        reserved(run.policy(), TopUserFrames(run.reader())) {}
+  ReplayRecorder recorder;
+  MemoryAttribution attribution;                 // where the memory was
+  ReservedExplainer reserved;                    // reserved, explained
+  std::unique_ptr<PlacementsWriter> placements;  // --placements
+};
+
+// The report a recording gets is decided by its facts (replay_state_answers.h):
+// a trace is replayed, a state is answered as inspect answers it.
+std::optional<CommandFailure> ReplayCommand::Answer(ReplayReportInput& report) {
   ScenarioRequest request;
   if (auto f = ParseOptions(report.options, request)) return f;
   viz::VizOutputs viz(viz_);
@@ -213,206 +231,157 @@ std::optional<CommandFailure> ReplayCommand::Replay(ReplayReportInput& report) {
   absl::StatusOr<std::unique_ptr<Recording>> opened = OpenRecording(trace_);
   if (!opened.ok()) return BadInput(opened.status());
   std::shared_ptr<const Recording> recording(*std::move(opened));
-  if (recording->facts().held_state != nullptr || recording->facts().state_only) {
-    DropReplayOutputs();
-    if (recording->facts().held_state != nullptr) return ReportHeld(std::move(recording), request);
-    return InspectState(std::move(recording), request);
-  }
+  const RecordingAnswer answer = AnswerFor(recording->facts());
+  if (answer == RecordingAnswer::kReplay) return Replay(std::move(recording), request, viz, report);
+  return AnswerWithState(answer, std::move(recording), StateQuestionFor(request));
+}
+
+StateQuestion ReplayCommand::StateQuestionFor(const ScenarioRequest& request) {
+  return StateQuestion{trace_,
+                       request,
+                       bytes_limit_,
+                       allocator_,
+                       quiet_,
+                       {{"--placements", placements_},
+                        {"--html", viz_.html},
+                        {"--perfetto", viz_.perfetto},
+                        {"--memory-viz", viz_.memory_viz}},
+                       &outputs_};
+}
+
+std::optional<CommandFailure> ReplayCommand::Replay(std::shared_ptr<const Recording> recording,
+                                                    const ScenarioRequest& request, viz::VizOutputs& viz,
+                                                    ReplayReportInput& report) {
   absl::StatusOr<Scenario> scenario = MakeScenario(std::move(recording), request);
   if (!scenario.ok()) return BadInput(scenario.status());
+  AllocatorConfig config;
+  ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_, {}};
+  if (auto f = ChooseConfig(*scenario, config, section.applied_settings)) return f;
+  if (auto f = ChooseLimit(*scenario, config, report)) return f;
+  section.limit = report.bytes_limit;
+  absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
+      ScenarioRun::Prepare(*scenario, config, report.bytes_limit, report.options);
+  if (!run.ok()) {
+    return CommandFailure{kExitBadInput,
+                          fmt::format("--allocator {}: {}", allocator_, std::string(run.status().message()))};
+  }
+  section.run = run->get();
+  ReplayWatchers watchers(**run, config);
+  if (auto f = Watch(**run, watchers)) return f;
+  absl::StatusOr<ReplaySummary> summary =
+      (*run)->Run(viz.Attach((*run)->driven(), report.options, (*run)->engine(), (*run)->reader()));
+  if (!summary.ok()) return FailureFromStatus(summary.status());
+  if (watchers.placements) {
+    if (absl::Status s = watchers.placements->Finish(); !s.ok())
+      return BadInput(io::WithRole("--placements", s));
+  }
+  if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
+  NoteRecordedCheck(*summary, scenario->recording->facts().records_figures);
+  if (NeedsAttribution()) {
+    watchers.reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
+    const absl::Status s = WalkPassedOverPeak(*scenario, config, report.bytes_limit, report.options, watchers.reserved);
+    if (!s.ok()) return FailureFromStatus(absl::InternalError(s.message()));
+  }
+  FillReport(**run, config, *summary, watchers, report);
+  AddTrials(*scenario, config, report);
+  section.printed_above = watchers.recorder.first_failure_dump();
+  if (auto f = WriteReports(report, section, viz)) return f;
+  return CommandFailure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
+}
+
+// The policy (--allocator, else the recording's own), the recording's
+// settings under --set, and what the reader skipped, said.
+std::optional<CommandFailure> ReplayCommand::ChooseConfig(const Scenario& scenario, AllocatorConfig& config,
+                                                          std::vector<std::string>& applied) {
   std::string chosen;
-  absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, *scenario, chosen);
+  absl::StatusOr<std::string> allocator = AllocatorFor(allocator_, scenario, chosen);
   if (!allocator.ok()) return BadInput(allocator.status());
   if (!chosen.empty()) Note("hbmsim replay: " + chosen);
   allocator_ = *allocator;
-  AllocatorConfig config;
-  ScenarioReportInput section{&*scenario, nullptr, &config, {}, {}, check_recorded_, {}};
-  if (auto f = LoadConfig(*scenario, config, section.applied_settings)) return f;
+  if (auto f = LoadConfig(scenario, config, applied)) return f;
   // What a reader skipped (e.g. XLA values without a live range) is said, never silent.
-  for (const auto& [key, value] : scenario->recording->facts().metadata.entries) {
+  for (const auto& [key, value] : scenario.recording->facts().metadata.entries) {
     if (key == "warning") Note(fmt::format("hbmsim replay: warning: {}", value));
   }
-  absl::StatusOr<LimitChoice> limit = ResolveLimit(*scenario, config, bytes_limit_);
-  if (!limit.ok() && bytes_limit_.empty() && scenario->recording->facts().metadata.Find("compiled_program")) {
-    limit = SmallestFittingLimit(*scenario, config);
-  }
+  return std::nullopt;
+}
+
+std::optional<CommandFailure> ReplayCommand::ChooseLimit(const Scenario& scenario,
+                                                         const AllocatorConfig& config,
+                                                         ReplayReportInput& report) const {
+  absl::StatusOr<LimitChoice> limit = ReplayLimit(scenario, config, bytes_limit_);
   if (!limit.ok()) return BadInput(limit.status());
-  report.bytes_limit = section.limit = limit->limit;
-  report.options.peak_from = scenario->start_events;  // the viz recorders read it too
+  report.bytes_limit = limit->limit;
+  report.options.peak_from = scenario.start_events;  // the viz recorders read it too
   report.limit_source = limit->source;
-  absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
-      ScenarioRun::Prepare(*scenario, config, limit->limit, report.options);
-  if (!run.ok()) {
-    return CommandFailure{kExitBadInput,
-                   fmt::format("--allocator {}: {}", allocator_, std::string(run.status().message()))};
+  return std::nullopt;
+}
+
+// The watchers on the engine; --json's failures stream to a spill file.
+std::optional<CommandFailure> ReplayCommand::Watch(ScenarioRun& run, ReplayWatchers& watchers) {
+  if (io::OutputFile* csv = outputs_.Get("--placements")) {
+    watchers.placements = std::make_unique<PlacementsWriter>(*csv);
   }
-  section.run = run->get();
-  std::unique_ptr<PlacementsWriter> placements;
-  if (io::OutputFile* csv = outputs_.Get("--placements")) placements = std::make_unique<PlacementsWriter>(*csv);
-  ReplayRecorder recorder((*run)->policy(), *config.policy);
   if (!json_.empty()) {  // next to the JSON: the final file needs that space anyway, and /tmp may be RAM
     absl::StatusOr<std::unique_ptr<io::SpillFile>> spill = io::SpillFile::Create(io::DirectoryOf(json_));
     if (!spill.ok()) return BadInput(io::WithRole("--json", spill.status()));
     failure_spill_ = std::make_unique<FailureSpill>(*std::move(spill));
-    recorder.SetFailureSink(failure_spill_.get());
+    watchers.recorder.SetFailureSink(failure_spill_.get());
   }
-  const EventReader& events = (*run)->reader();
-  recorder.WatchReader(events);
-  MemoryAttribution attribution(kLargestBuffersListed, TopUserFrames(events));
-  ReservedExplainer reserved((*run)->policy(), TopUserFrames(events));
-  ReplayEngine& engine = (*run)->engine();
-  engine.AddObserver(&recorder);
+  watchers.recorder.WatchReader(run.reader());
+  ReplayEngine& engine = run.engine();
+  engine.AddObserver(&watchers.recorder);
   // Where the memory was and reserved, explained, cost a lookup and a label
   // on every alloc and free: kept only when something prints them.
+  if (NeedsAttribution()) {
+    engine.AddObserver(&watchers.attribution);
+    engine.AddObserver(&watchers.reserved);
+  }
+  if (watchers.placements) engine.AddObserver(watchers.placements.get());
+  return std::nullopt;
+}
+
+void ReplayCommand::FillReport(const ScenarioRun& run, const AllocatorConfig& config,
+                               const ReplaySummary& summary, const ReplayWatchers& watchers,
+                               ReplayReportInput& report) const {
   const bool attributed = NeedsAttribution();
-  if (attributed) {
-    engine.AddObserver(&attribution);
-    engine.AddObserver(&reserved);
-  }
-  if (placements) engine.AddObserver(placements.get());
-  absl::StatusOr<ReplaySummary> summary =
-      (*run)->Run(viz.Attach((*run)->driven(), report.options, engine, (*run)->reader()));
-  if (!summary.ok()) {
-    const bool internal = summary.status().code() == absl::StatusCode::kInternal;
-    return CommandFailure{
-        internal ? kExitInternal : kExitBadInput,
-        fmt::format("{}{}", internal ? "internal error: " : "", std::string(summary.status().message()))};
-  }
-  if (placements) {
-    if (absl::Status s = placements->Finish(); !s.ok()) return BadInput(io::WithRole("--placements", s));
-  }
-  if (absl::Status s = CheckReplayedSomething(*scenario, *summary, trace_); !s.ok()) return BadInput(s);
-  NoteRecordedCheck(*summary, scenario->recording->facts().records_figures);
-  if (attributed) {
-    reserved.Finish(EventIndex(summary->events_read > 0 ? summary->events_read - 1 : 0));
-    const absl::Status s = WalkPassedOverPeak(*scenario, config, limit->limit, report.options, reserved);
-    if (!s.ok()) return CommandFailure{kExitInternal, fmt::format("internal error: {}", std::string(s.message()))};
-  }
   report.trace = trace_;
   report.config = &config;
-  report.allocator = &(*run)->policy();
-  report.summary = &*summary;
-  report.recorder = &recorder;
-  report.attribution = attributed ? &attribution : nullptr;
-  report.reserved = attributed ? &reserved : nullptr;
+  report.allocator = &run.policy();
+  report.summary = &summary;
+  report.recorder = &watchers.recorder;
+  report.attribution = attributed ? &watchers.attribution : nullptr;
+  report.reserved = attributed ? &watchers.reserved : nullptr;
+}
+
+// The trials after the replay: the advice after a failure, a warm start's two answers.
+void ReplayCommand::AddTrials(const Scenario& scenario, const AllocatorConfig& config,
+                              ReplayReportInput& report) const {
   const ReplayTrials trials{allocator_, sets_, jobs_, no_advice_, quiet_};
-  AddAdvice(*scenario, config, trials, report);
-  AddStartAnswers(*scenario, config, trials, report);
+  AddAdvice(scenario, config, trials, report);
+  AddStartAnswers(scenario, config, trials, report);
+}
+
+// The text report (or the verdict alone), --json, the viz files; then every output renamed into place.
+std::optional<CommandFailure> ReplayCommand::WriteReports(const ReplayReportInput& report,
+                                                          const ScenarioReportInput& section,
+                                                          viz::VizOutputs& viz) {
   std::string text = quiet_ ? VerdictText(report) : TextReport(report);
-  section.printed_above = recorder.first_failure_dump();
-  if (!quiet_ && HasScenarioSection(*scenario)) text += ScenarioText(section);
+  if (!quiet_ && HasScenarioSection(*section.scenario)) text += ScenarioText(section);
   // What the reader found worth saying beside the numbers (XLA's own peak listing and why it differs).
-  for (const auto& [key, value] : scenario->recording->facts().metadata.entries) {
+  for (const auto& [key, value] : section.scenario->recording->facts().metadata.entries) {
     if (key == "note" && !quiet_) text += fmt::format("{}\n", value);
   }
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
   if (auto f = WriteJson(report, section)) return f;
   if (absl::Status s = viz.Write(report, outputs_); !s.ok()) return BadInput(s);
   if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
-  return CommandFailure{summary->failures > 0 ? kExitFailures : kExitOk, ""};
-}
-
-// A compiled program (an XLA dump) has no device limit: the question is its
-// peak and what each policy needs, so without --bytes-limit the replay runs at
-// the smallest limit the policy fits (the `hbmsim size` search).
-absl::StatusOr<LimitChoice> SmallestFittingLimit(const Scenario& scenario, const AllocatorConfig& config) {
-  absl::StatusOr<SizedScenario> sized = SizeScenario(scenario, config, SizeOptions{});
-  if (!sized.ok()) return sized.status();
-  const SizeResult& r = sized->result;
-  if (!r.found) return absl::InvalidArgumentError("no limit up to 4EiB fits this program");
-  return LimitChoice{r.min_bytes_limit,
-                     fmt::format("none given: a compiled program has no device limit; the smallest limit at "
-                                 "which {} fits it (hbmsim size), {:.2f}% over its peak live {} B",
-                                 config.policy->name, 100 * r.overhead, r.peak_live_bytes.value())};
-}
-
-// A recording that holds a state and no events is answered with inspect's
-// report, so the outputs that draw or list a replay have nothing in them:
-// they are not written (not left as empty files, exit 0, as fuzz_outputs
-// found), each with a note. The Python module asks for --placements and
-// --html on every replay, so this is a note, not an error.
-void ReplayCommand::DropReplayOutputs() {
-  for (const auto& [flag, path] :
-       std::vector<std::pair<const char*, const std::string*>>{{"--placements", &placements_},
-                                                               {"--html", &viz_.html},
-                                                               {"--perfetto", &viz_.perfetto},
-                                                               {"--memory-viz", &viz_.memory_viz}}) {
-    if (path->empty()) continue;
-    outputs_.Drop(flag);
-    Note(fmt::format("hbmsim replay: {} {} not written: {} holds an allocator state and no trace to replay",
-                     flag, *path, trace_));
-  }
-}
-
-// A state snapshot (segments, no history) has nothing to replay: its state
-// is what the user has, so replay answers with `hbmsim inspect`'s analysis
-// (exit 0) instead of refusing the file.
-std::optional<CommandFailure> ReplayCommand::InspectState(std::shared_ptr<const Recording> recording,
-                                                   const ScenarioRequest& request) {
-  inspect::SourceOptions options;
-  options.path = trace_;
-  options.device = request.device;
-  if (!request.device_name.empty()) {  // a snapshot numbers its devices and names none
-    return CommandFailure{kExitBadInput,
-                          fmt::format("--device {}: expected a device number ({} names no devices)",
-                                      request.device_name, trace_)};
-  }
-  if (!bytes_limit_.empty()) {
-    absl::StatusOr<ParsedLimit> b = ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
-    if (!b.ok()) return BadInput(b.status());
-    options.bytes_limit = b->bytes;
-  }
-  absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);
-  if (!state.ok()) return BadInput(state.status());
-  const inspect::InspectReport report = inspect::MakeInspectReport(trace_, *state, {}, StreamId(0));
-  const std::string text = fmt::format(
-      "{} holds an allocator state and no trace to replay: its state, analysed as `hbmsim inspect` does "
-      "(--probe SIZE asks what the torch policy would do with a request)\n\n{}",
-      trace_, quiet_ ? "" : inspect::RenderInspectText(report));
-  if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
-  if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", JsonText(inspect::RenderInspectJson(report), 2) + "\n");
-        !s.ok()) {
-      return BadInput(s);
-    }
-  }
-  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
-  return CommandFailure{kExitOk, ""};
-}
-
-// A held state (a JAX device memory profile) is one moment without
-// addresses: nothing to replay in time, so replay answers with the held
-// report `hbmsim inspect` gives (exit 0); inspect's --probe places the buffers.
-std::optional<CommandFailure> ReplayCommand::ReportHeld(std::shared_ptr<const Recording> recording,
-                                                 const ScenarioRequest& request) {
-  inspect::HeldOptions options;
-  options.device = request.device;
-  options.device_name = request.device_name;
-  options.allocator = allocator_;
-  if (!bytes_limit_.empty()) {
-    absl::StatusOr<ParsedLimit> b = ParseLimitOrPreset(bytes_limit_, "--bytes-limit");  // a size or a preset
-    if (!b.ok()) return BadInput(b.status());
-    options.limit = b->bytes;
-  }
-  absl::StatusOr<inspect::HeldReport> report = inspect::MakeHeldReport(std::move(recording), options);
-  if (!report.ok()) return BadInput(report.status());
-  const std::string text = fmt::format(
-      "{} holds what a JAX runtime had live at one moment, with no addresses and no trace to replay: its state "
-      "(`hbmsim inspect {} --probe SIZE --bytes-limit LIMIT` asks whether a request would fit)\n\n{}",
-      report->file, trace_, quiet_ ? "" : inspect::RenderHeldText(*report));
-  if (absl::Status s = io::WriteStdout(text); !s.ok()) return BadInput(s);
-  if (!json_.empty()) {
-    if (absl::Status s = outputs_.Write("--json", inspect::HeldJsonText(*report)); !s.ok()) {
-      return BadInput(s);
-    }
-  }
-  if (absl::Status s = outputs_.CommitAll(); !s.ok()) return BadInput(s);
-  return CommandFailure{kExitOk, ""};
+  return std::nullopt;
 }
 
 int ReplayCommand::Run() {
   ReplayReportInput report;
-  std::optional<CommandFailure> outcome = Replay(report);
+  std::optional<CommandFailure> outcome = Answer(report);
   FlushNotes(outcome ? outcome->code : kExitOk);
   if (!outcome) return kExitOk;
   if (!outcome->message.empty()) PrintError(fmt::format("hbmsim replay: {}", OneLineMessage(outcome->message)));

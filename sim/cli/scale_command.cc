@@ -10,6 +10,7 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/scale/fit_limit.h"
 #include "sim/scale/predicted_trace.h"
 #include "sim/scale/scale_check.h"
@@ -65,14 +66,12 @@ void ScaleCommand::Configure(CLI::App& app) {
   app.add_flag("--check", check_, "predict each recording from the others and print the errors");
   app.add_option("--allocator", allocator_,
                  "a built-in policy or a YAML config (default: the allocator that wrote the recordings)");
-  app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
-      ->allow_extra_args(false);
+  AddSetFlag(app, sets_, "KEY=VALUE: override one allocator option (repeatable)");
   app.add_option(
       "--bytes-limit", bytes_limit_,
       "the limit of --to's verdict (default: the one the largest recording states, else unlimited)");
   app.add_option("--device", device_, "the device of every recording (default: as replay chooses)");
-  app.add_option("--start-state", start_state_, "seed (default) or place, as replay takes it")
-      ->check(CLI::IsMember({"seed", "place"}));
+  AddStartStateFlag(app, start_state_, "seed (default) or place, as replay takes it");
   app.add_option(
       "--out", out_,
       "write the prediction at --to: X.pickle or X.json, the snapshot of its replay (PyTorch's format); "

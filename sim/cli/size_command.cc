@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
@@ -36,24 +37,25 @@ class SizeCommand : public Command {
     app.add_option("--allocator", allocator_,
                    "a built-in policy or a YAML config (default: the allocator that wrote the recording: torch for "
                    "a PyTorch snapshot, bfc for a TF/JAX profile)");
-    app.add_option("--set", sets_, "KEY=VALUE: override one allocator option (repeatable)")
-        ->allow_extra_args(false);
-    app.add_option("--device", device_,
-                   "size this device (default: the one with the recorded OOM, else the one with the most "
-                   "events; for formats that do not list their devices, the first event's)");
-    app.add_option("--start-state", start_state_,
-                   "a recording that starts mid-run: seed (default) installs its segments as recorded, so a "
-                   "limit below their reserved bytes fails; place allocates its live blocks through the policy")
-        ->check(CLI::IsMember({"seed", "place"}));
+    AddSetFlag(app, sets_, "KEY=VALUE: override one allocator option (repeatable)");
+    AddDeviceFlag(app, device_, "size this device");
+    AddStartStateFlag(app, start_state_,
+                      "a recording that starts mid-run: seed (default) installs its segments as recorded, so a "
+                      "limit below their reserved bytes fails; place allocates its live blocks through the policy");
     app.add_option("--resolution", resolution_, "the search's step in bytes (default 256; units allowed)");
-    app.add_option("--jobs", jobs_,
-                   "trials run in parallel (default: all cores); the output never depends on it");
+    AddJobsFlag(app, jobs_, "trials");
     app.add_option("--json", json_, "write min_bytes_limit, peak_live_bytes, overhead, ... here");
   }
   int Run() override;
 
  private:
   std::optional<CommandFailure> Size();
+  std::optional<CommandFailure> ParseFlags(Bytes& resolution, ScenarioRequest& request) const;
+  std::optional<CommandFailure> SizeFreshStart(const Scenario& scenario, const AllocatorConfig& config,
+                                               const SizeOptions& options);
+  void NoteHowTrialsRan(const SizedScenario& sized, const AllocatorConfig& config) const;
+  std::optional<CommandFailure> WriteAnswer(const SizedScenario& sized, const AllocatorConfig& config,
+                                            Bytes resolution);
   std::string Text(const TrialTarget& target, const SizeResult& r) const;
   nlohmann::ordered_json Json(const AllocatorConfig& config, const SizeResult& r, uint64_t resolution) const;
   std::string FreshStartText(const SizeResult& as_recorded) const;
@@ -157,18 +159,25 @@ nlohmann::ordered_json SizeCommand::Json(const AllocatorConfig& config, const Si
   return j;
 }
 
-std::optional<CommandFailure> SizeCommand::Size() {
-  absl::StatusOr<Bytes> resolution = ParseBytes(resolution_, /*allow_more_units=*/true);
-  if (!resolution.ok()) {
+std::optional<CommandFailure> SizeCommand::ParseFlags(Bytes& resolution, ScenarioRequest& request) const {
+  absl::StatusOr<Bytes> parsed_resolution = ParseBytes(resolution_, /*allow_more_units=*/true);
+  if (!parsed_resolution.ok()) {
     return CommandFailure{kExitBadInput, fmt::format("--resolution {}: {}", resolution_,
-                                              std::string(resolution.status().message()))};
+                                                     std::string(parsed_resolution.status().message()))};
   }
-  if (resolution->is_zero()) return CommandFailure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
+  if (parsed_resolution->is_zero()) return CommandFailure{kExitBadInput, "--resolution 0: must be at least 1 byte"};
+  resolution = *parsed_resolution;
   if (jobs_ < 1) return CommandFailure{kExitBadInput, fmt::format("--jobs {}: must be at least 1", jobs_)};
-  ScenarioRequest request;
   absl::StatusOr<ScenarioRequest> parsed = ParseScenarioRequest(device_, start_state_);
   if (!parsed.ok()) return CommandFailure{kExitBadInput, std::string(parsed.status().message())};
   request = *parsed;
+  return std::nullopt;
+}
+
+std::optional<CommandFailure> SizeCommand::Size() {
+  Bytes resolution;
+  ScenarioRequest request;
+  if (auto f = ParseFlags(resolution, request)) return f;
   absl::StatusOr<io::OutputSet> outputs = io::OutputSet::Open(
       WithPartnerFiles({{"TRACE", trace_}, {"--allocator", allocator_}}), {{"--json", json_}});
   if (!outputs.ok()) return CommandFailure{kExitBadInput, std::string(outputs.status().message())};
@@ -183,7 +192,7 @@ std::optional<CommandFailure> SizeCommand::Size() {
   absl::StatusOr<AllocatorConfig> config = ResolveWithSets(allocator_, sets_, *scenario, &applied_);
   if (!config.ok()) return CommandFailure{kExitBadInput, std::string(config.status().message())};
   SizeProgressLine progress(stderr, viz::Progress::IsTerminal(stderr), "hbmsim size");
-  SizeOptions options{resolution->value(), jobs_};
+  SizeOptions options{resolution.value(), jobs_};
   options.survey_observer = progress.survey_observer();
   options.on_progress = progress.Callback();
   absl::StatusOr<SizedScenario> sized = SizeScenario(*scenario, *config, options);
@@ -195,29 +204,45 @@ std::optional<CommandFailure> SizeCommand::Size() {
         fmt::format("{}{}", internal ? "internal error: " : "", std::string(sized.status().message()))};
   }
   if (BeganWarm(*scenario, *config)) {  // the answer for a new run of the job, too
-    absl::StatusOr<SizedScenario> fresh = SizeScenario(FreshStartOf(*scenario), *config, options);
-    if (!fresh.ok()) {
-      const bool internal = fresh.status().code() == absl::StatusCode::kInternal;
-      return CommandFailure{internal ? kExitInternal : kExitBadInput, std::string(fresh.status().message())};
-    }
-    fresh_start_ = fresh->result;
+    if (auto f = SizeFreshStart(*scenario, *config, options)) return f;
   }
-  const TrialTarget& target = sized->target;
-  const ScenarioSurvey& survey = target.survey;
-  const SizeResult& r = sized->result;
-  device_used_ = survey.device;
-  // How the trials ran (which ones resumed depends on timing, so not how many).
+  device_used_ = sized->target.survey.device;
+  NoteHowTrialsRan(*sized, *config);
+  return WriteAnswer(*sized, *config, resolution);
+}
+
+std::optional<CommandFailure> SizeCommand::SizeFreshStart(const Scenario& scenario, const AllocatorConfig& config,
+                                                          const SizeOptions& options) {
+  absl::StatusOr<SizedScenario> fresh = SizeScenario(FreshStartOf(scenario), config, options);
+  if (!fresh.ok()) {
+    const bool internal = fresh.status().code() == absl::StatusCode::kInternal;
+    return CommandFailure{internal ? kExitInternal : kExitBadInput, std::string(fresh.status().message())};
+  }
+  fresh_start_ = fresh->result;
+  return std::nullopt;
+}
+
+// How the trials ran (which ones resumed depends on timing, so not how many).
+void SizeCommand::NoteHowTrialsRan(const SizedScenario& sized, const AllocatorConfig& config) const {
+  const ScenarioSurvey& survey = sized.target.survey;
+  const SizeResult& r = sized.result;
   const char* how = r.trials_resume   ? "trials resume from checkpoints of earlier ones"
                     : r.trials_shared ? "every trial replays the events from memory"
                                       : "every trial replays the recording afresh";
   Note(fmt::format("hbmsim size: {}: {} events of device {}, peak live {} B; {}{}", trace_, survey.events_replayed,
                    survey.device ? fmt::format("{}", survey.device->value()) : "-",
                    survey.peak_live_bytes.value(), how,
-                   config->policy->plan ? " (offline plans from one more pass first)" : ""));
-  const std::string text = Text(target, r);
+                   config.policy->plan ? " (offline plans from one more pass first)" : ""));
+}
+
+// The text, --json, every output renamed into place; exit 1 when no limit fits.
+std::optional<CommandFailure> SizeCommand::WriteAnswer(const SizedScenario& sized, const AllocatorConfig& config,
+                                                       Bytes resolution) {
+  const SizeResult& r = sized.result;
+  const std::string text = Text(sized.target, r);
   if (absl::Status s = io::WriteStdout(text); !s.ok()) return CommandFailure{kExitBadInput, std::string(s.message())};
   if (!json_.empty()) {
-    const std::string json = JsonText(Json(*config, r, resolution->value()), 2) + "\n";
+    const std::string json = JsonText(Json(config, r, resolution.value()), 2) + "\n";
     if (absl::Status s = outputs_.Write("--json", json); !s.ok()) {
       return CommandFailure{kExitBadInput, std::string(s.message())};
     }

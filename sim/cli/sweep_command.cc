@@ -147,6 +147,12 @@ class SweepCommand : public Command {
 
  private:
   int RunSweep(const std::string& spec_path);
+  int ListTasks(const sweep::SweepSpec& spec) const;
+  absl::StatusOr<std::vector<const SweepTask*>> TasksOfThisRun(const sweep::SweepSpec& spec,
+                                                               std::pair<size_t, size_t>& shard) const;
+  // Runs `to_run` and writes each result file; the tasks that wrote an error
+  // line, or the first write failure.
+  absl::StatusOr<size_t> RunTasks(const std::vector<const SweepTask*>& to_run) const;
   int RunReport(const std::string& dir);
 
   std::vector<std::string> args_;
@@ -168,46 +174,71 @@ int SweepCommand::Run() {
 int SweepCommand::RunSweep(const std::string& spec_path) {
   absl::StatusOr<sweep::SweepSpec> spec = sweep::LoadSweepSpec(spec_path);
   if (!spec.ok()) return Fail(std::string(spec.status().message()));
-  if (list_) {
-    // With --out: only once the folder is known to hold nothing of another
-    // sweep (hbmsim.dask asks this before it sends any --task).
-    if (!out_.empty() && std::filesystem::exists(out_)) {
-      if (absl::Status s = CheckResultsAreThisSweeps(out_, *spec, nullptr); !s.ok()) {
-        return Fail(std::string(s.message()));
-      }
-    }
-    std::string text;
-    for (const SweepTask& t : spec->tasks) text += JsonText(t.Key()) + "\n";
-    absl::Status s = io::WriteStdout(text);
-    return s.ok() ? kExitOk : Fail(std::string(s.message()));
-  }
+  if (list_) return ListTasks(*spec);
   if (out_.empty()) return Fail("--out DIR: where the task results go");
   std::pair<size_t, size_t> shard{0, 1};
-  if (!shard_.empty()) {
-    absl::StatusOr<std::pair<size_t, size_t>> s = sweep::ParseShard(shard_);
-    if (!s.ok()) return Fail(std::string(s.status().message()));
-    shard = *s;
-  }
-  std::vector<const SweepTask*> mine;
-  for (const SweepTask& t : spec->tasks) {
-    if (t.index % shard.second == shard.first) mine.push_back(&t);
-  }
-  if (!task_.empty()) {
-    const uint64_t k = *ParseU64(task_);
-    if (k >= spec->tasks.size()) return Fail(fmt::format("--task {}: the spec has {} tasks", k, spec->tasks.size()));
-    mine = {&spec->tasks[k]};
-  }
+  absl::StatusOr<std::vector<const SweepTask*>> mine = TasksOfThisRun(*spec, shard);
+  if (!mine.ok()) return Fail(std::string(mine.status().message()));
   std::error_code ec;
   std::filesystem::create_directories(out_, ec);
   if (ec) return Fail(fmt::format("--out: cannot create {}: {}", out_, ec.message()));
-  if (absl::Status s = CheckResultsAreThisSweeps(out_, *spec, task_.empty() ? nullptr : mine.front());
+  if (absl::Status s = CheckResultsAreThisSweeps(out_, *spec, task_.empty() ? nullptr : mine->front());
       !s.ok()) {
     return Fail(std::string(s.message()));
   }
   std::vector<const SweepTask*> to_run;
-  for (const SweepTask* t : mine) {
+  for (const SweepTask* t : *mine) {
     if (!Finished(out_ + "/" + t->FileName(), *t)) to_run.push_back(t);
   }
+  absl::StatusOr<size_t> errors = RunTasks(to_run);
+  if (!errors.ok()) return Fail(std::string(errors.status().message()));
+  const std::string text = fmt::format(
+      "hbmsim sweep {}: {} tasks; this run's share {} (shard {}/{}): {} already finished, {} ran ({} with an "
+      "error line); results in {}\n",
+      spec_path, spec->tasks.size(), mine->size(), shard.first, shard.second, mine->size() - to_run.size(),
+      to_run.size(), *errors, out_);
+  absl::Status s = io::WriteStdout(text);
+  return s.ok() ? kExitOk : Fail(std::string(s.message()));
+}
+
+// --list: one JSON line per task, and nothing run.
+int SweepCommand::ListTasks(const sweep::SweepSpec& spec) const {
+  // With --out: only once the folder is known to hold nothing of another
+  // sweep (hbmsim.dask asks this before it sends any --task).
+  if (!out_.empty() && std::filesystem::exists(out_)) {
+    if (absl::Status s = CheckResultsAreThisSweeps(out_, spec, nullptr); !s.ok()) {
+      return Fail(std::string(s.message()));
+    }
+  }
+  std::string text;
+  for (const SweepTask& t : spec.tasks) text += JsonText(t.Key()) + "\n";
+  absl::Status s = io::WriteStdout(text);
+  return s.ok() ? kExitOk : Fail(std::string(s.message()));
+}
+
+// This run's share: the tasks of --shard I/N (all by default), or the one --task names.
+absl::StatusOr<std::vector<const SweepTask*>> SweepCommand::TasksOfThisRun(const sweep::SweepSpec& spec,
+                                                                           std::pair<size_t, size_t>& shard) const {
+  if (!shard_.empty()) {
+    absl::StatusOr<std::pair<size_t, size_t>> s = sweep::ParseShard(shard_);
+    if (!s.ok()) return s.status();
+    shard = *s;
+  }
+  std::vector<const SweepTask*> mine;
+  for (const SweepTask& t : spec.tasks) {
+    if (t.index % shard.second == shard.first) mine.push_back(&t);
+  }
+  if (!task_.empty()) {
+    const uint64_t k = *ParseU64(task_);
+    if (k >= spec.tasks.size()) {
+      return absl::InvalidArgumentError(fmt::format("--task {}: the spec has {} tasks", k, spec.tasks.size()));
+    }
+    mine = {&spec.tasks[k]};
+  }
+  return mine;
+}
+
+absl::StatusOr<size_t> SweepCommand::RunTasks(const std::vector<const SweepTask*>& to_run) const {
   std::atomic<size_t> errors{0};
   std::vector<std::string> write_errors(to_run.size());
   ParallelFor(to_run.size(), jobs_, [&](size_t i) {
@@ -219,15 +250,9 @@ int SweepCommand::RunSweep(const std::string& spec_path) {
     if (!s.ok()) write_errors[i] = std::string(s.message());
   });
   for (const std::string& e : write_errors) {
-    if (!e.empty()) return Fail(e);
+    if (!e.empty()) return absl::InternalError(e);
   }
-  const std::string text = fmt::format(
-      "hbmsim sweep {}: {} tasks; this run's share {} (shard {}/{}): {} already finished, {} ran ({} with an "
-      "error line); results in {}\n",
-      spec_path, spec->tasks.size(), mine.size(), shard.first, shard.second, mine.size() - to_run.size(), to_run.size(),
-      errors.load(), out_);
-  absl::Status s = io::WriteStdout(text);
-  return s.ok() ? kExitOk : Fail(std::string(s.message()));
+  return errors.load();
 }
 
 int SweepCommand::RunReport(const std::string& dir) {

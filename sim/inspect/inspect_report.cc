@@ -188,15 +188,19 @@ std::string RenderInspectText(const InspectReport& r) {
   return text;
 }
 
-Json RenderInspectJson(const InspectReport& r) {
-  const InspectedState& s = *r.state;
-  const StateAnalysis& a = r.analysis;
+namespace {
+
+Json InspectedPoolsJson(const StateAnalysis& a) {
   Json pools = Json::array();
   for (const PoolTotals& t : a.pools) {
     Json j{{"pool", t.small ? "small" : "large"}, {"stream", t.stream}};
     j.update(PoolJson(t));
     pools.push_back(j);
   }
+  return pools;
+}
+
+Json InspectedSegmentsJson(const StateAnalysis& a) {
   Json segments = Json::array();
   for (const SegmentRow& g : a.segments) {
     segments.push_back(Json{{"base", g.base.value()},
@@ -209,6 +213,10 @@ Json RenderInspectJson(const InspectReport& r) {
                             {"largest_free", g.largest_free.value()},
                             {"blocks", g.blocks}});
   }
+  return segments;
+}
+
+Json LargestLiveBlocksJson(const InspectedState& s, const StateAnalysis& a) {
   Json biggest = Json::array();
   for (const LiveBlock& b : a.biggest) {
     const BlockStack stack = StackOf(s, b.addr, SIZE_MAX);
@@ -221,27 +229,36 @@ Json RenderInspectJson(const InspectReport& r) {
                            {"frames_recorded", stack.recorded},
                            {stack.user ? "user_frames" : "frames", stack.shown}});
   }
-  Json probes = Json::array();
-  for (const ProbeAnswer& p : r.probes) {
-    Json j{{"requested", p.requested.value()},
-           {"rounded", p.rounded.value()},
-           {"pool", p.small_pool ? "small" : "large"},
-           {"stream", p.stream.value()},
-           {"ok", p.result.ok()},
-           {"steps", p.steps}};
-    if (p.result.ok()) {
-      j["address"] = p.result.offset.value();
-      j["block_size"] = p.result.size.value();
-      j["how"] = p.how;
-    } else {
-      j["verdict"] = AllocStatusName(p.result.status);
-      j["message"] = p.oom_message;
-      j["free_bytes"] = p.result.free_bytes.value();
-      j["largest_free_block"] = p.result.largest_free_block.value();
-    }
-    probes.push_back(j);
+  return biggest;
+}
+
+Json ProbeAnswerJson(const ProbeAnswer& p) {
+  Json j{{"requested", p.requested.value()},
+         {"rounded", p.rounded.value()},
+         {"pool", p.small_pool ? "small" : "large"},
+         {"stream", p.stream.value()},
+         {"ok", p.result.ok()},
+         {"steps", p.steps}};
+  if (p.result.ok()) {
+    j["address"] = p.result.offset.value();
+    j["block_size"] = p.result.size.value();
+    j["how"] = p.how;
+  } else {
+    j["verdict"] = AllocStatusName(p.result.status);
+    j["message"] = p.oom_message;
+    j["free_bytes"] = p.result.free_bytes.value();
+    j["largest_free_block"] = p.result.largest_free_block.value();
   }
-  Json total = PoolJson(a.total);
+  return j;
+}
+
+}  // namespace
+
+Json RenderInspectJson(const InspectReport& r) {
+  const InspectedState& s = *r.state;
+  const StateAnalysis& a = r.analysis;
+  Json probes = Json::array();
+  for (const ProbeAnswer& p : r.probes) probes.push_back(ProbeAnswerJson(p));
   return Json{{"snapshot", r.file},
               {"source", s.source},
               {"device", s.device.value()},
@@ -249,12 +266,12 @@ Json RenderInspectJson(const InspectReport& r) {
               {"state", s.where},
               {"capacity", s.capacity},
               {"settings_from_snapshot", s.settings},
-              {"pools", pools},
-              {"total", total},
+              {"pools", InspectedPoolsJson(a)},
+              {"total", PoolJson(a.total)},
               {"fragmentation", a.fragmentation},
               {"releasable", a.releasable.value()},
-              {"segments", segments},
-              {"largest_live_blocks", biggest},
+              {"segments", InspectedSegmentsJson(a)},
+              {"largest_live_blocks", LargestLiveBlocksJson(s, a)},
               {"reserved_explained", ReservedMomentJson(r.reserved)},
               {"probes", probes}};
 }

@@ -93,11 +93,14 @@ bool IsKeyOrPerDevice(std::string_view name, std::string_view key) {
 }
 
 bool SettingsApply(const Recording& recording, DeviceId device) {
-  return recording.facts().device(device).start_summary.has_value() ||
-         recording.facts().metadata.Find("compiled_program");
+  return recording.facts().device(device).start_summary.has_value() || IsCompiledProgram(recording);
 }
 
 }  // namespace
+
+bool IsCompiledProgram(const Recording& recording) {
+  return recording.facts().metadata.Find("compiled_program") != nullptr;
+}
 
 std::string PerDeviceKey(std::string_view key, DeviceId device) {
   return fmt::format("{}.device_{}", key, device.value());

@@ -67,6 +67,10 @@ const PolicySpec* RecordedPolicy(const Recording& recording, std::string* why = 
 // `hbmsim convert` to keep as `# allocator_settings:`.
 std::vector<std::string> RecordedOptionEdits(const Recording& recording, const PolicySpec& policy, DeviceId device);
 
+// A compiled program (an XLA dump, `# compiled_program: true`): it ran on no
+// device, so it has no device limit; its settings still apply.
+bool IsCompiledProgram(const Recording& recording);
+
 struct LimitChoice {
   Bytes limit;
   std::string source;  // "--bytes-limit", "the trace's # device_bytes", ...

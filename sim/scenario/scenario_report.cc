@@ -88,12 +88,11 @@ bool HasScenarioSection(const Scenario& scenario) {
          scenario.devices.size() > 1 || HasHeaderSettings(*scenario.recording);
 }
 
-std::string ScenarioText(const ScenarioReportInput& in) {
-  std::string text;
-  Out out(text);
+namespace {
+
+// The settings taken, the start state as recorded, the recorded limit.
+void WriteRecordingHeader(Out out, const ScenarioReportInput& in) {
   const Scenario& sc = *in.scenario;
-  const ScenarioRun& run = *in.run;
-  const DeviceId d = sc.device.value_or(DeviceId(0));
   fmt::format_to(out, "\n{}, device {}:\n", sc.recording->facts().description, sc.DeviceText());
   fmt::format_to(out, "  settings:     {}\n",
                  in.applied_settings.empty()
@@ -112,7 +111,12 @@ std::string ScenarioText(const ScenarioReportInput& in) {
   if (sc.recorded_limit) {
     fmt::format_to(out, "  limit:        {} B = {}\n", sc.recorded_limit->limit.value(), sc.recorded_limit->how);
   }
-  const StartStateOutcome& st = run.start();
+}
+
+// What became of the start state in this run: refused, seeded or placed.
+void WriteStartOutcome(Out out, const ScenarioReportInput& in) {
+  const Scenario& sc = *in.scenario;
+  const StartStateOutcome& st = in.run->start();
   if (st.refused) {
     fmt::format_to(out,
                    "  REFUSED:      the start state's {} B reserved in {} segments do not fit under the limit {} "
@@ -130,50 +134,69 @@ std::string ScenarioText(const ScenarioReportInput& in) {
                    sc.start_mode == StartStateMode::kPlace ? "--start-state place"
                                                            : "the policy takes no start state");
   }
+}
+
+// --check-recorded: the simulated addresses against the recorded ones.
+void WriteRecordedCheck(Out out, const RecordingChecker& checker, DeviceId d) {
+  const RecordedCheck c = checker.Check();
+  fmt::format_to(out, "\nRecorded check: allocs {}/{}, segments {}/{}\n", c.allocs_matched, c.allocs_total,
+                 c.segments_matched, c.segments_total);
+  if (const auto& m = checker.first_alloc_mismatch()) {
+    fmt::format_to(out, "  first alloc mismatch at {}: recorded {:#x}, simulated {}\n",
+                   EventText(m->event, m->entry, d), m->recorded, m->simulated);
+  }
+  if (checker.history_total() > 0 || checker.history_past() > 0) {
+    fmt::format_to(out,
+                   "  gen1 history:   {}/{} live blocks at their recorded address (history[0]); {} older "
+                   "entries not compared (allocations made before the snapshot)\n",
+                   checker.history_matched(), checker.history_total(), checker.history_past());
+  }
+  if (const auto& m = checker.first_history_mismatch()) {
+    fmt::format_to(out, "  first history mismatch: recorded {:#x} ({} B requested), simulated {}\n", m->addr,
+                   m->requested, m->simulated);
+  }
+  WriteSegments(out, "segment_alloc", checker.segment_allocs(), d);
+  WriteSegments(out, "segment_map", checker.maps(), d);
+  WriteSegments(out, "segment_free", checker.segment_frees(), d);
+  WriteSegments(out, "segment_unmap", checker.unmaps(), d);
+}
+
+// What the recording's side entries say next to the replay: empty_cache
+// calls, the recorded check, the recorded OOMs, the runtime's summary.
+void WriteSideEntries(Out out, const ScenarioReportInput& in, const RecordingChecker& checker, DeviceId d) {
+  if (checker.empty_cache_calls() > 0) {
+    fmt::format_to(out, "  empty_cache:  {} calls (recorded segment_free the policy had not done)\n",
+                   checker.empty_cache_calls());
+  }
+  if (in.check_recorded) WriteRecordedCheck(out, checker, d);
+  if (!checker.ooms().empty()) {
+    fmt::format_to(out, "\nRecorded OOMs replayed ({}):\n", checker.ooms().size());
+    for (const RecordedOom& o : checker.ooms()) WriteOom(out, o, d, in.printed_above);
+  }
+  // The runtime's summary prints once: the failure's text above carries it.
+  if (in.config->policy->recording.summary_text && in.printed_above.empty()) {
+    fmt::format_to(out, "\n{}\n", in.config->policy->recording.summary_text(in.run->policy()));
+  }
+}
+
+}  // namespace
+
+std::string ScenarioText(const ScenarioReportInput& in) {
+  std::string text;
+  Out out(text);
+  const Scenario& sc = *in.scenario;
+  const DeviceId d = sc.device.value_or(DeviceId(0));
+  WriteRecordingHeader(out, in);
+  WriteStartOutcome(out, in);
   if (sc.recorded_oom) {
     fmt::format_to(out, "  oom capacity: {} B = {} B reserved at device_traces[{}][{}] + its device_free {} B\n",
                    sc.recorded_oom->capacity.value(), sc.recorded_oom->reserved.value(), d.value(),
                    sc.recorded_oom->entry, sc.recorded_oom->device_free.value());
   }
-  const RecordingChecker* checker = run.checker();
+  const RecordingChecker* checker = in.run->checker();
   if (checker == nullptr) return text;
   if (checker->figures()) WriteFigures(out, *checker->figures());
-  if (!sc.recording->facts().records_side_entries) return text;
-  if (checker->empty_cache_calls() > 0) {
-    fmt::format_to(out, "  empty_cache:  {} calls (recorded segment_free the policy had not done)\n",
-                   checker->empty_cache_calls());
-  }
-  if (in.check_recorded) {
-    const RecordedCheck c = checker->Check();
-    fmt::format_to(out, "\nRecorded check: allocs {}/{}, segments {}/{}\n", c.allocs_matched, c.allocs_total,
-                   c.segments_matched, c.segments_total);
-    if (const auto& m = checker->first_alloc_mismatch()) {
-      fmt::format_to(out, "  first alloc mismatch at {}: recorded {:#x}, simulated {}\n",
-                     EventText(m->event, m->entry, d), m->recorded, m->simulated);
-    }
-    if (checker->history_total() > 0 || checker->history_past() > 0) {
-      fmt::format_to(out,
-                     "  gen1 history:   {}/{} live blocks at their recorded address (history[0]); {} older "
-                     "entries not compared (allocations made before the snapshot)\n",
-                     checker->history_matched(), checker->history_total(), checker->history_past());
-    }
-    if (const auto& m = checker->first_history_mismatch()) {
-      fmt::format_to(out, "  first history mismatch: recorded {:#x} ({} B requested), simulated {}\n", m->addr,
-                     m->requested, m->simulated);
-    }
-    WriteSegments(out, "segment_alloc", checker->segment_allocs(), d);
-    WriteSegments(out, "segment_map", checker->maps(), d);
-    WriteSegments(out, "segment_free", checker->segment_frees(), d);
-    WriteSegments(out, "segment_unmap", checker->unmaps(), d);
-  }
-  if (!checker->ooms().empty()) {
-    fmt::format_to(out, "\nRecorded OOMs replayed ({}):\n", checker->ooms().size());
-    for (const RecordedOom& o : checker->ooms()) WriteOom(out, o, d, in.printed_above);
-  }
-  // The runtime's summary prints once: the failure's text above carries it.
-  if (in.config->policy->recording.summary_text && in.printed_above.empty()) {
-    fmt::format_to(out, "\n{}\n", in.config->policy->recording.summary_text(run.policy()));
-  }
+  if (sc.recording->facts().records_side_entries) WriteSideEntries(out, in, *checker, d);
   return text;
 }
 

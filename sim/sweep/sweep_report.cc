@@ -107,29 +107,86 @@ std::optional<uint64_t> SummaryRow::NearestRank(std::vector<uint64_t> v, double 
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
 }
 
+namespace {
+
+using SummaryRowKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+// A size row's savings are against today's min limit per (allocator,
+// recording): the allocator's first settings row.
+struct TodayLimits {
+  std::map<std::pair<std::string, std::string>, uint64_t> need;
+  std::map<std::string, std::string> first_settings;  // allocator -> its first size row's settings
+};
+
+// The row of a result line: (allocator, settings, question, limit), added on its first line.
+SummaryRow& SummaryRowOf(const Json& key, std::map<SummaryRowKey, size_t>& row_of, SweepSummary& s) {
+  // A scale task at one size is its own row, named by the size.
+  const std::string to = key.contains("to") && !Field(key, "to").is_null() ? "to=" + Text(Field(key, "to")) : "";
+  const SummaryRowKey id =
+      std::make_tuple(Text(Field(key, "allocator")), Text(Field(key, "settings")), Text(Field(key, "question")),
+                      to.empty() ? Text(Field(key, "bytes_limit")) : to);
+  auto [it, added] = row_of.emplace(id, s.rows.size());
+  if (added) {
+    SummaryRow row;
+    std::tie(row.allocator, row.settings, row.question, row.bytes_limit) = id;
+    s.rows.push_back(std::move(row));
+  }
+  return s.rows[it->second];
+}
+
+void AddSizeResult(const Json& key, const Json& result, TodayLimits& today, SummaryRow& row) {
+  if (!result.contains("min_bytes_limit") || !result["min_bytes_limit"].is_number()) {
+    ++row.failed;
+    return;
+  }
+  ++row.fit;
+  const uint64_t need = result["min_bytes_limit"].get<uint64_t>();
+  row.needed.push_back(need);
+  if (const Json fresh = result.value("fresh_start", Json());
+      fresh.is_object() && fresh["min_bytes_limit"].is_number()) {
+    row.needed_fresh.push_back(fresh["min_bytes_limit"].get<uint64_t>());
+  }
+  const std::string recording = Text(Field(key, "recording"));
+  today.first_settings.emplace(row.allocator, row.settings);
+  if (today.first_settings[row.allocator] == row.settings) today.need[{row.allocator, recording}] = need;
+  if (auto t = today.need.find({row.allocator, recording}); t != today.need.end()) {
+    row.savings.push_back(static_cast<int64_t>(t->second) - static_cast<int64_t>(need));
+  }
+}
+
+void AddScaleResult(const Json& result, int code, SummaryRow& row) {
+  ++(code == 0 ? row.fit : row.failed);
+  // At a size: the prediction's reserved peak; under a fit limit: the largest size that fits.
+  const Json& answer = result.contains("largest_fitting") ? result["largest_fitting"] : Json();
+  if (Field(answer, "to").is_number()) {
+    row.needed.push_back(Field(answer, "to").get<uint64_t>());
+  } else if (result.contains("peak_reserved_bytes") && result["peak_reserved_bytes"].is_number()) {
+    row.needed.push_back(result["peak_reserved_bytes"].get<uint64_t>());
+  }
+}
+
+// An advise task "fits" when today fails and some candidate fits.
+void AddAdviseResult(const Json& result, SummaryRow& row) {
+  const bool today_fits = result.contains("today") && IsTrue(result["today"], "fits_at_limit");
+  bool some_fits = false;
+  const Json& candidates = result.contains("candidates") ? result["candidates"] : Json();
+  if (candidates.is_array()) {
+    for (const Json& c : candidates) some_fits |= IsTrue(c, "fits_at_limit");
+  }
+  ++((!today_fits && some_fits) ? row.fit : row.failed);
+}
+
+}  // namespace
+
 absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
   absl::StatusOr<std::vector<Json>> lines = ReadLines(dir);
   if (!lines.ok()) return lines.status();
   SweepSummary s{dir, static_cast<int>(lines->size()), {}};
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> row_of;
-  // size: today's min limit per (allocator, recording): the allocator's first settings row.
-  std::map<std::pair<std::string, std::string>, uint64_t> today;
-  std::map<std::string, std::string> first_settings;  // allocator -> its first size row's settings
+  std::map<SummaryRowKey, size_t> row_of;
+  TodayLimits today;
   for (const Json& line : *lines) {
     const Json& key = line["key"];
-    // A scale task at one size is its own row, named by the size.
-    const std::string to =
-        key.contains("to") && !Field(key, "to").is_null() ? "to=" + Text(Field(key, "to")) : "";
-    const auto id =
-        std::make_tuple(Text(Field(key, "allocator")), Text(Field(key, "settings")),
-                        Text(Field(key, "question")), to.empty() ? Text(Field(key, "bytes_limit")) : to);
-    auto [it, added] = row_of.emplace(id, s.rows.size());
-    if (added) {
-      SummaryRow row;
-      std::tie(row.allocator, row.settings, row.question, row.bytes_limit) = id;
-      s.rows.push_back(std::move(row));
-    }
-    SummaryRow& row = s.rows[it->second];
+    SummaryRow& row = SummaryRowOf(key, row_of, s);
     ++row.jobs;
     const int code = line["exit_code"].get<int>();
     const Json& result = line.value("result", Json());
@@ -140,40 +197,11 @@ absl::StatusOr<SweepSummary> SummarizeResults(const std::string& dir) {
     if (row.question == "limit") {
       ++(code == 0 ? row.fit : row.failed);
     } else if (row.question == "size") {
-      if (!result.contains("min_bytes_limit") || !result["min_bytes_limit"].is_number()) {
-        ++row.failed;
-        continue;
-      }
-      ++row.fit;
-      const uint64_t need = result["min_bytes_limit"].get<uint64_t>();
-      row.needed.push_back(need);
-      if (const Json fresh = result.value("fresh_start", Json());
-          fresh.is_object() && fresh["min_bytes_limit"].is_number()) {
-        row.needed_fresh.push_back(fresh["min_bytes_limit"].get<uint64_t>());
-      }
-      const std::string recording = Text(Field(key, "recording"));
-      first_settings.emplace(row.allocator, row.settings);
-      if (first_settings[row.allocator] == row.settings) today[{row.allocator, recording}] = need;
-      if (auto t = today.find({row.allocator, recording}); t != today.end()) {
-        row.savings.push_back(static_cast<int64_t>(t->second) - static_cast<int64_t>(need));
-      }
+      AddSizeResult(key, result, today, row);
     } else if (row.question == "scale") {
-      ++(code == 0 ? row.fit : row.failed);
-      // At a size: the prediction's reserved peak; under a fit limit: the largest size that fits.
-      const Json& answer = result.contains("largest_fitting") ? result["largest_fitting"] : Json();
-      if (Field(answer, "to").is_number()) {
-        row.needed.push_back(Field(answer, "to").get<uint64_t>());
-      } else if (result.contains("peak_reserved_bytes") && result["peak_reserved_bytes"].is_number()) {
-        row.needed.push_back(result["peak_reserved_bytes"].get<uint64_t>());
-      }
+      AddScaleResult(result, code, row);
     } else if (row.question == "advise") {
-      const bool today_fits = result.contains("today") && IsTrue(result["today"], "fits_at_limit");
-      bool some_fits = false;
-      const Json& candidates = result.contains("candidates") ? result["candidates"] : Json();
-      if (candidates.is_array()) {
-        for (const Json& c : candidates) some_fits |= IsTrue(c, "fits_at_limit");
-      }
-      ++((!today_fits && some_fits) ? row.fit : row.failed);
+      AddAdviseResult(result, row);
     }
   }
   return s;

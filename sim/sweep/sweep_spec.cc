@@ -332,7 +332,8 @@ void AddScaleTasks(const ScaleQuestion& q, const std::string& allocator,
   }
 }
 
-absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root, const SweepSpecOptions& options) {
+// A map of known keys, allocators: among them.
+absl::Status CheckSpecKeys(const std::string& path, const YAML::Node& root) {
   if (!root.IsMap()) return Error(path, root, "a sweep spec is a map (recordings:, allocators:, ...)");
   for (const auto& entry : root) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
@@ -344,6 +345,41 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
     }
   }
   if (!root["allocators"]) return Error(path, root, "needs allocators:");
+  return absl::OkStatus();
+}
+
+// The tasks of each recording: every allocator and settings row, at each
+// limit, and sized and advised when asked.
+void AddRecordingTasks(const std::vector<std::string>& recordings, const std::vector<std::string>& allocators,
+                       const std::string& folder,
+                       const std::vector<std::vector<std::pair<std::string, std::string>>>& grid,
+                       const Questions& questions, const std::string& device, SweepSpec& spec) {
+  for (const std::string& recording : recordings) {
+    for (const std::string& a : allocators) {
+      const std::string allocator = IsYamlFile(a) ? ResolveSpecPath(folder, a) : a;
+      for (const auto& settings : grid) {
+        auto add = [&](std::string question, std::string limit) {
+          spec.tasks.push_back({spec.tasks.size(),
+                                recording,
+                                allocator,
+                                settings,
+                                std::move(question),
+                                std::move(limit),
+                                device,
+                                {},
+                                "",
+                                ""});
+        };
+        for (const std::string& limit : questions.limits) add("limit", limit);
+        if (questions.size) add("size", "");
+        if (questions.advise) add("advise", "");
+      }
+    }
+  }
+}
+
+absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root, const SweepSpecOptions& options) {
+  if (absl::Status s = CheckSpecKeys(path, root); !s.ok()) return s;
   const size_t slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash);
   absl::StatusOr<std::vector<std::string>> allocators = Scalars(path, root["allocators"], "allocators");
@@ -367,28 +403,7 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
     return s;
   }
   SweepSpec spec{path, {}};
-  for (const std::string& recording : *recordings) {
-    for (const std::string& a : *allocators) {
-      const std::string allocator = IsYamlFile(a) ? ResolveSpecPath(folder, a) : a;
-      for (const auto& settings : *grid) {
-        auto add = [&](std::string question, std::string limit) {
-          spec.tasks.push_back({spec.tasks.size(),
-                                recording,
-                                allocator,
-                                settings,
-                                std::move(question),
-                                std::move(limit),
-                                *device,
-                                {},
-                                "",
-                                ""});
-        };
-        for (const std::string& limit : questions->limits) add("limit", limit);
-        if (questions->size) add("size", "");
-        if (questions->advise) add("advise", "");
-      }
-    }
-  }
+  AddRecordingTasks(*recordings, *allocators, folder, *grid, *questions, *device, spec);
   if (!questions->scale) return spec;
   for (const std::string& a : *allocators) {
     for (const auto& settings : *grid) {

@@ -9,24 +9,6 @@
 
 namespace hbmsim::viz {
 
-class MemoryVizRecorder::TapReader : public EventReader {
- public:
-  TapReader(MemoryVizRecorder& owner, EventReader& inner) : owner_(owner), inner_(inner) {}
-  absl::StatusOr<bool> Next(Event& e) override {
-    absl::StatusOr<bool> more = inner_.Next(e);
-    if (more.ok() && *more) owner_.Track(e);
-    return more;
-  }
-  const TraceMetadata& metadata() const override { return inner_.metadata(); }
-  std::string Location() const override { return inner_.Location(); }
-  const ContextTable* context_table() const override { return inner_.context_table(); }
-  EventContext context() const override { return inner_.context(); }
-
- private:
-  MemoryVizRecorder& owner_;
-  EventReader& inner_;
-};
-
 MemoryVizRecorder::MemoryVizRecorder(const Allocator& allocator, const ReplayOptions& options,
                                      size_t max_entries)
     : allocator_(allocator), device_(options.device), max_entries_(max_entries), peak_from_(options.peak_from) {}
@@ -34,7 +16,7 @@ MemoryVizRecorder::MemoryVizRecorder(const Allocator& allocator, const ReplayOpt
 MemoryVizRecorder::~MemoryVizRecorder() = default;
 
 EventReader& MemoryVizRecorder::Tap(EventReader& inner) {
-  tap_ = std::make_unique<TapReader>(*this, inner);
+  tap_ = std::make_unique<TapReader<MemoryVizRecorder>>(*this, inner);
   recorded_ = inner.context_table();
   return *tap_;
 }
@@ -192,11 +174,13 @@ void MemoryVizRecorder::Move(Action action, uint64_t addr, uint64_t size, const 
 
 void MemoryVizRecorder::Sync() {
   sync_pending_ = false;
-  struct Change {
-    uint64_t old_addr, new_addr, size;
-    bool program, gone;
-    uint64_t id;
-  };
+  std::vector<Change> changes = ChangesSinceSync();
+  ApplyChanges(changes);
+}
+
+// The buffers and programs whose address the policy changed (or that are
+// gone) since the last sync, against the allocator's memory map now.
+std::vector<MemoryVizRecorder::Change> MemoryVizRecorder::ChangesSinceSync() const {
   absl::flat_hash_map<uint64_t, uint64_t> buffer_at;
   absl::flat_hash_map<uint64_t, std::pair<uint64_t, uint64_t>> program_at;
   for (const RegionSnapshot& r : TakeMemorySnapshot(allocator_)) {
@@ -224,6 +208,10 @@ void MemoryVizRecorder::Sync() {
     if (it == programs_.end() || it->second.addr != at.first)
       changes.push_back({~uint64_t{0}, at.first, at.second, true, false, id});
   }
+  return changes;
+}
+
+void MemoryVizRecorder::ApplyChanges(std::vector<Change>& changes) {
   // Frees before allocs, each in address order (hash order decides nothing).
   std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
     return std::tie(a.old_addr, a.new_addr, a.id) < std::tie(b.old_addr, b.new_addr, b.id);

@@ -51,12 +51,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/viz/tap_reader.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim::viz {
@@ -102,7 +104,7 @@ class MemoryVizRecorder : public ReplayObserver {
   bool addresses_reproduced() const { return recorded_allocs_ > 0 && matched_allocs_ == recorded_allocs_; }
 
  private:
-  class TapReader;
+  friend class TapReader<MemoryVizRecorder>;
   enum class Action : uint8_t {
     kAlloc,
     kFreeRequested,
@@ -142,6 +144,14 @@ class MemoryVizRecorder : public ReplayObserver {
   void TrackFree(const Event& e);
   void CompletePendingUnder(uint64_t begin, uint64_t end);
   void Sync();
+  // Sync's steps: what moved since the last one, then the frees and allocs that say it.
+  struct Change {
+    uint64_t old_addr, new_addr, size;
+    bool program, gone;
+    uint64_t id;
+  };
+  std::vector<Change> ChangesSinceSync() const;
+  void ApplyChanges(std::vector<Change>& changes);
   void Move(Action action, uint64_t addr, uint64_t size, const Context& c);
   void Push(Action action, uint64_t addr, uint64_t size, uint64_t stream, const Context& c);
   nlohmann::ordered_json Segments() const;
@@ -153,7 +163,7 @@ class MemoryVizRecorder : public ReplayObserver {
   const Allocator& allocator_;
   std::optional<DeviceId> device_;
   size_t max_entries_;
-  std::unique_ptr<TapReader> tap_;
+  std::unique_ptr<TapReader<MemoryVizRecorder>> tap_;
   const ContextTable* recorded_ = nullptr;  // the reader's frames, if it has any
   ContextTable labels_;                     // categories and metadata strings
   // The event being replayed: its time, stream and context.

@@ -5,25 +5,6 @@
 
 namespace hbmsim::viz {
 
-class VizRecorder::TapReader : public EventReader {
- public:
-  TapReader(VizRecorder& owner, EventReader& inner) : owner_(owner), inner_(inner) {}
-  absl::StatusOr<bool> Next(Event& e) override {
-    owner_.BeforeRead();
-    absl::StatusOr<bool> more = inner_.Next(e);
-    if (more.ok() && *more) owner_.Track(e);
-    return more;
-  }
-  const TraceMetadata& metadata() const override { return inner_.metadata(); }
-  std::string Location() const override { return inner_.Location(); }
-  const ContextTable* context_table() const override { return inner_.context_table(); }
-  EventContext context() const override { return inner_.context(); }
-
- private:
-  VizRecorder& owner_;
-  EventReader& inner_;
-};
-
 VizRecorder::VizRecorder(const Allocator& allocator, const ReplayOptions& options, Progress* progress,
                          bool record)
     : allocator_(allocator), device_(options.device), progress_(progress), record_(record),
@@ -32,7 +13,7 @@ VizRecorder::VizRecorder(const Allocator& allocator, const ReplayOptions& option
 VizRecorder::~VizRecorder() = default;
 
 EventReader& VizRecorder::Tap(EventReader& inner) {
-  tap_ = std::make_unique<TapReader>(*this, inner);
+  tap_ = std::make_unique<TapReader<VizRecorder>>(*this, inner);
   return *tap_;
 }
 

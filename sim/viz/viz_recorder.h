@@ -27,6 +27,7 @@
 #include "sim/engine/replay_observer.h"
 #include "sim/viz/address_map.h"
 #include "sim/viz/progress.h"
+#include "sim/viz/tap_reader.h"
 #include "sim/viz/timeline.h"
 #include "trace/core/reader.h"
 
@@ -68,7 +69,7 @@ class VizRecorder : public ReplayObserver {
   uint64_t peak_event() const { return peak_event_; }
 
  private:
-  class TapReader;
+  friend class TapReader<VizRecorder>;
   void BeforeRead();
   void Track(const Event& e);
   void Sample(uint64_t index);
@@ -79,7 +80,7 @@ class VizRecorder : public ReplayObserver {
   std::optional<DeviceId> device_;
   Progress* progress_;
   bool record_;
-  std::unique_ptr<TapReader> tap_;
+  std::unique_ptr<TapReader<VizRecorder>> tap_;
   uint64_t read_ = 0;  // events read so far: the next event's index
   absl::flat_hash_map<uint64_t, uint64_t> live_buffers_;
   absl::flat_hash_map<uint64_t, uint64_t> live_programs_;

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -47,6 +48,7 @@
 #include "allocator/core/limit_window.h"
 #include "sim/whatif/event_log.h"
 #include "sim/whatif/reconvergence.h"
+#include "sim/whatif/shared_trials_stats.h"
 #include "sim/whatif/trial.h"
 
 namespace hbmsim {
@@ -99,6 +101,11 @@ class SharedTrials {
   absl::StatusOr<TrialResult> SharedOrOwn(Bytes limit, const TrialOptions& options, From from_where);
   absl::StatusOr<TrialResult> RunShared(Bytes limit, const TrialOptions& options,
                                         From from_where = From::kBestCheckpoint);
+  struct StridePoint;
+  absl::StatusOr<std::unique_ptr<Allocator>> PolicyFrom(const Checkpoint* from, Bytes limit) const;
+  ReplayOptions TrialReplayOptions(const TrialOptions& options) const;
+  void CountCalledOff(TrialSpan span, uint64_t events_read);
+  void FinishMarks(std::optional<TrialMarker>& marker, TrialResult& out);
   std::shared_ptr<const Checkpoint> Best(Bytes limit) const;
   void Add(std::shared_ptr<const Checkpoint> c);
 
@@ -110,10 +117,7 @@ class SharedTrials {
   bool resumes_ = true;
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<const Checkpoint>> checkpoints_;
-  uint64_t trials_ = 0;
-  uint64_t resumed_ = 0;
-  uint64_t events_replayed_ = 0;
-  uint64_t events_called_off_ = 0;  // by trials called off (their checkpoints kept)
+  SharedTrialsStats stats_;  // under mu_
   TrialTracks tracks_;  // the finished trials' marks (reconvergence.h)
 };
 

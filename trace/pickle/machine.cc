@@ -28,6 +28,8 @@ absl::StatusOr<PickleTree> Machine::Run() {
   return absl::InvalidArgumentError(fmt::format("{}: byte {}: file ends before STOP", file_name_, size_));
 }
 
+// The opcodes that move values between the stack, the memo and containers;
+// the ones that push a new value are StepValue's.
 bool Machine::Step(uint8_t op) {
   switch (op) {
     case 'h':  // BINGET
@@ -74,6 +76,21 @@ bool Machine::Step(uint8_t op) {
       return BuildTuple(2);
     case 0x87:
       return BuildTuple(3);
+    case '0':
+      return Pop();
+    case '1':  // POP_MARK
+      return PopToMark();
+    case '2':
+      return Dup();
+    default:
+      return StepValue(op);
+  }
+}
+
+// The opcodes that push a new value: numbers, strings, None, booleans; and
+// the protocol and frame headers.
+bool Machine::StepValue(uint8_t op) {
+  switch (op) {
     case 'K':  // BININT1
       if (!Need(1)) return false;
       return PushNew(PickleKind::kInt, bytes_[pos_++]);
@@ -119,19 +136,16 @@ bool Machine::Step(uint8_t op) {
       return Proto();
     case 0x95:
       return Frame();
-    case '0':
-      return Pop();
-    case '1': {
-      size_t mark;
-      if (!PopMark(mark)) return false;
-      stack_.resize(mark);
-      return true;
-    }
-    case '2':
-      return Dup();
     default:
       return Refuse(op);
   }
+}
+
+bool Machine::PopToMark() {
+  size_t mark;
+  if (!PopMark(mark)) return false;
+  stack_.resize(mark);
+  return true;
 }
 
 }  // namespace hbmsim::pickle_internal

@@ -102,6 +102,8 @@ class Machine {
   }
 
   bool Step(uint8_t op);
+  bool StepValue(uint8_t op);
+  bool PopToMark();
   bool Refuse(uint8_t op);
   bool Proto();
   bool Frame();
