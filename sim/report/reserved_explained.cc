@@ -222,6 +222,7 @@ ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const Block
   m.event = event;
   m.reserved = walk.reserved;
   m.allocated = walk.in_use;
+  m.frees_followed = freed != nullptr;
   for (auto& [key, part] : by_label) {
     part.cause = "requested";
     m.parts.push_back({std::move(part), {}});

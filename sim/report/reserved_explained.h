@@ -96,6 +96,10 @@ struct ReservedMoment {
   // the walk's parts (rounding, then the causes largest first).
   std::vector<ExplainedPart> parts;
   std::vector<CachedBlockExplained> largest_cached;
+  // Whether the frees were followed (a replay; not a state read without its
+  // trace, as `inspect` reads one): only then does an unset freed_by mean
+  // that no free of the trace made a block.
+  bool frees_followed = false;
   Bytes Sum() const;
 };
 
@@ -180,8 +184,9 @@ std::string RenderReservedText(const ReservedExplainer& x, std::string_view poli
 // {"peak"|"first_failure"|"end": {"event", "reserved", "allocated", "parts": [{"cause", "key"?, "bytes",
 // "blocks", "freed_by"?: [{"label", "bytes", "blocks", "frees"}]}], "largest_cached": [{"offset", "size",
 // "cause", "key"?, "inner"?: {"cause", "offset", "bytes"}, "created_by": {"event", "id", "label"} | null,
-// "freed_by": {"event", "id", "label", "frees", "bytes"} | null}]} | null}; each moment's parts' bytes add
-// up to its reserved, and a part's freed_by bytes to the part's.
+// "freed_by"?: {"event", "id", "label", "frees", "bytes"} | null}]} | null} (a cached block's freed_by absent
+// when the frees were not followed: `inspect`); each moment's parts' bytes add up to its reserved, and a
+// part's freed_by bytes to the part's.
 nlohmann::ordered_json ReservedExplainedJson(const ReservedExplainer& x);
 // One moment's lines, under "  TITLE (event N): ..." (`inspect` shows one).
 std::string RenderReservedMomentText(std::string_view title, const ReservedMoment& m, size_t rows = 8);

@@ -227,6 +227,48 @@ TEST(ReservedFreedByTest, ExpandablePagesByWhoFreedThem) {
             nlohmann::ordered_json({{"event", 3}, {"id", 2}, {"label", "y"}, {"frees", 1}, {"bytes", 40 * kMiB}}));
 }
 
+// The text lists the freeing labels under their part, and the largest cached
+// block's last free beside its creator.
+TEST(ReservedFreedByTest, TextListsTheFreesUnderTheirPart) {
+  const std::string text = RenderReservedMomentText("at the end", ExplainEnd(kSplitByFrees, "torch"));
+  EXPECT_NE(text.find("            16777216   16.00MiB   80.0%       2  inactive_split  large pool\n"
+                      "             8388608    8.00MiB               1    freed by act.a (2 frees)\n"
+                      "             4194304    4.00MiB               1    never freed in the trace (split off unused, or "
+                      "free from the start)\n"
+                      "             4194304    4.00MiB               1    freed by act.b (1 free)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("inactive_split (large pool) at 0x"), std::string::npos) << text;
+  EXPECT_NE(text.find("; its region obtained for event 0 (id 1, act.a); 12.00MiB of it freed by 3 frees, the last "
+                      "at event 6 (id 3, act.a)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("; its region obtained for event 0 (id 1, act.a); none of it freed in the trace\n"),
+            std::string::npos)
+      << text;
+}
+
+// More than three labels: the rest on one line, bytes and frees summed, no
+// block count (one block can hold the bytes of several labels). l1..l4 take
+// [0,16) of a 20 MiB segment, keep (2 MiB) best-fits [16,20) and splits it;
+// l1..l4 freed leave [0,16) and the unused [18,20): 18 MiB in 2 blocks,
+// 4 MiB by each label (ties by label) and 2 MiB never freed; the last two
+// are summed: 6 MiB, 1 free.
+TEST(ReservedFreedByTest, TextSumsTheLabelsPastTheThird) {
+  std::string trace;
+  for (int i = 1; i <= 4; ++i) trace += fmt::format("alloc {} {} tag=l{}\n", i, Mib(4), i);
+  trace += fmt::format("alloc 9 {} tag=keep\n", Mib(2));
+  for (int i = 1; i <= 4; ++i) trace += fmt::format("free {}\n", i);
+  const std::string text = RenderReservedMomentText("at the end", ExplainEnd(trace, "torch"));
+  EXPECT_NE(text.find("            18874368   18.00MiB   90.0%       2  inactive_split  large pool\n"
+                      "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
+                      "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
+                      "             4194304    4.00MiB               1    freed by l3 (1 free)\n"
+                      "             6291456    6.00MiB                    freed by others (2 labels) (1 free)\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(ReservedFreedByTest, JsonOfAPartNamesItsFreers) {
   const nlohmann::ordered_json j = ReservedMomentJson(ExplainEnd(kSplitByFrees, "torch"));
   nlohmann::ordered_json split;
