@@ -43,9 +43,11 @@ void RenderFreedBy(const ExplainedPart& p, std::string& out) {
                        "", with_blocks ? std::to_string(f.blocks) : "", who,
                        f.frees == 0 ? "" : fmt::format(" ({})", Plural(f.frees, "free")));
   };
+  // A single row past the top few is shown as it is: summing it would only hide its name.
+  const size_t shown = p.freed_by.size() == kFreedByRows + 1 ? p.freed_by.size() : kFreedByRows;
   for (size_t i = 0; i < p.freed_by.size(); ++i) {
     const FreedBy& f = p.freed_by[i];
-    if (i < kFreedByRows) {
+    if (i < shown) {
       line(f, f.label == kNotFreedInTrace ? std::string(kNeverFreed) : "freed by " + f.label, true);
       continue;
     }

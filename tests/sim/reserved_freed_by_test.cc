@@ -248,18 +248,18 @@ TEST(ReservedFreedByTest, TextListsTheFreesUnderTheirPart) {
       << text;
 }
 
-// More than three labels: the rest on one line, bytes and frees summed, no
-// block count (one block can hold the bytes of several labels). l1..l4 take
-// [0,16) of a 20 MiB segment, keep (2 MiB) best-fits [16,20) and splits it;
-// l1..l4 freed leave [0,16) and the unused [18,20): 18 MiB in 2 blocks,
-// 4 MiB by each label (ties by label) and 2 MiB never freed; the last two
-// are summed: 6 MiB, 1 free.
+// More than four labels: past the third, on one line, bytes and frees
+// summed, no block count (one block can hold the bytes of several labels).
+// l1..l4 take [0,16) of a 20 MiB segment, keep (2 MiB) best-fits [16,20) and
+// splits it; l1..l4 freed leave [0,16) and the unused [18,20): 18 MiB in 2
+// blocks, 4 MiB by each label (ties by label) and 2 MiB never freed; the
+// last two are summed: 6 MiB, 1 free. With l4 kept live, four rows: all shown.
 TEST(ReservedFreedByTest, TextSumsTheLabelsPastTheThird) {
   std::string trace;
   for (int i = 1; i <= 4; ++i) trace += fmt::format("alloc {} {} tag=l{}\n", i, Mib(4), i);
   trace += fmt::format("alloc 9 {} tag=keep\n", Mib(2));
-  for (int i = 1; i <= 4; ++i) trace += fmt::format("free {}\n", i);
-  const std::string text = RenderReservedMomentText("at the end", ExplainEnd(trace, "torch"));
+  for (int i = 1; i <= 3; ++i) trace += fmt::format("free {}\n", i);
+  const std::string text = RenderReservedMomentText("at the end", ExplainEnd(trace + "free 4\n", "torch"));
   EXPECT_NE(text.find("            18874368   18.00MiB   90.0%       2  inactive_split  large pool\n"
                       "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
                       "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
@@ -267,6 +267,16 @@ TEST(ReservedFreedByTest, TextSumsTheLabelsPastTheThird) {
                       "             6291456    6.00MiB                    freed by others (2 labels) (1 free)\n"),
             std::string::npos)
       << text;
+  // l4 live: [0,12) and [18,20) free, 14 MiB (70%): l1, l2, l3 and the never-freed 2 MiB, each its own row.
+  const std::string four = RenderReservedMomentText("at the end", ExplainEnd(trace, "torch"));
+  EXPECT_NE(four.find("            14680064   14.00MiB   70.0%       2  inactive_split  large pool\n"
+                      "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
+                      "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
+                      "             4194304    4.00MiB               1    freed by l3 (1 free)\n"
+                      "             2097152    2.00MiB               1    never freed in the trace (split off unused, "
+                      "or free from the start)\n"),
+            std::string::npos)
+      << four;
 }
 
 TEST(ReservedFreedByTest, JsonOfAPartNamesItsFreers) {
