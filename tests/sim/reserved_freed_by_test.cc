@@ -64,7 +64,8 @@ ReservedMoment ExplainEnd(const std::string& trace, const std::string& policy,
 std::string FreedByText(const ExplainedPart& p) {
   std::string out;
   for (const FreedBy& f : p.freed_by) {
-    out += fmt::format("{}{} {}/{}/{}", out.empty() ? "" : "; ", f.label, f.bytes.value() / kMiB, f.blocks, f.frees);
+    out += fmt::format("{}{} {}/{}/{}", out.empty() ? "" : "; ", f.label, f.bytes.value() / kMiB, f.blocks,
+                       f.frees);
   }
   return out;
 }
@@ -177,8 +178,8 @@ TEST(ReservedFreedByTest, ReleasedSegmentsTakeTheirRecordsAlong) {
 // that b freed. The region's top [192,1024) was split off and never used.
 TEST(ReservedFreedByTest, BfcFreeChunksByWhoFreedThem) {
   const std::string trace = fmt::format(
-      "alloc 1 {0} tag=a\nalloc 2 {0} tag=b\nalloc 3 {0} tag=keep\nfree 1\nfree 2\nalloc 4 {1} tag=c\n", Mib(64),
-      Mib(32));
+      "alloc 1 {0} tag=a\nalloc 2 {0} tag=b\nalloc 3 {0} tag=keep\nfree 1\nfree 2\nalloc 4 {1} tag=c\n",
+      Mib(64), Mib(32));
   const ReservedMoment end = ExplainEnd(trace, "bfc");
   EXPECT_EQ(end.reserved, Bytes(1024 * kMiB));
   const ExplainedPart* chunk = FindPart(end, "free_chunk");
@@ -202,8 +203,8 @@ TEST(ReservedFreedByTest, BfcFreeChunksByWhoFreedThem) {
 // between 17 MiB of page 0 and 3 MiB of page 2; [46,60), beside z, was split
 // off and never used. Each cause names y for the bytes it freed.
 TEST(ReservedFreedByTest, ExpandablePagesByWhoFreedThem) {
-  const std::string trace = fmt::format("alloc 1 {} tag=x\nalloc 2 {} tag=y\nalloc 3 {} tag=z\nfree 2\n", Mib(3),
-                                        Mib(40), Mib(3));
+  const std::string trace =
+      fmt::format("alloc 1 {} tag=x\nalloc 2 {} tag=y\nalloc 3 {} tag=z\nfree 2\n", Mib(3), Mib(40), Mib(3));
   const ReservedMoment end = ExplainEnd(trace, "torch", {"expandable_segments=true"});
   EXPECT_EQ(end.reserved, Bytes(60 * kMiB));
   EXPECT_EQ(end.Sum(), end.reserved);
@@ -223,25 +224,29 @@ TEST(ReservedFreedByTest, ExpandablePagesByWhoFreedThem) {
   EXPECT_EQ(block["inner"]["cause"], "expandable_free");
   EXPECT_EQ(block["inner"]["bytes"], 20 * kMiB);
   EXPECT_EQ(block["inner"]["offset"].get<uint64_t>() - block["offset"].get<uint64_t>(), 17 * kMiB);
-  EXPECT_EQ(block["freed_by"],
-            nlohmann::ordered_json({{"event", 3}, {"id", 2}, {"label", "y"}, {"frees", 1}, {"bytes", 40 * kMiB}}));
+  EXPECT_EQ(
+      block["freed_by"],
+      nlohmann::ordered_json({{"event", 3}, {"id", 2}, {"label", "y"}, {"frees", 1}, {"bytes", 40 * kMiB}}));
 }
 
 // The text lists the freeing labels under their part, and the largest cached
 // block's last free beside its creator.
 TEST(ReservedFreedByTest, TextListsTheFreesUnderTheirPart) {
   const std::string text = RenderReservedMomentText("at the end", ExplainEnd(kSplitByFrees, "torch"));
-  EXPECT_NE(text.find("            16777216   16.00MiB   80.0%       2  inactive_split  large pool\n"
-                      "             8388608    8.00MiB               1    freed by act.a (2 frees)\n"
-                      "             4194304    4.00MiB               1    never freed in the trace (split off unused, or "
-                      "free from the start)\n"
-                      "             4194304    4.00MiB               1    freed by act.b (1 free)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "            16777216   16.00MiB   80.0%       2  inactive_split  large pool\n"
+          "             8388608    8.00MiB               1    freed by act.a (2 frees)\n"
+          "             4194304    4.00MiB               1    never freed in the trace (split off unused, or "
+          "free from the start)\n"
+          "             4194304    4.00MiB               1    freed by act.b (1 free)\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("inactive_split (large pool) at 0x"), std::string::npos) << text;
-  EXPECT_NE(text.find("; its region obtained for event 0 (id 1, act.a); 12.00MiB of it freed by 3 frees, the last "
-                      "at event 6 (id 3, act.a)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("; its region obtained for event 0 (id 1, act.a); 12.00MiB of it freed by 3 frees, the last "
+                "at event 6 (id 3, act.a)\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("; its region obtained for event 0 (id 1, act.a); none of it freed in the trace\n"),
             std::string::npos)
@@ -260,22 +265,25 @@ TEST(ReservedFreedByTest, TextSumsTheLabelsPastTheThird) {
   trace += fmt::format("alloc 9 {} tag=keep\n", Mib(2));
   for (int i = 1; i <= 3; ++i) trace += fmt::format("free {}\n", i);
   const std::string text = RenderReservedMomentText("at the end", ExplainEnd(trace + "free 4\n", "torch"));
-  EXPECT_NE(text.find("            18874368   18.00MiB   90.0%       2  inactive_split  large pool\n"
-                      "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
-                      "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
-                      "             4194304    4.00MiB               1    freed by l3 (1 free)\n"
-                      "             6291456    6.00MiB                    freed by others (2 labels) (1 free)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("            18874368   18.00MiB   90.0%       2  inactive_split  large pool\n"
+                "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
+                "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
+                "             4194304    4.00MiB               1    freed by l3 (1 free)\n"
+                "             6291456    6.00MiB                    freed by others (2 labels) (1 free)\n"),
+      std::string::npos)
       << text;
   // l4 live: [0,12) and [18,20) free, 14 MiB (70%): l1, l2, l3 and the never-freed 2 MiB, each its own row.
   const std::string four = RenderReservedMomentText("at the end", ExplainEnd(trace, "torch"));
-  EXPECT_NE(four.find("            14680064   14.00MiB   70.0%       2  inactive_split  large pool\n"
-                      "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
-                      "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
-                      "             4194304    4.00MiB               1    freed by l3 (1 free)\n"
-                      "             2097152    2.00MiB               1    never freed in the trace (split off unused, "
-                      "or free from the start)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      four.find(
+          "            14680064   14.00MiB   70.0%       2  inactive_split  large pool\n"
+          "             4194304    4.00MiB               1    freed by l1 (1 free)\n"
+          "             4194304    4.00MiB               1    freed by l2 (1 free)\n"
+          "             4194304    4.00MiB               1    freed by l3 (1 free)\n"
+          "             2097152    2.00MiB               1    never freed in the trace (split off unused, "
+          "or free from the start)\n"),
+      std::string::npos)
       << four;
 }
 
