@@ -15,8 +15,9 @@ bool HoldsLive(BlockState s) { return s != BlockState::kFree && s != BlockState:
 // a live block is known only once all its blocks were seen.
 class ReservedVisitor : public MemoryMapVisitor {
  public:
-  ReservedVisitor(const Allocator& a, const std::function<void(const BlockInfo&)>& on_live)
-      : allocator_(a), on_live_(on_live) {}
+  ReservedVisitor(const Allocator& a, const std::function<void(const BlockInfo&)>& on_live,
+                  const std::function<void(const FreePiece&)>& on_free)
+      : allocator_(a), on_live_(on_live), on_free_(on_free) {}
 
   void OnRegion(const RegionInfo& r) override {
     Flush();
@@ -76,17 +77,38 @@ class ReservedVisitor : public MemoryMapVisitor {
       rounding_cause_ = cause.cause;
       if (on_live_) on_live_(b);
     } else if (b.state == BlockState::kFree) {
-      free_.push_back({b.offset, b.size, cause.cause, cause.key, region_.base, region_.index});
+      free_.push_back({b.offset, b.size, cause.cause, cause.key, region_.base, region_.index, cause.inner_cause,
+                       cause.inner_offset, cause.inner_size});
+      if (!cause.inner_size.is_zero()) return ClassifyWithInner(b, cause);
+      if (on_free_) on_free_({b.offset, b.offset, b.size, cause.cause, cause.key});
     }
-    ReservedPart& part = parts_[{cause.cause, cause.key}];
-    part.cause = cause.cause;
-    part.key = cause.key;
+    AddToPart(cause.cause, cause.key, bytes);
+  }
+
+  // A free block of two causes: the inner run, and the rest (the runs below
+  // and above it), each part counting the block once.
+  void ClassifyWithInner(const BlockInfo& b, const ReservedCause& c) {
+    const Offset inner_end = c.inner_offset + c.inner_size;
+    const Offset end = b.offset + b.size;
+    AddToPart(c.cause, c.key, b.size - c.inner_size);
+    AddToPart(c.inner_cause, c.key, c.inner_size);
+    if (!on_free_) return;
+    if (c.inner_offset > b.offset) on_free_({b.offset, b.offset, c.inner_offset - b.offset, c.cause, c.key});
+    on_free_({b.offset, c.inner_offset, c.inner_size, c.inner_cause, c.key});
+    if (end > inner_end) on_free_({b.offset, inner_end, end - inner_end, c.cause, c.key});
+  }
+
+  void AddToPart(const std::string& cause, const std::string& key, Bytes bytes) {
+    ReservedPart& part = parts_[{cause, key}];
+    part.cause = cause;
+    part.key = key;
     part.bytes += bytes;
     ++part.blocks;
   }
 
   const Allocator& allocator_;
   const std::function<void(const BlockInfo&)>& on_live_;
+  const std::function<void(const FreePiece&)>& on_free_;
   RegionInfo region_;
   bool open_ = false;
   std::vector<BlockInfo> blocks_;
@@ -124,8 +146,9 @@ ReservedCause GenericCause(const BlockContext& c) {
 }
 
 ReservedWalk WalkReserved(const Allocator& a, size_t largest_free,
-                          const std::function<void(const BlockInfo&)>& on_live) {
-  ReservedVisitor v(a, on_live);
+                          const std::function<void(const BlockInfo&)>& on_live,
+                          const std::function<void(const FreePiece&)>& on_free) {
+  ReservedVisitor v(a, on_live, on_free);
   a.WalkMemoryMap(v);
   return v.Finish(largest_free);
 }

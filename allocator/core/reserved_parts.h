@@ -9,12 +9,14 @@
 //            + Σ every other block (free, pending free, program) by the
 //              cause the policy gives it (Allocator::CauseOf)
 //
-// Every block of the walk lands in exactly one term, so the sum is exact by
+// Every byte of the walk lands in exactly one term (a block in one, or a
+// free block of two causes split at its inner run), so the sum is exact by
 // construction; tests check it against the policy's own counter
 // (Allocator::ReservedBytes) on every shared recording.
 //
 // The policy names causes in its runtime's own terms: torch says
-// inactive_split / free_segment / expandable_free, BFC free_chunk by bin and
+// inactive_split / free_segment / expandable_free (whole pages) and
+// expandable_partial_page, BFC free_chunk by bin and
 // region_tail, the TPU runtime padding / program_reservation / queued_free /
 // gap. A report never asks which policy it has; it prints what CauseOf says.
 #ifndef HBMSIM_ALLOCATOR_CORE_RESERVED_PARTS_H_
@@ -37,6 +39,14 @@ namespace hbmsim {
 struct ReservedCause {
   std::string cause;
   std::string key;
+  // A free block kept for two reasons: the bytes [inner_offset, inner_offset
+  // + inner_size) take `inner_cause` (same key), the rest of the block
+  // `cause`. PyTorch's expandable segments: the whole pages empty_cache()
+  // would unmap, inside a block whose edge pages a live block shares.
+  // Empty (size 0) for a block with one cause.
+  std::string inner_cause{};
+  Offset inner_offset{};
+  Bytes inner_size{};
   bool operator==(const ReservedCause&) const = default;
 };
 
@@ -62,7 +72,8 @@ inline constexpr std::string_view kGenericCauses[] = {"rounding", "pending_free"
 // Those of a policy whose blocks are only in use or free (the baselines).
 inline constexpr std::string_view kInUseAndFreeCauses[] = {"rounding", "cached_free"};
 
-// One part of reserved: the blocks of one (cause, key), their bytes.
+// One part of reserved: the blocks of one (cause, key), their bytes. A block
+// with an inner cause counts once in each of its two parts.
 struct ReservedPart {
   std::string cause;
   std::string key;
@@ -78,6 +89,20 @@ struct CachedBlock {
   std::string key;
   Offset region_base;
   uint64_t region_index = 0;
+  // The bytes of the block that take another cause (ReservedCause's inner_*).
+  std::string inner_cause{};
+  Offset inner_offset{};
+  Bytes inner_size{};
+};
+
+// A run of a free block's bytes that takes one cause: the whole block, or
+// one of the up to three runs of a block with an inner cause.
+struct FreePiece {
+  Offset block;  // the free block's offset: pieces of one block share it
+  Offset offset;
+  Bytes size;
+  std::string_view cause;
+  std::string_view key;
 };
 
 struct ReservedWalk {
@@ -95,9 +120,12 @@ class Allocator;
 // Walks `a`'s memory map into a ReservedWalk, keeping the `largest_free`
 // largest free blocks. `on_live` (may be null) sees each live block (in use,
 // with its requested bytes) so the caller can split `requested` by its own
-// labels (the user's frame, tag or op).
+// labels (the user's frame, tag or op); `on_free` (may be null) sees every
+// free block's runs, in address order, so it can split their parts by who
+// freed them.
 ReservedWalk WalkReserved(const Allocator& a, size_t largest_free,
-                          const std::function<void(const BlockInfo&)>& on_live = nullptr);
+                          const std::function<void(const BlockInfo&)>& on_live = nullptr,
+                          const std::function<void(const FreePiece&)>& on_free = nullptr);
 
 // Σ region sizes − Σ unmapped blocks: Allocator::ReservedBytes's default.
 Bytes ReservedBytesByWalk(const Allocator& a);

@@ -149,7 +149,8 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   // PyTorch's reasons a free block stays cached (torch_reserved.cc).
   ReservedCause CauseOf(const BlockContext& c) const override;
   static constexpr std::string_view kReservedCauses[] = {
-      "rounding", "pending_free", "expandable_free", "inactive_split", "oversize_segment", "free_segment"};
+      "rounding",       "pending_free",     "expandable_free", "expandable_partial_page",
+      "inactive_split", "oversize_segment", "free_segment"};
   std::span<const std::string_view> ReservedCauses() const override { return kReservedCauses; }
 
   // Installs a pre-existing segment; returns the handles of its live blocks
@@ -249,6 +250,7 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   void ReleaseExpandableSegment(BlockIndex b);
   void TrimUnmappedTailAt(Offset at);
   Bytes PageSize(bool small) const;
+  ReservedCause ExpandableCause(const BlockContext& c) const;  // torch_reserved.cc
   Bytes ExpandableRangeSize(bool small) const;  // ceil(1.125 × device memory / page) pages
   static Bytes RangeSizeFor(Bytes memory, Bytes page);
   // torch_windows.cc: what narrows the limit window, and CloneAt's layout.

@@ -52,7 +52,17 @@ def test_reserved_explained_adds_up_and_names_bfc_causes():
         ("requested", "act_l2", 64 * MiB), ("requested", "weights", 64 * MiB), ("rounding", None, 0),
         ("free_chunk", "bin 18", 64 * MiB), ("region_tail", "region 0", 64 * MiB)]
     assert x["peak"]["event"] == 3 and x["peak"]["allocated"] == 256 * MiB
-    assert x["end"]["parts"] == [{"cause": "region_tail", "key": "region 0", "bytes": 256 * MiB, "blocks": 1}]
+    # At the end the whole region is free, by who freed it: grad_buffer's 96 MiB
+    # (event 11) over act_l1's and half of act_l2's bytes, then act_l3, weights
+    # and act_l2's other half.
+    assert x["end"]["parts"] == [{"cause": "region_tail", "key": "region 0", "bytes": 256 * MiB, "blocks": 1,
+                                  "freed_by": [
+                                      {"label": "grad_buffer", "bytes": 96 * MiB, "blocks": 1, "frees": 1},
+                                      {"label": "act_l3", "bytes": 64 * MiB, "blocks": 1, "frees": 1},
+                                      {"label": "weights", "bytes": 64 * MiB, "blocks": 1, "frees": 1},
+                                      {"label": "act_l2", "bytes": 32 * MiB, "blocks": 1, "frees": 1}]}]
+    assert x["end"]["largest_cached"][0]["freed_by"] == {
+        "event": 12, "id": 1, "label": "weights", "frees": 4, "bytes": 256 * MiB}
 
 
 @pytest.mark.parametrize("name,allocator,limit", [

@@ -15,6 +15,10 @@ absl::Status BadProgram(const EventReader& reader, const Event& e, std::string_v
 
 }  // namespace
 
+void ReplayEngine::NotifyProgramPlaced(EventIndex index, Offset offset, Bytes size) {
+  for (ReplayObserver* o : observers_) o->OnProgramPlaced(index, offset, size);
+}
+
 // The policy models resident executables (e.g. TPU): hand it the events.
 absl::Status ReplayEngine::ApplyProgram(const Event& e, EventIndex index, const EventReader& reader) {
   auto it = programs_.find(e.id);
@@ -23,6 +27,7 @@ absl::Status ReplayEngine::ApplyProgram(const Event& e, EventIndex index, const 
     const ProgramResult r = allocator_.LoadProgram(e.program(), e.bytes, index);
     programs_.emplace(e.id, Live{kNullHandle, e.bytes, r.ok, false});
     AddLive(e.bytes, index);
+    if (r.ok) NotifyProgramPlaced(index, r.offset, r.size);
     if (!r.ok) {
       ReportFailure({index, e.kind, e.id, e.bytes, e.bytes, ClassifyFailure(e.bytes, r.free_bytes),
                      r.free_bytes, r.reservable_bytes});
@@ -67,6 +72,7 @@ absl::Status ReplayEngine::ApplyProgramAsBuffer(const Event& e, EventIndex index
     const AllocResult r = allocator_.Allocate(req);
     programs_.emplace(e.id, Live{r.ok() ? r.handle : kNullHandle, e.bytes, r.ok(), false});
     AddLive(e.bytes, index);
+    if (r.ok() && r.has_offset) NotifyProgramPlaced(index, r.offset, r.size);
     if (!r.ok()) {
       ReportFailure({index, e.kind, e.id, e.bytes, r.rounded, r.status, r.free_bytes, r.largest_free_block});
     }

@@ -219,6 +219,7 @@ class ReplayEngine : private PolicyObserver {
   [[gnu::always_inline]] inline absl::Status ApplyFree(const Event& e, const EventReader& reader);
   absl::Status ApplyProgram(const Event& e, EventIndex index, const EventReader& reader);
   absl::Status ApplyProgramAsBuffer(const Event& e, EventIndex index, const EventReader& reader);
+  void NotifyProgramPlaced(EventIndex index, Offset offset, Bytes size);
   bool SelectDevice(DeviceId device);
   [[gnu::noinline]] void NoteOtherAttributes(std::string_view attrs);
   // The alloc and free of Apply, over the policy as type P (Allocator, or a

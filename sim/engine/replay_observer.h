@@ -48,6 +48,10 @@ class ReplayObserver {
   virtual void OnRelease(EventIndex index, const Event& e) {}
   // Every failed request (allocs and program loads/runs), after OnAlloc.
   virtual void OnFailure(const FailureRecord& f) {}
+  // A program was placed at [offset, offset + size) by its load (event
+  // `index`), whether the policy models programs or takes them as buffers:
+  // memory taken that no OnAlloc reports.
+  virtual void OnProgramPlaced(EventIndex index, Offset offset, Bytes size) {}
   // Something the policy did on its own while handling event `index`.
   virtual void OnPolicyEvent(EventIndex index, const PolicyEvent& e) {}
   // A `mark` line; `label` is valid only during the call.

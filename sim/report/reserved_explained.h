@@ -11,6 +11,11 @@
 // they lie in (its event, buffer id and label): the request whose
 // cudaMalloc / region growth made the memory the cache now keeps.
 //
+// Each part of free blocks is split further by who freed its bytes
+// (freed_ranges.h): the label of the buffer whose free left them free, so
+// inactive_split says which frees split its segments; each large cached block
+// names the last free that made it.
+//
 // The peak is the first moment (after an alloc) at which (reserved,
 // allocated) is largest, compared reserved first: the most the policy held
 // from the device, and of those moments the one where its live blocks held
@@ -50,6 +55,7 @@
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_observer.h"
+#include "sim/report/freed_ranges.h"
 #include "trace/core/live_id_table.h"
 
 namespace hbmsim {
@@ -61,9 +67,37 @@ struct RegionCreator {
   std::string label;
 };
 
+// The frees that left a cached block's bytes free: the last of them, how
+// many there were and the bytes they cover (the rest was never freed in the trace).
+struct BlockFreer {
+  EventIndex event;
+  uint64_t id = 0;
+  std::string label;
+  uint64_t frees = 0;
+  Bytes bytes;
+};
+
 struct CachedBlockExplained {
   CachedBlock block;
   std::optional<RegionCreator> created_by;  // unset: obtained before the trace (a start state, a preallocated pool)
+  std::optional<BlockFreer> freed_by;       // unset: none of its bytes was freed in the trace
+};
+
+// The bytes of one part of free blocks that the frees of one label left free
+// (kNotFreedInTrace for bytes no free made): in `blocks` free blocks, by
+// `frees` frees.
+struct FreedBy {
+  std::string label;
+  Bytes bytes;
+  uint64_t blocks = 0;
+  uint64_t frees = 0;
+  bool operator==(const FreedBy&) const = default;
+};
+
+// A part, and for a part of free blocks its bytes by who freed them: largest
+// first (ties by label), adding up to the part's bytes. Empty for the other parts.
+struct ExplainedPart : ReservedPart {
+  std::vector<FreedBy> freed_by;
 };
 
 // One moment, explained. requested + Σ parts bytes = reserved, exactly.
@@ -73,17 +107,23 @@ struct ReservedMoment {
   Bytes allocated;  // the live blocks' sizes: requested + rounding
   // "requested" parts by label first (largest first, ties by label), then
   // the walk's parts (rounding, then the causes largest first).
-  std::vector<ReservedPart> parts;
+  std::vector<ExplainedPart> parts;
   std::vector<CachedBlockExplained> largest_cached;
+  // Whether the frees were followed (a replay; not a state read without its
+  // trace, as `inspect` reads one): only then does an unset freed_by mean
+  // that no free of the trace made a block.
+  bool frees_followed = false;
   Bytes Sum() const;
 };
 
 // The label of a live block ("" never: the caller says what an unknown one is).
 using BlockLabelFn = std::function<std::string(const BlockInfo&)>;
 // `a` as it is now, its requested bytes split by `label`; `creators` (may be
-// null) names who made each region, by its base.
+// null) names who made each region, by its base; `freed` (may be null) who
+// freed the free bytes.
 ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const BlockLabelFn& label,
-                               const std::map<uint64_t, RegionCreator>* creators, size_t largest_cached = 5);
+                               const std::map<uint64_t, RegionCreator>* creators, size_t largest_cached = 5,
+                               const FreeHistory* freed = nullptr);
 
 // What the peak walks may cost (the model above).
 struct PeakWalkBudget {
@@ -116,6 +156,7 @@ class ReservedExplainer : public ReplayObserver {
   void OnRelease(EventIndex index, const Event& e) override;
   void OnFailure(const FailureRecord& f) override;
   void OnPolicyEvent(EventIndex index, const PolicyEvent& e) override;
+  void OnProgramPlaced(EventIndex index, Offset offset, Bytes size) override;
   void OnStartStateBuilt(EventIndex last) override;
   // After the replay: walks the end state (and a peak not walked yet).
   void Finish(EventIndex last);
@@ -133,6 +174,8 @@ class ReservedExplainer : public ReplayObserver {
   // The moment as the policy is now (for `inspect` and tests): labels from
   // the allocs this observer saw, "(start state)" for the others.
   ReservedMoment Explain(EventIndex event) const;
+  // The freed ranges recorded now (tests: they stay as few as the free runs).
+  size_t freed_ranges() const { return freed_.size(); }
 
  private:
   void NotePeakCandidate(EventIndex index);
@@ -143,13 +186,24 @@ class ReservedExplainer : public ReplayObserver {
   // so a repeat of the last label is found without hashing).
   uint32_t Intern(std::string_view label);
   uint32_t LabelOf(const Event& e);
+  void NoteMemoryChange(const PolicyEvent& e);
 
   const Allocator& policy_;
   FrameFn frame_;
   std::vector<std::string> label_texts_;                // every label seen, each once
   absl::flat_hash_map<std::string, uint32_t> label_ids_;  // text -> its index in label_texts_
   uint32_t last_label_ = 0;                             // the label Intern returned last
-  LiveIdTable<uint64_t, uint32_t> labels_;  // live buffer id -> label (looked up, never iterated)
+  // What a live buffer's free needs: its label, and where it lay, valid
+  // while `epoch` is the current one (live buffers moved since: unknown).
+  struct LiveBuffer {
+    uint32_t label = 0;
+    uint32_t epoch = 0;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  };
+  LiveIdTable<uint64_t, LiveBuffer> labels_;  // live buffer id -> label and range (looked up, never iterated)
+  FreedRanges freed_;                         // who freed the free bytes
+  uint32_t epoch_ = 0;                        // +1 each time the policy moves live buffers
   std::map<uint64_t, RegionCreator> creators_;         // region base -> its creator
   std::vector<uint64_t> regions_added_;                // bases obtained while serving the current event
   std::optional<EventIndex> pending_peak_;             // a new peak not walked yet
@@ -170,8 +224,11 @@ class ReservedExplainer : public ReplayObserver {
 // blocks with their creators. `policy` names the policy in the title.
 std::string RenderReservedText(const ReservedExplainer& x, std::string_view policy, size_t rows = 8);
 // {"peak"|"first_failure"|"end": {"event", "reserved", "allocated", "parts": [{"cause", "key"?, "bytes",
-// "blocks"}], "largest_cached": [{"offset", "size", "cause", "key"?, "created_by": {"event", "id", "label"}
-// | null}]} | null}; each moment's parts' bytes add up to its reserved.
+// "blocks", "freed_by"?: [{"label", "bytes", "blocks", "frees"}]}], "largest_cached": [{"offset", "size",
+// "cause", "key"?, "inner"?: {"cause", "offset", "bytes"}, "created_by": {"event", "id", "label"} | null,
+// "freed_by"?: {"event", "id", "label", "frees", "bytes"} | null}]} | null} (a cached block's freed_by absent
+// when the frees were not followed: `inspect`); each moment's parts' bytes add up to its reserved, and a
+// part's freed_by bytes to the part's.
 nlohmann::ordered_json ReservedExplainedJson(const ReservedExplainer& x);
 // One moment's lines, under "  TITLE (event N): ..." (`inspect` shows one).
 std::string RenderReservedMomentText(std::string_view title, const ReservedMoment& m, size_t rows = 8);

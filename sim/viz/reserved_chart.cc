@@ -24,13 +24,38 @@ constexpr std::array<std::string_view, 8> kPalette = {"#0072b2", "#e69f00", "#00
 struct Part {
   std::string cause;
   uint64_t bytes = 0;
+  std::string freed_by;  // who freed a part of free blocks: its top labels
 };
+
+bool IsByteCount(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number_integer() && j[key] >= 0;
+}
+
+// A part's "freed_by" rows as one cell: the first kFreedByShown labels with
+// their bytes, then how many more; "" when the part has none.
+constexpr size_t kFreedByShown = 3;
+std::string FreedByCell(const Json& part) {
+  if (!part.contains("freed_by") || !part["freed_by"].is_array()) return "";
+  std::string out;
+  size_t shown = 0, more = 0;
+  for (const Json& f : part["freed_by"]) {
+    if (!IsByteCount(f, "bytes")) continue;
+    if (shown++ >= kFreedByShown) {
+      ++more;
+      continue;
+    }
+    out += fmt::format("{}{} {}", out.empty() ? "" : "; ", f.value("label", std::string("(unnamed)")),
+                       HumanReadableNumBytes(Bytes(f["bytes"].get<uint64_t>())));
+  }
+  if (more > 0) out += fmt::format("; {} more", more);
+  return out;
+}
 
 std::vector<Part> Parts(const Json& moment) {
   std::vector<Part> parts;
   for (const Json& p : moment.value("parts", Json::array())) {
-    if (!p.is_object() || !p.contains("bytes") || !p["bytes"].is_number_integer() || p["bytes"] < 0) continue;
-    parts.push_back({p.value("cause", std::string("(unnamed)")), p["bytes"].get<uint64_t>()});
+    if (!IsByteCount(p, "bytes")) continue;
+    parts.push_back({p.value("cause", std::string("(unnamed)")), p["bytes"].get<uint64_t>(), FreedByCell(p)});
   }
   return parts;
 }
@@ -57,14 +82,14 @@ std::string Bar(const std::vector<Part>& parts, uint64_t reserved) {
 std::string Legend(const std::vector<Part>& parts, uint64_t reserved) {
   std::string out =
       "<table class=\"reserved\">\n<tr><th></th><th class=\"l\">cause</th><th>bytes</th><th></th>"
-      "<th>share</th></tr>\n";
+      "<th>share</th><th class=\"l\">freed by</th></tr>\n";
   for (size_t i = 0; i < parts.size(); ++i) {
     const double share = reserved == 0 ? 0 : 100.0 * static_cast<double>(parts[i].bytes) / reserved;
     out += fmt::format(
         "<tr><td class=\"key\"><span style=\"background:{}\"></span></td><td class=\"l\">{}</td><td>{}</td>"
-        "<td>{}</td><td>{:.1f}%</td></tr>\n",
+        "<td>{}</td><td>{:.1f}%</td><td class=\"l\">{}</td></tr>\n",
         kPalette[i % kPalette.size()], Escape(parts[i].cause), parts[i].bytes,
-        Escape(HumanReadableNumBytes(Bytes(parts[i].bytes))), share);
+        Escape(HumanReadableNumBytes(Bytes(parts[i].bytes))), share, Escape(parts[i].freed_by));
   }
   return out + "</table>\n";
 }

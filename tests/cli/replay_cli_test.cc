@@ -306,7 +306,8 @@ TEST(ReplayCliTest, OtherAttributesAreCountedOnceAndKeptByConvert) {
 // Reserved, explained, worked by hand: BFC holds the whole 256 MiB; at the
 // failure weights and act_l2 hold 128 MiB, and the two 64 MiB holes are a
 // chunk in bin 18 (log2(64 MiB / 256)) and the free top of region 0, which
-// the first alloc obtained.
+// the first alloc obtained; act_l1's free (event 5) made the first and
+// act_l3's (event 6) the second.
 TEST(ReplayCliTest, ReservedExplainedAtTheFailure) {
   const CliRun r = RunHbmsim(
       "replay configs/examples/fragmentation.trace --allocator bfc --bytes-limit 256MiB --no-advice");
@@ -319,11 +320,15 @@ TEST(ReplayCliTest, ReservedExplainedAtTheFailure) {
                 "            67108864   64.00MiB   25.0%       1  requested  weights\n"
                 "                   0         0B    0.0%       2  rounding\n"
                 "            67108864   64.00MiB   25.0%       1  free_chunk  bin 18\n"
+                "            67108864   64.00MiB               1    freed by act_l1 (1 free)\n"
                 "            67108864   64.00MiB   25.0%       1  region_tail  region 0\n"
+                "            67108864   64.00MiB               1    freed by act_l3 (1 free)\n"
                 "           268435456  256.00MiB  100.0%          reserved\n"
                 "    the largest free blocks it keeps:\n"
                 "            67108864   64.00MiB  free_chunk (bin 18) at 0x4000000; its region obtained for event 0 "
-                "(id 1, weights)\n"),
+                "(id 1, weights); 64.00MiB of it freed by 1 free, the last at event 5 (id 2, act_l1)\n"
+                "            67108864   64.00MiB  region_tail (region 0) at 0xc000000; its region obtained for event 0 "
+                "(id 1, weights); 64.00MiB of it freed by 1 free, the last at event 6 (id 4, act_l3)\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("  at the peak of reserved (event 3): 268435456 B (256.00MiB) reserved, 268435456 B "

@@ -12,6 +12,8 @@
 //   free         merges with free neighbours; segments go back to the device
 //                only in release_cached_blocks (empty_cache()).
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "allocator/torch/torch_allocator.h"
@@ -107,8 +109,8 @@ std::unique_ptr<Allocator> TorchOversizeSegment() {
 
 // Expandable segments map large-pool pages of 20 MiB: 3 MiB maps one, the
 // other 17 MiB are mapped but free; the range's unmapped rest is not reserved.
-// (They share their page with the live 3 MiB, so empty_cache(), which unmaps
-// only whole pages, would keep them.)
+// They share their page with the live 3 MiB, so empty_cache(), which unmaps
+// only whole pages, would keep them: a partial page.
 std::unique_ptr<Allocator> TorchExpandableLarge() {
   auto a = MakeTorch(Expandable());
   AllocBytes(*a, 1, 3 * kMiB);
@@ -119,6 +121,34 @@ std::unique_ptr<Allocator> TorchExpandableLarge() {
 std::unique_ptr<Allocator> TorchExpandableSmall() {
   auto a = MakeTorch(Expandable());
   AllocBytes(*a, 1, 1000);
+  return a;
+}
+
+// Three 20 MiB tensors fill pages 0, 1 and 2 exactly; freed, the middle one
+// is a free block of one whole page, which empty_cache() would unmap.
+// 40 MiB requested + 20 MiB expandable_free = 60 MiB mapped.
+std::unique_ptr<Allocator> TorchExpandableWholePage() {
+  auto a = MakeTorch(Expandable());
+  AllocBytes(*a, 1, 20 * kMiB);
+  const AllocResult b = AllocBytes(*a, 2, 20 * kMiB);
+  AllocBytes(*a, 3, 20 * kMiB);
+  a->Free(b.handle);
+  return a;
+}
+
+// Mixed pages: x = 3 MiB maps page 0 and takes [0, 3); y = 40 MiB takes the
+// free [3, 20) and maps pages 1–2, [3, 43); z = 3 MiB best-fits the free
+// [43, 60), taking [43, 46). With y freed, the free block [3, 43) holds page 1
+// whole (20 MiB, which empty_cache() unmaps) between 17 MiB of page 0 (shared
+// with x) and 3 MiB of page 2 (shared with z); [46, 60) shares page 2 with z.
+// 6 MiB requested + 20 MiB whole + (17 + 3 + 14) MiB partial = 60 MiB; the
+// mixed block counts once in each part, so partial_page has 2 blocks.
+std::unique_ptr<Allocator> TorchExpandableMixedPages() {
+  auto a = MakeTorch(Expandable());
+  AllocBytes(*a, 1, 3 * kMiB);
+  const AllocResult y = AllocBytes(*a, 2, 40 * kMiB);
+  AllocBytes(*a, 3, 3 * kMiB);
+  a->Free(y.handle);
   return a;
 }
 
@@ -145,11 +175,44 @@ std::vector<WorkedCase> TorchWorkedCases() {
       {"OversizeSegmentAtMaxSplitSize", "torch", "oversize_segment", large, TorchOversizeSegment,
        fmt::format("requested=0; oversize_segment[large pool]={}/1; free_segment[large pool]={}/1",
                    100 * kMiB, 30 * kMiB)},
-      {"ExpandableFreeLargePool", "torch", "expandable_free", large, TorchExpandableLarge,
-       fmt::format("requested={}; rounding=0/1; expandable_free[large pool]={}/1", 3 * kMiB, 17 * kMiB)},
-      {"ExpandableFreeSmallPool", "torch", "expandable_free", "small pool", TorchExpandableSmall,
-       fmt::format("requested=1000; rounding=24/1; expandable_free[small pool]={}/1", 2 * kMiB - 1024)},
+      {"ExpandablePartialPageLargePool", "torch", "expandable_partial_page", large, TorchExpandableLarge,
+       fmt::format("requested={}; rounding=0/1; expandable_partial_page[large pool]={}/1", 3 * kMiB, 17 * kMiB)},
+      {"ExpandablePartialPageSmallPool", "torch", "expandable_partial_page", "small pool", TorchExpandableSmall,
+       fmt::format("requested=1000; rounding=24/1; expandable_partial_page[small pool]={}/1", 2 * kMiB - 1024)},
+      {"ExpandableFreeWholePage", "torch", "expandable_free", large, TorchExpandableWholePage,
+       fmt::format("requested={}; rounding=0/2; expandable_free[large pool]={}/1", 40 * kMiB, 20 * kMiB)},
+      {"ExpandableMixedPages", "torch", "expandable_free", large, TorchExpandableMixedPages,
+       fmt::format("requested={}; rounding=0/2; expandable_partial_page[large pool]={}/2; "
+                   "expandable_free[large pool]={}/1",
+                   6 * kMiB, 34 * kMiB, 20 * kMiB)},
   };
+}
+
+// The mixed block of TorchExpandableMixedPages, run by run in address order
+// (what the explainer splits by who freed them), and as the largest cached
+// block: its cause the partial page, its whole page the inner cause.
+TEST(ReservedPartsTorchTest, MixedExpandableBlockIsThreeRunsAndOneCachedBlock) {
+  const std::unique_ptr<Allocator> a = TorchExpandableMixedPages();
+  // Offsets in MiB from the mixed block, at 3 MiB; "+" the run's size, "/" its block's offset.
+  std::vector<std::string> runs;
+  std::optional<Offset> first;
+  const ReservedWalk w = WalkReserved(*a, 1, nullptr, [&](const FreePiece& p) {
+    if (!first) first = p.block;
+    runs.push_back(fmt::format("{}+{}/{} {}[{}]", (p.offset - *first).value() / kMiB, p.size.value() / kMiB,
+                               (p.block - *first).value() / kMiB, p.cause, p.key));
+  });
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0], "0+17/0 expandable_partial_page[large pool]");
+  EXPECT_EQ(runs[1], "17+20/0 expandable_free[large pool]");
+  EXPECT_EQ(runs[2], "37+3/0 expandable_partial_page[large pool]");
+  EXPECT_EQ(runs[3], "43+14/43 expandable_partial_page[large pool]");
+  ASSERT_EQ(w.largest_free.size(), 1u);
+  const CachedBlock& c = w.largest_free[0];
+  EXPECT_EQ(c.size, Bytes(40 * kMiB));
+  EXPECT_EQ(c.cause, "expandable_partial_page");
+  EXPECT_EQ(c.inner_cause, "expandable_free");
+  EXPECT_EQ(c.inner_offset - c.offset, Bytes(17 * kMiB));
+  EXPECT_EQ(c.inner_size, Bytes(20 * kMiB));
 }
 
 }  // namespace hbmsim::testing

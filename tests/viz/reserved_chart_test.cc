@@ -39,5 +39,25 @@ TEST(ReservedChart, EachMomentIsABarWhosePartsAddUp) {
   EXPECT_EQ(html.find("not the 4194304 B reserved"), std::string::npos);
 }
 
+// A part of free blocks names who freed it in the legend: the top three
+// labels with their bytes, then how many more; other parts leave the cell empty.
+TEST(ReservedChart, LegendNamesTheFreesOfAPart) {
+  ReplayReportInput in;
+  in.reserved_explained = Json::parse(R"({
+    "end": {"reserved": 4194304, "parts": [
+      {"cause": "requested", "bytes": 1048576},
+      {"cause": "inactive_split", "bytes": 3145728, "freed_by": [
+        {"label": "model.py:88 forward", "bytes": 1048576}, {"label": "<b>", "bytes": 1048576},
+        {"label": "c", "bytes": 524288}, {"label": "d", "bytes": 262144}, {"label": "e", "bytes": 262144}]}]}})");
+  const std::string html = ReservedSection(in);
+  EXPECT_NE(html.find("<th class=\"l\">freed by</th></tr>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>1048576</td><td>1.00MiB</td><td>25.0%</td><td class=\"l\"></td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"l\">model.py:88 forward 1.00MiB; &lt;b&gt; 1.00MiB; c 512.0KiB; 2 more</td>"),
+            std::string::npos)
+      << html;
+}
+
 }  // namespace
 }  // namespace hbmsim::viz

@@ -1,0 +1,45 @@
+#include "sim/report/freed_ranges.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace hbmsim {
+
+void FreedRanges::Freed(Offset offset, Bytes size, const FreeRecord& who) {
+  if (size.is_zero()) return;
+  Forget(offset, size);
+  ranges_.emplace(offset.value(), Range{(offset + size).value(), who});
+}
+
+void FreedRanges::Forget(Offset offset, Bytes size) {
+  if (size.is_zero() || ranges_.empty()) return;
+  const uint64_t begin = offset.value();
+  const uint64_t end = (offset + size).value();
+  auto it = ranges_.lower_bound(begin);
+  // A record starting below `begin` may reach into it: keep its part below,
+  // and its part above `end` when it spans the whole forgotten range.
+  if (it != ranges_.begin()) {
+    auto before = std::prev(it);
+    if (before->second.end > begin) {
+      if (before->second.end > end) ranges_.emplace(end, Range{before->second.end, before->second.who});
+      before->second.end = begin;
+    }
+  }
+  while (it != ranges_.end() && it->first < end) {
+    if (it->second.end > end) {
+      const Range rest{it->second.end, it->second.who};
+      it = ranges_.erase(it);
+      ranges_.emplace_hint(it, end, rest);
+      break;
+    }
+    it = ranges_.erase(it);
+  }
+}
+
+std::vector<FreedRanges::Run> FreedRanges::RunsIn(Offset offset, Bytes size) const {
+  std::vector<Run> out;
+  ForEachRunIn(offset, size, [&](const Run& run) { out.push_back(run); });
+  return out;
+}
+
+}  // namespace hbmsim
