@@ -1,8 +1,11 @@
 #include "sim/sweep/spec_bounds.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
 
 #include "fmt/format.h"
+#include "sim/sweep/spec_yaml.h"
 #include "sim/sweep/sweep_spec.h"
 
 namespace hbmsim::sweep {
@@ -54,6 +57,46 @@ size_t Longest(const std::vector<std::string>& values) {
   size_t longest = 0;
   for (const std::string& v : values) longest = std::max(longest, v.size());
   return longest;
+}
+
+absl::Status CheckTaskCount(const std::string& file, const YAML::Node& node, const TaskCounts& counts,
+                            size_t max_tasks, size_t task_bytes) {
+  // nullopt past the cap; each factor is checked before it multiplies.
+  auto product = [&](std::initializer_list<size_t> factors) -> std::optional<size_t> {
+    size_t total = 1;
+    for (size_t f : factors) {
+      if (f > max_tasks || (f > 0 && total > max_tasks / f)) return std::nullopt;
+      total *= f;
+    }
+    return total;
+  };
+  const std::optional<size_t> each =
+      product({counts.recordings, counts.allocators, counts.settings, counts.per_recording});
+  const std::optional<size_t> scale = product({counts.allocators, counts.settings, counts.scale_per_configuration});
+  if (!each || !scale || *each > max_tasks - *scale) return TooManyTasks(file, node, max_tasks);
+  if (task_bytes > kMaxSweepTaskBytes / std::max<size_t>(1, *each + *scale)) {
+    return TooLargeTasks(file, node, *each + *scale, task_bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckValueLength(const std::string& file, const YAML::Node& scalar, const std::string& key) {
+  if (scalar.Scalar().size() <= kMaxSweepValueBytes) return absl::OkStatus();
+  return SpecError(
+      file, scalar,
+      fmt::format("{}: a value of {} bytes; at most {}", key, scalar.Scalar().size(), kMaxSweepValueBytes));
+}
+
+absl::Status TooManyTasks(const std::string& file, const YAML::Node& node, size_t max_tasks) {
+  return SpecError(file, node,
+                   fmt::format("the sweep expands to more than {} tasks; split it into several specs", max_tasks));
+}
+
+absl::Status TooLargeTasks(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes) {
+  return SpecError(file, node,
+                   fmt::format("the sweep's {} tasks of up to {} bytes each would hold more than {} bytes; shorten "
+                               "its values or split it into several specs",
+                               tasks, task_bytes, kMaxSweepTaskBytes));
 }
 
 }  // namespace hbmsim::sweep

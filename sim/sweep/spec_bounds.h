@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "sim/sweep/sweep_scale.h"
+#include "yaml-cpp/yaml.h"
 
 namespace hbmsim::sweep {
 
@@ -49,6 +50,27 @@ size_t LargestTaskBytes(const std::string& folder, const std::vector<std::string
 
 // Bytes of the longest string in `values` (0 for none).
 size_t Longest(const std::vector<std::string>& values);
+
+// What a spec multiplies into tasks.
+struct TaskCounts {
+  size_t recordings = 0;
+  size_t allocators = 0;
+  size_t settings = 0;       // combinations of the settings grid
+  size_t per_recording = 0;  // questions asked of each recording (limits, size, advise)
+  size_t scale_per_configuration = 0;  // a scale: question's tasks per allocator and setting
+};
+
+// recordings x allocators x settings x per-recording questions, plus
+// allocators x settings x scale tasks, counted before any is made: at most
+// `max_tasks`, and at most kMaxSweepTaskBytes with each task `task_bytes`.
+// The error names `node` of `file`.
+absl::Status CheckTaskCount(const std::string& file, const YAML::Node& node, const TaskCounts& counts,
+                            size_t max_tasks, size_t task_bytes);
+// A scalar no longer than kMaxSweepValueBytes; the error names `key`.
+absl::Status CheckValueLength(const std::string& file, const YAML::Node& scalar, const std::string& key);
+// The two refusals, for a count made elsewhere (the settings grid).
+absl::Status TooManyTasks(const std::string& file, const YAML::Node& node, size_t max_tasks);
+absl::Status TooLargeTasks(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes);
 
 }  // namespace hbmsim::sweep
 

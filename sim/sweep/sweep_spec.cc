@@ -34,26 +34,18 @@ bool IsYamlFile(const std::string& name) {
   return name.size() > 5 && (name.ends_with(".yaml") || name.ends_with(".yml"));
 }
 
-// A scalar no longer than kMaxSweepValueBytes (spec_bounds.h).
-absl::Status CheckLength(const std::string& file, const YAML::Node& scalar, const std::string& key) {
-  if (scalar.Scalar().size() <= kMaxSweepValueBytes) return absl::OkStatus();
-  return Error(
-      file, scalar,
-      fmt::format("{}: a value of {} bytes; at most {}", key, scalar.Scalar().size(), kMaxSweepValueBytes));
-}
-
 // A list of scalars (a lone scalar counts as a list of one).
 absl::StatusOr<std::vector<std::string>> Scalars(const std::string& file, const YAML::Node& node,
                                                  const std::string& key) {
   std::vector<std::string> out;
   if (node.IsScalar()) {
-    if (absl::Status s = CheckLength(file, node, key); !s.ok()) return s;
+    if (absl::Status s = CheckValueLength(file, node, key); !s.ok()) return s;
     return std::vector<std::string>{node.Scalar()};
   }
   if (!node.IsSequence()) return Error(file, node, fmt::format("{}: expected a list", key));
   for (const YAML::Node& item : node) {
     if (!item.IsScalar()) return Error(file, item, fmt::format("{}: expected a list of values", key));
-    if (absl::Status s = CheckLength(file, item, key); !s.ok()) return s;
+    if (absl::Status s = CheckValueLength(file, item, key); !s.ok()) return s;
     out.push_back(item.Scalar());
   }
   if (out.empty()) return Error(file, node, fmt::format("{}: the list is empty", key));
@@ -88,9 +80,6 @@ absl::StatusOr<std::vector<std::string>> ExpandRecordings(const std::string& fil
   return out;
 }
 
-absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks);
-absl::Status TooLarge(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes);
-
 // Every combination of the grid's values, the last key varying fastest.
 absl::StatusOr<std::vector<std::vector<std::pair<std::string, std::string>>>> SettingsGrid(
     const std::string& file, const YAML::Node& node, size_t max_tasks) {
@@ -106,16 +95,16 @@ absl::StatusOr<std::vector<std::vector<std::pair<std::string, std::string>>>> Se
     if (!entry.first.IsScalar() || entry.first.Scalar().empty()) {
       return Error(file, entry.first, "settings: each key is an allocator option name");
     }
-    if (absl::Status s = CheckLength(file, entry.first, "settings"); !s.ok()) return s;
+    if (absl::Status s = CheckValueLength(file, entry.first, "settings"); !s.ok()) return s;
     const std::string key = entry.first.Scalar();
     absl::StatusOr<std::vector<std::string>> values = Scalars(file, entry.second, "settings: " + key);
     if (!values.ok()) return values.status();
-    if (count > max_tasks / values->size()) return TooMany(file, node, max_tasks);
+    if (count > max_tasks / values->size()) return TooManyTasks(file, node, max_tasks);
     count *= values->size();
     combo_bytes += 2 * sizeof(std::string) + key.size() + Longest(*values);
     axes.emplace_back(key, std::move(*values));
   }
-  if (combo_bytes > kMaxSweepTaskBytes / count) return TooLarge(file, node, count, combo_bytes);
+  if (combo_bytes > kMaxSweepTaskBytes / count) return TooLargeTasks(file, node, count, combo_bytes);
   for (const auto& [key, values] : axes) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
     next.reserve(combos.size() * values.size());
@@ -296,28 +285,6 @@ absl::StatusOr<Questions> ReadQuestions(const std::string& path, const std::stri
   return q;
 }
 
-// recordings x allocators x settings x per-recording questions, then allocators x settings x scale tasks,
-// counted before any is made (each factor at least 1 and below the cap).
-absl::Status CountTasks(const std::string& path, const YAML::Node& root, size_t recordings, size_t allocators,
-                        size_t grid, const Questions& q, size_t max_tasks, size_t task_bytes) {
-  auto product = [&](std::initializer_list<size_t> factors) -> std::optional<size_t> {
-    size_t total = 1;
-    for (size_t f : factors) {
-      if (f > max_tasks || (f > 0 && total > max_tasks / f)) return std::nullopt;
-      total *= f;
-    }
-    return total;
-  };
-  const std::optional<size_t> each = product({recordings, allocators, grid, q.per_recording()});
-  const std::optional<size_t> scale =
-      product({allocators, grid, q.scale ? q.scale->tasks_per_configuration() : 0});
-  if (!each || !scale || *each > max_tasks - *scale) return TooMany(path, root, max_tasks);
-  if (task_bytes > kMaxSweepTaskBytes / std::max<size_t>(1, *each + *scale)) {
-    return TooLarge(path, root, *each + *scale, task_bytes);
-  }
-  return absl::OkStatus();
-}
-
 void AddScaleTasks(const ScaleQuestion& q, const std::string& allocator,
                    const std::vector<std::pair<std::string, std::string>>& settings,
                    const std::string& device, SweepSpec& spec) {
@@ -395,8 +362,9 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
       root["recordings"] ? ExpandRecordings(path, folder, root["recordings"], options)
                          : absl::StatusOr<std::vector<std::string>>(std::vector<std::string>{});
   if (!recordings.ok()) return recordings.status();
-  if (absl::Status s = CountTasks(path, root, recordings->size(), allocators->size(), grid->size(),
-                                  *questions, options.max_tasks,
+  const TaskCounts counts{recordings->size(), allocators->size(), grid->size(), questions->per_recording(),
+                          questions->scale ? questions->scale->tasks_per_configuration() : 0};
+  if (absl::Status s = CheckTaskCount(path, root, counts, options.max_tasks,
                                   LargestTaskBytes(folder, *recordings, *allocators, *grid, questions->limits,
                                                    questions->scale, *device));
       !s.ok()) {
@@ -411,19 +379,6 @@ absl::StatusOr<SweepSpec> Expand(const std::string& path, const YAML::Node& root
     }
   }
   return spec;
-}
-
-absl::Status TooLarge(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes) {
-  return Error(
-      file, node,
-      fmt::format("the sweep's {} tasks of up to {} bytes each would hold more than {} bytes; shorten "
-                  "its values or split it into several specs",
-                  tasks, task_bytes, kMaxSweepTaskBytes));
-}
-
-absl::Status TooMany(const std::string& file, const YAML::Node& node, size_t max_tasks) {
-  return Error(file, node, fmt::format("the sweep expands to more than {} tasks; split it into several specs",
-                                       max_tasks));
 }
 
 }  // namespace
