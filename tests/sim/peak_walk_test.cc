@@ -23,9 +23,9 @@
 namespace hbmsim {
 namespace {
 
-constexpr int kRampAllocs = 3000;
+constexpr int kRampAllocs = 1000;
 
-// `allocs` allocs of growing sizes (288 MiB in all for kRampAllocs: no
+// `allocs` allocs of growing sizes (36 MB in all for kRampAllocs: no
 // failure at 1 GiB), each kept, then every one freed: the peak is the last
 // alloc (event allocs - 1), not the end.
 std::string WriteRampTrace(int allocs) {
