@@ -17,12 +17,18 @@ void FreedRanges::Forget(Offset offset, Bytes size) {
   const uint64_t end = (offset + size).value();
   auto it = ranges_.lower_bound(begin);
   // A record starting below `begin` may reach into it: keep its part below,
-  // and its part above `end` when it spans the whole forgotten range.
+  // and its part above `end` when it spans the whole forgotten range (then,
+  // the records being disjoint, no other starts inside it). An insert moves
+  // a B-tree's entries, so nothing is used after one.
   if (it != ranges_.begin()) {
     auto before = std::prev(it);
     if (before->second.end > begin) {
-      if (before->second.end > end) ranges_.emplace(end, Range{before->second.end, before->second.who});
+      const Range whole = before->second;
       before->second.end = begin;
+      if (whole.end > end) {
+        ranges_.emplace(end, Range{whole.end, whole.who});
+        return;
+      }
     }
   }
   while (it != ranges_.end() && it->first < end) {
