@@ -10,7 +10,7 @@
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(bfc_dump, BfcDumpFuzzCorpus) {
   using namespace hbmsim::bfc_dump;
   const std::string name = "fuzz.log";
   const std::string text = hbmsim::fuzz::AsString(data, size);

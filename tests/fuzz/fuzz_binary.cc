@@ -7,7 +7,7 @@
 #include "tests/fuzz/fuzz_util.h"
 #include "trace/binary/binary_reader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(binary, BinaryFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.hbt";
   absl::StatusOr<std::unique_ptr<BinaryTraceReader>> reader =

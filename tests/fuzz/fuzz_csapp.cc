@@ -6,7 +6,7 @@
 #include "tests/fuzz/fuzz_util.h"
 #include "trace/csapp/rep_reader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(csapp, CsappFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.rep";
   absl::StatusOr<std::unique_ptr<csapp::RepReader>> reader =

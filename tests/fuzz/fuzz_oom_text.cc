@@ -11,7 +11,7 @@
 #include "trace/oom_text/oom_text.h"
 #include "trace/oom_text/render.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(oom_text, OomTextFuzzCorpus) {
   using namespace hbmsim;
   const std::set<std::string> verdicts = {"oom", "fragmentation", "program does not fit", "undetermined",
                                           "no failure shown"};

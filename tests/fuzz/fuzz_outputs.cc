@@ -121,7 +121,7 @@ void Sweep(const std::string& dir, std::string_view bytes) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(outputs, OutputsFuzzCorpus) {
   if (size == 0) return 0;
   const std::string& dir = ScratchDir();
   for (const auto& entry : std::filesystem::directory_iterator(dir))

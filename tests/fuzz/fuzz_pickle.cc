@@ -46,7 +46,7 @@ uint64_t VisitNode(const PickleTree& tree, const PickleValue& v) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(pickle, PickleFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.pickle";
   absl::StatusOr<PickleTree> tree = Unpickle(fuzz::AsString(data, size), name);

@@ -64,7 +64,7 @@ std::vector<Op> DecodeProgram(const uint8_t* data, size_t size) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(policies, PoliciesFuzzCorpus) {
   if (size == 0) return 0;
   const hbmsim::Bytes limit((uint64_t{1} << 20) << (data[0] % 12));
   const std::vector<Op> ops = DecodeProgram(data, size);

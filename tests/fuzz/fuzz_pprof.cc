@@ -11,7 +11,7 @@
 #include "trace/pprof/device_profile.h"
 #include "trace/pprof/held_events.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(pprof, PprofFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.prof";
   const std::string bytes = fuzz::AsString(data, size);

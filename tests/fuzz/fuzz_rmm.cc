@@ -6,7 +6,7 @@
 #include "tests/fuzz/fuzz_util.h"
 #include "trace/rmm/rmm_reader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(rmm, RmmFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.csv";
   std::unique_ptr<rmm::RmmLogReader> reader = rmm::RmmLogReader::FromString(fuzz::AsString(data, size), name);

@@ -12,11 +12,11 @@
 
 namespace {
 
-constexpr uint64_t kFuzzBytesLimit = uint64_t{1} << 30;
+constexpr uint64_t kSetOptionBytesLimit = uint64_t{1} << 30;
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(set_option, SetOptionFuzzCorpus) {
   using namespace hbmsim;
   if (size == 0) return 0;
   const std::vector<PolicySpec>& policies = BuiltinPolicies().policies();
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // A planning policy (offline) is built from a scenario's events, not from options alone.
   if (config.policy->plan) return 0;
-  absl::StatusOr<std::unique_ptr<Allocator>> allocator = BuildAllocator(config, Bytes(kFuzzBytesLimit));
+  absl::StatusOr<std::unique_ptr<Allocator>> allocator = BuildAllocator(config, Bytes(kSetOptionBytesLimit));
   if (!allocator.ok()) return 0;
   // A fresh allocator breaking its own invariants is a bug whatever the options.
   if (absl::Status s = (*allocator)->CheckInvariants(); !s.ok()) {

@@ -6,7 +6,7 @@
 #include "tests/fuzz/fuzz_util.h"
 #include "trace/stalloc/mem_log_reader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(stalloc, StallocFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "mem_log_dev3.txt";
   std::unique_ptr<stalloc::MemLogReader> reader =

@@ -16,7 +16,7 @@ constexpr size_t kFuzzMaxTasks = 2000;
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(sweep_spec, SweepSpecFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz/sweep.yaml";
   sweep::SweepSpecOptions options;

@@ -13,7 +13,7 @@ constexpr size_t kFuzzLineCap = 4096;
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(text, TextFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.trace";
   absl::StatusOr<std::unique_ptr<TextTraceReader>> reader =

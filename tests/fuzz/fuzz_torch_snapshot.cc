@@ -17,7 +17,7 @@
 // and the event reader only passes their addresses on as addr=.
 using namespace hbmsim;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(torch_snapshot, TorchSnapshotFuzzCorpus) {
   const std::string name = "fuzz.pickle";
   absl::StatusOr<PickleTree> tree = Unpickle(fuzz::AsString(data, size), name);
   if (!tree.ok()) return 0;  // the pickle target covers the unpickler's errors

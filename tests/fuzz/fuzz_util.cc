@@ -16,7 +16,21 @@ uint64_t TouchBytes(std::string_view s) {
   return sum;
 }
 
+// Function-local, so it exists before the first entry registers, whatever
+// the order of the objects' static initialisation.
+std::vector<Entry>& MutableEntries() {
+  static std::vector<Entry>* entries = new std::vector<Entry>();
+  return *entries;
+}
+
 }  // namespace
+
+const std::vector<Entry>& Entries() { return MutableEntries(); }
+
+bool RegisterEntry(const Entry& entry) {
+  MutableEntries().push_back(entry);
+  return true;
+}
 
 std::string AsString(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);

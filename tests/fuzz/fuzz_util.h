@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "trace/core/reader.h"
@@ -42,6 +43,32 @@ enum class AfterError : uint8_t {
 // Returns the number of events read.
 uint64_t DrainReader(EventReader& reader, std::string_view name, AfterError after_error, uint64_t max_calls);
 
+// One fuzz target's entry: what libFuzzer calls LLVMFuzzerTestOneInput.
+// Each fuzz_<name>.cc defines its own as
+//   HBMSIM_FUZZ_ENTRY(<name>, <Suite>FuzzCorpus) { ...; return 0; }
+// which names it HbmsimFuzzEntry_<name> and lists it in Entries(). Giving
+// every entry a name of its own lets all of them link into one program: the
+// corpus replay test (corpus_replay_test.cc) compiles and links once instead
+// of once per target, and each libFuzzer program (fuzz_main.cc) calls its one
+// entry as its LLVMFuzzerTestOneInput.
+using EntryFunction = int (*)(const uint8_t* data, size_t size);
+struct Entry {
+  const char* name;   // the corpus folder, tests/fuzz/corpus/<name>/
+  const char* suite;  // the gtest suite that replays that corpus
+  EntryFunction run;
+};
+
+// Every entry linked into this program, in the order they registered (the
+// order of static initialisation, which the caller must not rely on).
+const std::vector<Entry>& Entries();
+bool RegisterEntry(const Entry& entry);
+
 }  // namespace hbmsim::fuzz
+
+#define HBMSIM_FUZZ_ENTRY(name, suite)                                                  \
+  extern "C" int HbmsimFuzzEntry_##name(const uint8_t* data, size_t size);             \
+  [[maybe_unused]] static const bool hbmsim_fuzz_entry_registered_##name =             \
+      ::hbmsim::fuzz::RegisterEntry({#name, #suite, &HbmsimFuzzEntry_##name});         \
+  extern "C" int HbmsimFuzzEntry_##name(const uint8_t* data, size_t size)
 
 #endif  // HBMSIM_TESTS_FUZZ_FUZZ_UTIL_H_

@@ -7,7 +7,7 @@
 #include "trace/xla/heap_trace_proto.h"
 #include "trace/xla/xla_trace.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(xla_proto, XlaProtoFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.pb";
   absl::StatusOr<xla::XlaTrace> trace = xla::ParseHeapSimulatorProto(fuzz::AsString(data, size), name);

@@ -13,7 +13,7 @@
 #include "trace/xla/text_pair.h"
 #include "trace/xla/xla_trace.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(xla_text, XlaTextFuzzCorpus) {
   using namespace hbmsim;
   const std::string text = fuzz::AsString(data, size);
   const std::string ba_name = "fuzz-buffer-assignment.txt";

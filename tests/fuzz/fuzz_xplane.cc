@@ -14,7 +14,7 @@
 #include "trace/xplane/profile_trace.h"
 #include "trace/xplane/xspace_reader.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(xplane, XplaneFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.xplane.pb";
   const std::string bytes = fuzz::AsString(data, size);

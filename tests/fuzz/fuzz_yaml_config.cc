@@ -16,7 +16,7 @@ constexpr uint64_t kFuzzBytesLimit = uint64_t{1} << 30;
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+HBMSIM_FUZZ_ENTRY(yaml_config, YamlConfigFuzzCorpus) {
   using namespace hbmsim;
   const std::string name = "fuzz.yaml";
   const std::string text = fuzz::AsString(data, size);
