@@ -106,11 +106,11 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
   spec.factory = nullptr;  // the scenario builds it through `plan`
   // XLA's compiler writes these dumps, and its buffer assignment is this planner
   // under XLA's rules: replayed with no --allocator, a dump shows what XLA did.
-  spec.recording.made_formats = {"xla-text", "xla-proto"};
+  spec.recording.made_formats = {TraceFormat::kXlaText, TraceFormat::kXlaProto};
   // An XLA dump (framework "xla") was packed by XLA's heap simulator: plan by its rules.
   spec.recording.recorded_options = [](const RecordedSettings& s, DeviceId) {
     std::vector<std::pair<std::string, std::string>> out;
-    if (s.framework == "xla") out.emplace_back("rules", "xla");
+    if (s.framework == Framework::kXla) out.emplace_back("rules", "xla");
     return out;
   };
   spec.plan = PlanOfflineFactory;

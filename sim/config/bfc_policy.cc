@@ -25,9 +25,9 @@ const char* Bool(bool b) { return b ? "true" : "false"; }
 // A recording that says none of this (a PyTorch snapshot, an XLA dump) sets nothing.
 std::vector<std::pair<std::string, std::string>> RecordedOptions(const RecordedSettings& s, DeviceId) {
   // An XLA dump says how XLA packed the program, nothing of a BFC allocator.
-  if ((s.framework.empty() || s.framework == "xla") && !s.host_memory) return {};
+  if ((s.framework == Framework::kUnknown || s.framework == Framework::kXla) && !s.host_memory) return {};
   const bool host = s.host_memory.value_or(false);
-  const bool tf_device = s.framework == "tensorflow" && !host;
+  const bool tf_device = s.framework == Framework::kTensorFlow && !host;
   return {{"allow_growth", Bool(s.pool_grown.value_or(host))},
           {"garbage_collection", Bool(tf_device)},
           {"region_coalescing", Bool(tf_device)}};
@@ -60,7 +60,7 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
     return v;
   };
   // A TF/JAX profile records its BFC allocators (their options: RecordedOptions).
-  spec.recording.made_formats = {"xplane", "memory-profile"};
+  spec.recording.made_formats = {TraceFormat::kXplane, TraceFormat::kMemoryProfile};
   spec.recording.recorded_options = RecordedOptions;
   spec.advice = {
       {"", {"allow_growth=true"}, "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},

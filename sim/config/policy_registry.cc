@@ -28,10 +28,10 @@ absl::Status PolicyRegistry::Register(PolicySpec spec) {
   if (Find(spec.name) != nullptr) {
     return absl::AlreadyExistsError(fmt::format("policy {} registered twice", spec.name));
   }
-  for (std::string_view format : spec.recording.made_formats) {
+  for (TraceFormat format : spec.recording.made_formats) {
     if (const PolicySpec* other = MadeFormat(format)) {
       return absl::AlreadyExistsError(fmt::format("policies {} and {} both claim {} recordings", other->name,
-                                                  spec.name, format));
+                                                  spec.name, TraceFormatName(format)));
     }
   }
   if (!spec.texts.at_failure) spec.texts.at_failure = GenericFailureText;
@@ -57,7 +57,7 @@ std::vector<const PolicySpec*> PolicyRegistry::RuntimePolicies() const {
   return out;
 }
 
-const PolicySpec* PolicyRegistry::MadeFormat(std::string_view format) const {
+const PolicySpec* PolicyRegistry::MadeFormat(TraceFormat format) const {
   for (const PolicySpec& p : policies_) {
     if (std::find(p.recording.made_formats.begin(), p.recording.made_formats.end(), format) !=
         p.recording.made_formats.end()) {

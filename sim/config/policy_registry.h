@@ -21,9 +21,10 @@
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/option.h"
-#include "trace/core/recorded.h"
 #include "sim/config/option_table.h"
 #include "sim/engine/replay_observer.h"
+#include "trace/core/recorded.h"
+#include "trace/core/trace_format.h"
 
 namespace hbmsim {
 
@@ -40,10 +41,10 @@ struct SeededBlock {
 // hook may be unset: the policy then takes nothing of that kind, and a start
 // state's live blocks are allocated through it like any other alloc.
 struct RecordingHooks {
-  // The recordings this policy's runtime writes (format names of
-  // trace/formats/format_table.h): one of them replays under this policy when
-  // the user names none (AllocatorFor). At most one policy claims a format.
-  std::vector<std::string_view> made_formats;
+  // The recordings this policy's runtime writes: one of them replays under
+  // this policy when the user names none (AllocatorFor). At most one policy
+  // claims a format.
+  std::vector<TraceFormat> made_formats;
   // The recorded settings (and the device) as KEY=VALUE option edits, applied
   // like --set to every option still at its default.
   std::function<std::vector<std::pair<std::string, std::string>>(const RecordedSettings&, DeviceId)>
@@ -172,7 +173,7 @@ class PolicyRegistry {
   absl::Status Register(PolicySpec spec);
   const PolicySpec* Find(std::string_view name) const;
   // The policy whose runtime writes recordings of `format`, or nullptr.
-  const PolicySpec* MadeFormat(std::string_view format) const;
+  const PolicySpec* MadeFormat(TraceFormat format) const;
   // The rows with models_a_runtime, in name order.
   std::vector<const PolicySpec*> RuntimePolicies() const;
   // Names in alphabetical order: "bfc, torch, tpu".

@@ -164,7 +164,7 @@ std::string OomMessage(const Allocator& a) {
 RecordingHooks TorchRecordingHooks();
 RecordingHooks TorchRecordingHooks() {
   RecordingHooks hooks;
-  hooks.made_formats = {"torch-snapshot"};  // torch.cuda.memory._snapshot()
+  hooks.made_formats = {TraceFormat::kTorchSnapshot};  // torch.cuda.memory._snapshot()
   hooks.recorded_options = RecordedOptions;
   hooks.seed = Seed;
   hooks.empty_cache = [](Allocator& a) { static_cast<torch::TorchAllocator&>(a).EmptyCache(); };

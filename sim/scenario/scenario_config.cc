@@ -151,7 +151,8 @@ absl::Status CheckHeaderSettings(const Recording& recording) {
 
 const PolicySpec* RecordedPolicy(const Recording& recording, std::string* why) {
   if (const PolicySpec* made = BuiltinPolicies().MadeFormat(recording.format())) {
-    if (why != nullptr) *why = fmt::format("whose runtime writes {} recordings", recording.format());
+    if (why != nullptr)
+      *why = fmt::format("whose runtime writes {} recordings", TraceFormatName(recording.format()));
     return made;
   }
   const std::string* named = recording.facts().metadata.Find(kAllocatorKey);
