@@ -48,9 +48,9 @@ std::string FormatOptionValue(const OptionValue& v);
 // declares it (OptionTable::Add takes the handle), and the type its values
 // hold: bool, int64_t, Bytes, double, or std::string (string and enum
 // options). Advice, decides_as and recorded settings refer to the option by
-// this handle, so the name is never re-spelled and a value of the wrong type
-// does not compile; PolicyRegistry::Register checks that each one names an
-// option the row declares.
+// this handle: the name is never re-spelled, a wrongly typed value does not
+// compile; Register checks that advice and decides_as name declared options,
+// tests/sim/option_handles_test.cc that the recorded settings do.
 //
 //   constexpr OptionName<bool> kAllowGrowth{"allow_growth"};
 template <typename T>
