@@ -14,6 +14,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/command_line.h"
 #include "sim/cli/version.h"
+#include "sim/config/policy_registry.h"
 #include "sim/viz/progress.h"
 #include "trace/io/output_file.h"
 
@@ -72,6 +73,13 @@ std::string EmptyValue(const CLI::App& app) {
 }
 
 int Run(const std::vector<std::string>& args, bool captured) {
+  // A policy row that does not register is a bug in hbmsim, said at start-up
+  // by every command rather than met as a missing policy halfway through one.
+  if (const absl::Status& registry = BuiltinPoliciesStatus(); !registry.ok()) {
+    PrintError(fmt::format("hbmsim: internal error: the built-in policies do not register: {}",
+                           std::string(registry.message())));
+    return kExitInternal;
+  }
   std::unique_ptr<CommandLine> line = MakeCommandLine();
   CLI::App& app = line->app;
   if (std::string unknown = UnknownCommand(*line, args); !unknown.empty()) {

@@ -136,19 +136,19 @@ class DiagnoseCommand : public Command {
 
   // For a file with no dump that is a recording another command reads (a
   // PyTorch snapshot, a trace): which command explains it. "" for text,
-  // which is what a log without a dump is too.
+  // the format that takes anything, as a log without a dump is text too.
   std::string OtherRecordingHint() const {
     absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(input_.path());
-    if (!row.ok() || *row == &TraceFormats().back()) return "";  // the last row, text, takes anything
+    if (!row.ok() || (*row)->format == TraceFormat::kText) return "";
     // A held state (a JAX device memory profile) has nothing to replay: inspect shows what it holds.
     absl::StatusOr<std::unique_ptr<Recording>> opened = (*row)->open(input_.path());
     if (opened.ok() && (*opened)->facts().held_state != nullptr) {
-      return fmt::format("; it is a recording ({}): `hbmsim inspect {}` shows what it holds", (*row)->name,
-                         log_);
+      return fmt::format("; it is a recording ({}): `hbmsim inspect {}` shows what it holds",
+                         TraceFormatName((*row)->format), log_);
     }
-    const PolicySpec* made = BuiltinPolicies().MadeFormat((*row)->name);
-    return fmt::format("; it is a recording ({}): `hbmsim replay {}{}` replays it", (*row)->name, log_,
-                       made != nullptr ? "" : " --allocator NAME");
+    const PolicySpec* made = BuiltinPolicies().MadeFormat((*row)->format);
+    return fmt::format("; it is a recording ({}): `hbmsim replay {}{}` replays it",
+                       TraceFormatName((*row)->format), log_, made != nullptr ? "" : " --allocator NAME");
   }
 
   int Fail(const std::string& message) const {

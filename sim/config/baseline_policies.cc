@@ -21,6 +21,19 @@
 namespace hbmsim {
 namespace {
 
+// The baselines' options, each name written once: the tables below declare
+// them, offline's planner and recorded settings refer to them.
+struct FitOption {
+  static constexpr OptionName<Bytes> kAlignment{"alignment"};
+};
+struct PagedOption {
+  static constexpr OptionName<Bytes> kPageSize{"page_size"};
+};
+struct OfflineOption {
+  static constexpr OptionName<Bytes> kAlignment{"alignment"};
+  static constexpr OptionName<std::string> kRules{"rules"};
+};
+
 // The limit alone: `ideal` has no option.
 struct LimitOnly {
   Bytes limit;
@@ -37,9 +50,9 @@ std::string_view PlannerRulesName(PlannerRules r) { return r == PlannerRules::kX
 
 // Plans once from the whole trace's intervals; every allocator shares the plan.
 absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::vector<BufferInterval> intervals) {
-  absl::StatusOr<Bytes> alignment = o.Get<Bytes>("alignment");
+  absl::StatusOr<Bytes> alignment = o.Get(OfflineOption::kAlignment);
   if (!alignment.ok()) return alignment.status();
-  absl::StatusOr<std::string> rules = o.Get<std::string>("rules");
+  absl::StatusOr<std::string> rules = o.Get(OfflineOption::kRules);
   if (!rules.ok()) return rules.status();
   const PlannerRules r = *rules == "xla" ? PlannerRules::kXla : PlannerRules::kHbmsim;
   auto plan = std::make_shared<const OfflinePlan>(PlanOffline(intervals, alignment->value(), r));
@@ -48,53 +61,49 @@ absl::StatusOr<LimitedFactory> PlanOfflineFactory(const OptionValues& o, std::ve
   });
 }
 
-void RegisterFitPolicy(PolicyRegistry& registry, std::string name, std::string summary, FitStrategy strategy) {
+PolicySpec FitRow(std::string name, std::string summary, FitStrategy strategy) {
   OptionTable<FitOptions> t;
   t.Limit(&FitOptions::memory_limit);
-  t.Add("alignment", &FitOptions::alignment, "requests are rounded up to a multiple of this", AtLeastOneByte);
-  (void)registry.Register(MakePolicySpec<FitOptions>(
+  t.Add(FitOption::kAlignment, &FitOptions::alignment, "requests are rounded up to a multiple of this",
+        AtLeastOneByte);
+  return MakePolicySpec<FitOptions>(
       std::move(name), std::move(summary), std::move(t),
       [strategy](const FitOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
         FitOptions with_strategy = o;
         with_strategy.strategy = strategy;
         return std::make_unique<FitAllocator>(with_strategy);
-      }));
+      });
 }
 
-}  // namespace
-
-void RegisterBaselinePolicies(PolicyRegistry& registry);
-void RegisterBaselinePolicies(PolicyRegistry& registry) {
-  RegisterFitPolicy(registry, "first_fit",
-                    "baseline: address-ordered first fit, eager coalescing, one region of the whole limit",
-                    FitStrategy::kFirstFit);
-  RegisterFitPolicy(registry, "best_fit",
-                    "baseline: exact best fit by (size, address), no bins, one region of the whole limit",
-                    FitStrategy::kBestFit);
-
+PolicySpec PagedRow() {
   OptionTable<PagedOptions> paged;
   paged.Limit(&PagedOptions::memory_limit);
-  paged.Add("page_size", &PagedOptions::page_size, "a request takes whole pages, wherever they are free",
-            AtLeastOneByte);
-  (void)registry.Register(MakePolicySpec<PagedOptions>(
-      "paged", "baseline: physical memory fungible in pages (cuda_malloc_async / expandable-segments-like pool)",
+  paged.Add(PagedOption::kPageSize, &PagedOptions::page_size,
+            "a request takes whole pages, wherever they are free", AtLeastOneByte);
+  return MakePolicySpec<PagedOptions>(
+      "paged",
+      "baseline: physical memory fungible in pages (cuda_malloc_async / expandable-segments-like pool)",
       std::move(paged), [](const PagedOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
         return std::make_unique<PagedAllocator>(o);
-      }));
+      });
+}
 
+PolicySpec IdealRow() {
   OptionTable<LimitOnly> ideal;
   ideal.Limit(&LimitOnly::limit);
-  (void)registry.Register(MakePolicySpec<LimitOnly>(
+  return MakePolicySpec<LimitOnly>(
       "ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", std::move(ideal),
       [](const LimitOnly& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
         return std::make_unique<IdealAllocator>(o.limit);
-      }));
+      });
+}
 
+PolicySpec OfflineRow() {
   OptionTable<OfflineRowOptions> offline;
   offline.Limit(&OfflineRowOptions::limit);
-  offline.Add("alignment", &OfflineRowOptions::alignment, "planned blocks are rounded up to a multiple of this",
-              AtLeastOneByte);
-  offline.AddEnum("rules", &OfflineRowOptions::rules,
+  offline.Add(OfflineOption::kAlignment, &OfflineRowOptions::alignment,
+              "planned blocks are rounded up to a multiple of this", AtLeastOneByte);
+  offline.AddEnum(OfflineOption::kRules, &OfflineRowOptions::rules,
                   "hbmsim: sizes rounded to the alignment, ties by earlier start; xla: XLA's heap simulator "
                   "(unrounded sizes, aligned chunk starts, ties by value id; docs/formats/xla.md)",
                   {PlannerRules::kHbmsim, PlannerRules::kXla}, PlannerRulesName);
@@ -106,15 +115,38 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
   spec.factory = nullptr;  // the scenario builds it through `plan`
   // XLA's compiler writes these dumps, and its buffer assignment is this planner
   // under XLA's rules: replayed with no --allocator, a dump shows what XLA did.
-  spec.recording.made_formats = {"xla-text", "xla-proto"};
-  // An XLA dump (framework "xla") was packed by XLA's heap simulator: plan by its rules.
+  spec.recording.made_formats = {TraceFormat::kXlaText, TraceFormat::kXlaProto};
+  // An XLA dump (framework kXla) was packed by XLA's heap simulator: plan by its rules.
   spec.recording.recorded_options = [](const RecordedSettings& s, DeviceId) {
-    std::vector<std::pair<std::string, std::string>> out;
-    if (s.framework == "xla") out.emplace_back("rules", "xla");
+    std::vector<OptionEdit> out;
+    if (s.framework == Framework::kXla) {
+      out.push_back({OfflineOption::kRules, std::string(PlannerRulesName(PlannerRules::kXla))});
+    }
     return out;
   };
   spec.plan = PlanOfflineFactory;
-  (void)registry.Register(std::move(spec));
+  return spec;
+}
+
+}  // namespace
+
+absl::Status RegisterBaselinePolicies(PolicyRegistry& registry);
+absl::Status RegisterBaselinePolicies(PolicyRegistry& registry) {
+  PolicySpec rows[] = {
+      FitRow("first_fit",
+             "baseline: address-ordered first fit, eager coalescing, one region of the whole limit",
+             FitStrategy::kFirstFit),
+      FitRow("best_fit",
+             "baseline: exact best fit by (size, address), no bins, one region of the whole limit",
+             FitStrategy::kBestFit),
+      PagedRow(),
+      IdealRow(),
+      OfflineRow(),
+  };
+  for (PolicySpec& row : rows) {
+    if (absl::Status s = registry.Register(std::move(row)); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace hbmsim

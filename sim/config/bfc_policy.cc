@@ -9,12 +9,19 @@
 namespace hbmsim {
 namespace {
 
+// bfc's options, each name written once: the table below declares them, the
+// advice, decides_as and the recorded settings refer to them.
+struct BfcOption {
+  static constexpr OptionName<bool> kAllowGrowth{"allow_growth"};
+  static constexpr OptionName<bool> kGarbageCollection{"garbage_collection"};
+  static constexpr OptionName<double> kFragmentationFraction{"fragmentation_fraction"};
+  static constexpr OptionName<bool> kRegionCoalescing{"region_coalescing"};
+};
+
 std::string FractionInRange(const OptionValue& v) {
   const double f = std::get<double>(v);
   return f >= 0 && f < 1 ? "" : "must be >= 0 and < 1";
 }
-
-const char* Bool(bool b) { return b ? "true" : "false"; }
 
 // What a TF/JAX profile tells about its BFC allocator, as options:
 //   TF, device memory     garbage_collection and region_coalescing on (TF's
@@ -23,29 +30,29 @@ const char* Bool(bool b) { return b ? "true" : "false"; }
 //   allow_growth          as the fragmentation readings tell (pool grown on
 //                         demand); when they cannot, on for a host allocator
 // A recording that says none of this (a PyTorch snapshot, an XLA dump) sets nothing.
-std::vector<std::pair<std::string, std::string>> RecordedOptions(const RecordedSettings& s, DeviceId) {
+std::vector<OptionEdit> RecordedOptions(const RecordedSettings& s, DeviceId) {
   // An XLA dump says how XLA packed the program, nothing of a BFC allocator.
-  if ((s.framework.empty() || s.framework == "xla") && !s.host_memory) return {};
+  if ((s.framework == Framework::kUnknown || s.framework == Framework::kXla) && !s.host_memory) return {};
   const bool host = s.host_memory.value_or(false);
-  const bool tf_device = s.framework == "tensorflow" && !host;
-  return {{"allow_growth", Bool(s.pool_grown.value_or(host))},
-          {"garbage_collection", Bool(tf_device)},
-          {"region_coalescing", Bool(tf_device)}};
+  const bool tf_device = s.framework == Framework::kTensorFlow && !host;
+  return {{BfcOption::kAllowGrowth, s.pool_grown.value_or(host)},
+          {BfcOption::kGarbageCollection, tf_device},
+          {BfcOption::kRegionCoalescing, tf_device}};
 }
 
 }  // namespace
 
-void RegisterBfcPolicy(PolicyRegistry& registry) {
+absl::Status RegisterBfcPolicy(PolicyRegistry& registry) {
   OptionTable<BfcOptions> t;
   t.Limit(&BfcOptions::memory_limit);
-  t.Add("allow_growth", &BfcOptions::allow_growth,
+  t.Add(BfcOption::kAllowGrowth, &BfcOptions::allow_growth,
         "false: the first region takes the whole limit; true: regions start at 2 MiB and double");
-  t.Add("garbage_collection", &BfcOptions::garbage_collection,
+  t.Add(BfcOption::kGarbageCollection, &BfcOptions::garbage_collection,
         "on failure, release fully free regions and retry (TensorFlow: on; JAX: off)");
-  t.Add("fragmentation_fraction", &BfcOptions::fragmentation_fraction,
+  t.Add(BfcOption::kFragmentationFraction, &BfcOptions::fragmentation_fraction,
         "if > 0, the max internal fragmentation is this fraction of the limit instead of 128 MiB",
         FractionInRange);
-  t.Add("region_coalescing", &BfcOptions::region_coalescing,
+  t.Add(BfcOption::kRegionCoalescing, &BfcOptions::region_coalescing,
         "the device can extend a region in place (TensorFlow's virtual-memory sub-allocator)");
   PolicySpec spec = MakePolicySpec<BfcOptions>(
       "bfc", "TensorFlow/XLA best-fit-with-coalescing allocator (TSL BFCAllocator)", std::move(t),
@@ -55,23 +62,24 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
   spec.texts.at_failure = ForPolicy(BfcFailureText, GenericFailureText);
   // Garbage collection without growth never collects (BfcAllocator::GarbageCollect):
   // the one region is free only as a chunk no failed request fits in.
-  spec.decides_as = [](OptionValues v) {
-    if (!v.Get<bool>("allow_growth").value_or(true)) v.Set("garbage_collection", false);
-    return v;
-  };
+  spec.decides_as = {{{BfcOption::kAllowGrowth, false}, {BfcOption::kGarbageCollection, false}}};
   // A TF/JAX profile records its BFC allocators (their options: RecordedOptions).
-  spec.recording.made_formats = {"xplane", "memory-profile"};
+  spec.recording.made_formats = {TraceFormat::kXplane, TraceFormat::kMemoryProfile};
   spec.recording.recorded_options = RecordedOptions;
   spec.advice = {
-      {"", {"allow_growth=true"}, "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
-      {"", {"allow_growth=false"}, "TF_FORCE_GPU_ALLOW_GROWTH=false (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=true)"},
-      {"", {"garbage_collection=true"}, "TF_ENABLE_GPU_GARBAGE_COLLECTION=true"},
+      {"",
+       {{BfcOption::kAllowGrowth, true}},
+       "TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
+      {"",
+       {{BfcOption::kAllowGrowth, false}},
+       "TF_FORCE_GPU_ALLOW_GROWTH=false (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=true)"},
+      {"", {{BfcOption::kGarbageCollection, true}}, "TF_ENABLE_GPU_GARBAGE_COLLECTION=true"},
       {"cuda_async", {}, "TF_GPU_ALLOCATOR=cuda_malloc_async"},
   };
   spec.models_a_runtime = true;
   spec.limit_setting =
       "XLA_PYTHON_CLIENT_MEM_FRACTION={0} (JAX); TF: GPUOptions.per_process_gpu_memory_fraction={0}";
-  (void)registry.Register(std::move(spec));
+  return registry.Register(std::move(spec));
 }
 
 }  // namespace hbmsim

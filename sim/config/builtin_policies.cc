@@ -4,18 +4,20 @@
 
 namespace hbmsim {
 
-void RegisterBaselinePolicies(PolicyRegistry& registry);
-void RegisterBfcPolicy(PolicyRegistry& registry);
-void RegisterCudaAsyncPolicy(PolicyRegistry& registry);
-void RegisterTorchPolicy(PolicyRegistry& registry);
-void RegisterTpuPolicy(PolicyRegistry& registry);
+absl::Status RegisterBaselinePolicies(PolicyRegistry& registry);
+absl::Status RegisterBfcPolicy(PolicyRegistry& registry);
+absl::Status RegisterCudaAsyncPolicy(PolicyRegistry& registry);
+absl::Status RegisterTorchPolicy(PolicyRegistry& registry);
+absl::Status RegisterTpuPolicy(PolicyRegistry& registry);
 
-void RegisterBuiltinPolicies(PolicyRegistry& registry) {
-  RegisterBaselinePolicies(registry);
-  RegisterBfcPolicy(registry);
-  RegisterCudaAsyncPolicy(registry);
-  RegisterTorchPolicy(registry);
-  RegisterTpuPolicy(registry);
+absl::Status RegisterBuiltinPolicies(PolicyRegistry& registry) {
+  for (absl::Status (*register_rows)(PolicyRegistry&) :
+       {RegisterBaselinePolicies, RegisterBfcPolicy, RegisterCudaAsyncPolicy, RegisterTorchPolicy,
+        RegisterTpuPolicy}) {
+    if (absl::Status s = register_rows(registry); !s.ok()) return s;
+  }
+  // An advice row may name a policy registered after its own.
+  return registry.CheckAdviceTargets();
 }
 
 }  // namespace hbmsim

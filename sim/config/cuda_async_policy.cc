@@ -12,6 +12,17 @@
 namespace hbmsim {
 namespace {
 
+// cuda_async's options, each name written once, in the table below.
+struct CudaAsyncOption {
+  static constexpr OptionName<Bytes> kGranule{"granule"};
+  static constexpr OptionName<Bytes> kAlignment{"alignment"};
+  static constexpr OptionName<Bytes> kVaRange{"va_range"};
+  static constexpr OptionName<Bytes> kReleaseThreshold{"release_threshold"};
+  static constexpr OptionName<bool> kOpportunistic{"opportunistic"};
+  static constexpr OptionName<bool> kInternalDependencies{"internal_dependencies"};
+  static constexpr OptionName<bool> kPreallocate{"preallocate"};
+};
+
 absl::StatusOr<std::unique_ptr<Allocator>> MakeCudaAsync(const CudaAsyncOptions& options) {
   if (options.granule % options.alignment != 0) {
     return absl::InvalidArgumentError(fmt::format("cuda_async: granule={} must be a multiple of alignment={}",
@@ -22,31 +33,31 @@ absl::StatusOr<std::unique_ptr<Allocator>> MakeCudaAsync(const CudaAsyncOptions&
 
 }  // namespace
 
-void RegisterCudaAsyncPolicy(PolicyRegistry& registry) {
+absl::Status RegisterCudaAsyncPolicy(PolicyRegistry& registry) {
   OptionTable<CudaAsyncOptions> t;
   t.Limit(&CudaAsyncOptions::memory_limit);
-  t.Add("granule", &CudaAsyncOptions::granule,
+  t.Add(CudaAsyncOption::kGranule, &CudaAsyncOptions::granule,
         "physical memory is mapped in granules of this size (a multiple of alignment)", AtLeastOneByte);
-  t.Add("alignment", &CudaAsyncOptions::alignment, "requests are rounded up to a multiple of this",
-        AtLeastOneByte);
-  t.Add("va_range", &CudaAsyncOptions::va_range,
+  t.Add(CudaAsyncOption::kAlignment, &CudaAsyncOptions::alignment,
+        "requests are rounded up to a multiple of this", AtLeastOneByte);
+  t.Add(CudaAsyncOption::kVaRange, &CudaAsyncOptions::va_range,
         "virtual address range the pool reserves at a time (larger requests get their own)", AtLeastOneByte);
-  t.Add("release_threshold", &CudaAsyncOptions::release_threshold,
+  t.Add(CudaAsyncOption::kReleaseThreshold, &CudaAsyncOptions::release_threshold,
         "cudaMemPoolAttrReleaseThreshold: mapped bytes kept at a completed free (TF: the pool size, i.e. "
         "never release; CUDA's own default: 0)");
-  t.Add("opportunistic", &CudaAsyncOptions::opportunistic,
+  t.Add(CudaAsyncOption::kOpportunistic, &CudaAsyncOptions::opportunistic,
         "cudaMemPoolReuseAllowOpportunistic: a completed queued free is reusable by every stream "
         "(TF_DETERMINISTIC_ALLOCATOR=1: false)");
-  t.Add("internal_dependencies", &CudaAsyncOptions::internal_dependencies,
+  t.Add(CudaAsyncOption::kInternalDependencies, &CudaAsyncOptions::internal_dependencies,
         "cudaMemPoolReuseAllowInternalDependencies: at the limit, reuse memory still queued for freeing on "
         "another stream (TF_DETERMINISTIC_ALLOCATOR=1: false)");
-  t.Add("preallocate", &CudaAsyncOptions::preallocate,
+  t.Add(CudaAsyncOption::kPreallocate, &CudaAsyncOptions::preallocate,
         "map the whole limit at start (TF_CUDA_MALLOC_ASYNC_SUPPORTED_PREALLOC=-1)");
   PolicySpec spec = MakePolicySpec<CudaAsyncOptions>(
       "cuda_async", "CUDA's stream-ordered pool (cudaMallocAsync), as TF_GPU_ALLOCATOR=cuda_malloc_async uses it",
       std::move(t), MakeCudaAsync);
   spec.models_a_runtime = true;
-  (void)registry.Register(std::move(spec));
+  return registry.Register(std::move(spec));
 }
 
 }  // namespace hbmsim

@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -43,6 +44,34 @@ absl::StatusOr<OptionValue> ParseOptionValue(const OptionSpec& spec, std::string
 // The value spelled as ParseOptionValue accepts it (bytes as plain decimal).
 std::string FormatOptionValue(const OptionValue& v);
 
+// A typed handle on one option: its name, spelled once where the policy's row
+// declares it (OptionTable::Add takes the handle), and the type its values
+// hold: bool, int64_t, Bytes, double, or std::string (string and enum
+// options). Advice, decides_as and recorded settings refer to the option by
+// this handle: the name is never re-spelled, a wrongly typed value does not
+// compile; Register checks that advice and decides_as name declared options,
+// tests/sim/option_handles_test.cc that the recorded settings do.
+//
+//   constexpr OptionName<bool> kAllowGrowth{"allow_growth"};
+template <typename T>
+struct OptionName {
+  std::string_view name;
+};
+
+// One option given one value (`allow_growth=true`): an advice row's setting,
+// a recorded setting, a decides_as rule.
+struct OptionEdit {
+  // The value's type is the handle's: {kAllowGrowth, true}, {kMaxSplitSize, Bytes::MiB(128)}.
+  template <typename T>
+  OptionEdit(OptionName<T> option, std::type_identity_t<T> v) : name(option.name), value(std::move(v)) {}
+
+  // "allow_growth=true", as --set takes it.
+  std::string Text() const { return std::string(name) + "=" + FormatOptionValue(value); }
+
+  std::string_view name;  // a handle's, so a string literal that outlives the edit
+  OptionValue value;
+};
+
 // The effective value of every option of one policy, in the policy's spec
 // order (so reports are deterministic). Built from the defaults, then edited.
 class OptionValues {
@@ -53,6 +82,7 @@ class OptionValues {
 
   // Replaces the value of `name`; false if the policy has no such option.
   bool Set(std::string_view name, OptionValue v);
+  bool Set(const OptionEdit& edit) { return Set(edit.name, edit.value); }
 
   // The value of `name` as a T (bool, int64_t, Bytes, double, std::string):
   // an unknown name or another type is an error naming the option. Policies
@@ -64,6 +94,11 @@ class OptionValues {
     if (v == nullptr) return UnknownOption(name);
     if (!std::holds_alternative<T>(*v)) return WrongType(name);
     return std::get<T>(*v);
+  }
+
+  template <typename T>
+  absl::StatusOr<T> Get(OptionName<T> option) const {
+    return Get<T>(option.name);
   }
 
   const std::vector<std::pair<std::string, OptionValue>>& entries() const { return entries_; }

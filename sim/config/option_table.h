@@ -1,12 +1,16 @@
 // A policy's options declared once each, bound to the member of the policy's
 // typed Options struct they set. One declaration gives everything else:
 //
+//   constexpr OptionName<bool> kAllowGrowth{"allow_growth"};  // the handle (option.h)
 //   OptionTable<BfcOptions> t;
 //   t.Limit(&BfcOptions::memory_limit);                       // takes the byte limit
-//   t.Add("allow_growth", &BfcOptions::allow_growth, "...");  // bool, default false
+//   t.Add(kAllowGrowth, &BfcOptions::allow_growth, "...");    // bool, default false
 //
-//   name     written here only; the factory and the reports never spell it
-//   type     from the member: bool -> bool, int/int64_t -> int, double -> double,
+//   name     the handle's, written once; the factory and the reports never
+//            spell it, the row's advice, decides_as and recorded settings use
+//            the handle
+//   type     from the member, and the handle's must match it (a compile error
+//            otherwise): bool -> bool, int/int64_t -> int, double -> double,
 //            Bytes/uint64_t -> bytes (a uint64_t option is always a size),
 //            std::string -> string, std::optional<double> -> double (0 = unset),
 //            an enum -> enum (AddEnum, with its names)
@@ -39,25 +43,30 @@ namespace hbmsim {
 
 using OptionCheck = std::function<std::string(const OptionValue&)>;
 
-// How a member's type is an option: its OptionType and the two conversions.
+// How a member's type is an option: its OptionType, the OptionValue
+// alternative its values are (`Value`, the type of its OptionName handle) and
+// the two conversions.
 template <typename M>
 struct MemberCodec;
 
 template <>
 struct MemberCodec<bool> {
   static constexpr OptionType kType = OptionType::kBool;
+  using Value = bool;
   static OptionValue Read(bool m) { return m; }
   static void Write(const OptionValue& v, bool& m) { m = std::get<bool>(v); }
 };
 template <>
 struct MemberCodec<int64_t> {
   static constexpr OptionType kType = OptionType::kInt;
+  using Value = int64_t;
   static OptionValue Read(int64_t m) { return m; }
   static void Write(const OptionValue& v, int64_t& m) { m = std::get<int64_t>(v); }
 };
 template <>
 struct MemberCodec<int> {
   static constexpr OptionType kType = OptionType::kInt;
+  using Value = int64_t;
   static OptionValue Read(int m) { return int64_t{m}; }
   // Values outside int's range are refused by the option's range check.
   static void Write(const OptionValue& v, int& m) { m = static_cast<int>(std::get<int64_t>(v)); }
@@ -65,24 +74,28 @@ struct MemberCodec<int> {
 template <>
 struct MemberCodec<double> {
   static constexpr OptionType kType = OptionType::kDouble;
+  using Value = double;
   static OptionValue Read(double m) { return m; }
   static void Write(const OptionValue& v, double& m) { m = std::get<double>(v); }
 };
 template <>
 struct MemberCodec<Bytes> {
   static constexpr OptionType kType = OptionType::kBytes;
+  using Value = Bytes;
   static OptionValue Read(Bytes m) { return m; }
   static void Write(const OptionValue& v, Bytes& m) { m = std::get<Bytes>(v); }
 };
 template <>
 struct MemberCodec<uint64_t> {
   static constexpr OptionType kType = OptionType::kBytes;
+  using Value = Bytes;
   static OptionValue Read(uint64_t m) { return Bytes(m); }
   static void Write(const OptionValue& v, uint64_t& m) { m = std::get<Bytes>(v).value(); }
 };
 template <>
 struct MemberCodec<std::string> {
   static constexpr OptionType kType = OptionType::kString;
+  using Value = std::string;
   static OptionValue Read(const std::string& m) { return m; }
   static void Write(const OptionValue& v, std::string& m) { m = std::get<std::string>(v); }
 };
@@ -90,6 +103,7 @@ struct MemberCodec<std::string> {
 template <>
 struct MemberCodec<std::optional<double>> {
   static constexpr OptionType kType = OptionType::kDouble;
+  using Value = double;
   static OptionValue Read(const std::optional<double>& m) { return m.value_or(0.0); }
   static void Write(const OptionValue& v, std::optional<double>& m) {
     const double d = std::get<double>(v);
@@ -111,23 +125,25 @@ class OptionTable {
   // The member the byte limit (--bytes-limit, YAML bytes_limit) is written to.
   void Limit(Bytes Options::*member) { limit_ = member; }
 
-  template <typename M>
-  void Add(std::string name, M Options::*member, std::string help, OptionCheck check = {}) {
+  template <typename V, typename M>
+  void Add(OptionName<V> option, M Options::*member, std::string help, OptionCheck check = {}) {
     using Codec = MemberCodec<M>;
+    static_assert(std::is_same_v<V, typename Codec::Value>,
+                  "the handle's type is not the member's option type");
     if constexpr (std::is_same_v<M, int>) {
       if (!check) check = IntRangeProblem;
     }
     Declare(
-        std::move(name), Codec::kType, std::move(help), {}, std::move(check),
+        option, Codec::kType, std::move(help), {}, std::move(check),
         [member](const OptionValue& v, Options& o) { Codec::Write(v, o.*member); },
         [member](const Options& o) { return Codec::Read(o.*member); });
   }
 
   // A size member where the option's 0 stands for `zero_means` (torch's
   // max_split_size: 0 on the command line, SIZE_MAX in the struct).
-  void AddZeroMeans(std::string name, Bytes Options::*member, Bytes zero_means, std::string help) {
+  void AddZeroMeans(OptionName<Bytes> option, Bytes Options::*member, Bytes zero_means, std::string help) {
     Declare(
-        std::move(name), OptionType::kBytes, std::move(help), {}, {},
+        option, OptionType::kBytes, std::move(help), {}, {},
         [member, zero_means](const OptionValue& v, Options& o) {
           const Bytes b = std::get<Bytes>(v);
           o.*member = b.is_zero() ? zero_means : b;
@@ -139,12 +155,12 @@ class OptionTable {
 
   // An enum member, spelled by `name_of`; `values` lists every choice.
   template <typename E>
-  void AddEnum(std::string name, E Options::*member, std::string help, std::vector<E> values,
+  void AddEnum(OptionName<std::string> option, E Options::*member, std::string help, std::vector<E> values,
                std::string_view (*name_of)(E)) {
     std::vector<std::string> choices;
     for (E e : values) choices.emplace_back(name_of(e));
     Declare(
-        std::move(name), OptionType::kEnum, std::move(help), choices, {},
+        option, OptionType::kEnum, std::move(help), choices, {},
         [member, values, name_of](const OptionValue& v, Options& o) {
           for (E e : values) {
             if (name_of(e) == std::get<std::string>(v)) o.*member = e;
@@ -156,8 +172,8 @@ class OptionTable {
   // An option with no member of its own that edits the struct after every
   // member option is set (torch's alloc_conf: the keys it names win). Its
   // default is the empty string; the reports show the text as given.
-  void AddEditor(std::string name, std::string help, Editor edit) {
-    Declare(std::move(name), OptionType::kString, std::move(help), {}, {}, {}, {});
+  void AddEditor(OptionName<std::string> option, std::string help, Editor edit) {
+    Declare(option, OptionType::kString, std::move(help), {}, {}, {}, {});
     bindings_.back().edit = std::move(edit);
   }
 
@@ -206,12 +222,13 @@ class OptionTable {
     Editor edit;
   };
 
-  void Declare(std::string name, OptionType type, std::string help, std::vector<std::string> choices,
+  template <typename V>
+  void Declare(OptionName<V> option, OptionType type, std::string help, std::vector<std::string> choices,
                OptionCheck check, std::function<void(const OptionValue&, Options&)> write,
                std::function<OptionValue(const Options&)> read) {
     const std::string default_text = read ? FormatOptionValue(read(Options{})) : "";
-    bindings_.push_back({OptionSpec{std::move(name), type, default_text, std::move(help), std::move(choices),
-                                    std::move(check)},
+    bindings_.push_back({OptionSpec{std::string(option.name), type, default_text, std::move(help),
+                                    std::move(choices), std::move(check)},
                          std::move(write),
                          std::move(read),
                          {}});

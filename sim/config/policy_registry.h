@@ -3,10 +3,10 @@
 // (RegisterBuiltinPolicies) rather than static initializers, which the linker
 // drops from static libraries.
 //
-// Adding a policy: write `void RegisterXxxPolicy(PolicyRegistry&)` in a new
-// sim/config/xxx_policy.cc (its options in an OptionTable over the policy's
-// Options struct, MakePolicySpec, and its texts) and call it from
-// builtin_policies.cc.
+// Adding a policy: write `absl::Status RegisterXxxPolicy(PolicyRegistry&)` in
+// a new sim/config/xxx_policy.cc (a handle per option, its options in an
+// OptionTable over the policy's Options struct, MakePolicySpec, and its texts)
+// returning what Register says, and call it from builtin_policies.cc.
 #ifndef HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 #define HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 
@@ -21,9 +21,10 @@
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/option.h"
-#include "trace/core/recorded.h"
 #include "sim/config/option_table.h"
 #include "sim/engine/replay_observer.h"
+#include "trace/core/recorded.h"
+#include "trace/core/trace_format.h"
 
 namespace hbmsim {
 
@@ -40,14 +41,14 @@ struct SeededBlock {
 // hook may be unset: the policy then takes nothing of that kind, and a start
 // state's live blocks are allocated through it like any other alloc.
 struct RecordingHooks {
-  // The recordings this policy's runtime writes (format names of
-  // trace/formats/format_table.h): one of them replays under this policy when
-  // the user names none (AllocatorFor). At most one policy claims a format.
-  std::vector<std::string_view> made_formats;
-  // The recorded settings (and the device) as KEY=VALUE option edits, applied
-  // like --set to every option still at its default.
-  std::function<std::vector<std::pair<std::string, std::string>>(const RecordedSettings&, DeviceId)>
-      recorded_options;
+  // The recordings this policy's runtime writes: one of them replays under
+  // this policy when the user names none (AllocatorFor). At most one policy
+  // claims a format.
+  std::vector<TraceFormat> made_formats;
+  // The recorded settings (and the device) as edits of the row's options
+  // (its OptionName handles), applied like --set to every option still at its
+  // default.
+  std::function<std::vector<OptionEdit>(const RecordedSettings&, DeviceId)> recorded_options;
   // Installs the start state in an allocator this policy's factory built (so
   // the hook may rely on its type). Errors name the segment.
   std::function<absl::StatusOr<std::vector<SeededBlock>>(Allocator&, const std::vector<StartSegment>&)> seed;
@@ -99,14 +100,22 @@ std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*te
 }
 
 // A change a user can make to a job that ran a policy, tried by `hbmsim
-// advise`: `sets` edit the policy's options (KEY=VALUE, as --set takes them),
-// or `policy` names another registry row to run instead (BFC's
+// advise`: `sets` edit the policy's options (through its handles), or
+// `policy` names another registry row to run instead (BFC's
 // TF_GPU_ALLOCATOR=cuda_malloc_async is the cuda_async row); `how` is the
 // exact setting the user writes.
 struct AdviceRow {
   std::string policy;  // "": the same policy
-  std::vector<std::string> sets;
+  std::vector<OptionEdit> sets;
   std::string how;
+};
+
+// One rule of PolicySpec::decides_as: while `when` holds, the option `as`
+// names has no effect, and a run decides as if it had `as`'s value (bfc:
+// without allow_growth, garbage_collection never collects).
+struct DecidesAsRule {
+  OptionEdit when;
+  OptionEdit as;
 };
 
 struct PolicySpec {
@@ -124,11 +133,9 @@ struct PolicySpec {
   // member read back from the typed options the factory would build (so an
   // alloc_conf key shows as the option it sets). Empty: the values as given.
   std::function<absl::StatusOr<OptionValues>(const OptionValues&)> effective_options;
-  // The effective options a run with these decides exactly as: an option
-  // that has no effect under the others set to its default. Runs of two
-  // configurations with equal ones give the same results, so `compare` and
-  // `advise` work one out once. Empty: as given.
-  std::function<OptionValues(OptionValues)> decides_as;
+  // When an option has no effect under the others (DecidesAs). Empty: every
+  // option always counts.
+  std::vector<DecidesAsRule> decides_as;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
   // The allocator of a runtime jobs run on (TF/JAX's BFC, PyTorch's caching
@@ -141,6 +148,14 @@ struct PolicySpec {
   std::string limit_setting;
 
   const OptionSpec* FindOption(std::string_view option) const;
+  // The effective options a run with `ran` decides exactly as: each option
+  // that has no effect under the others set as its decides_as rule says.
+  // Runs of two configurations with equal ones give the same results, so
+  // `compare` and `advise` work one out once.
+  OptionValues DecidesAs(OptionValues ran) const;
+  // Whether `edit` names an option of this row and holds a value it accepts:
+  // "allow_growth: no such option (known: ...)" otherwise.
+  absl::Status CheckEdit(const OptionEdit& edit) const;
   // "allow_growth, garbage_collection, ..." (spec order), for error messages.
   std::string KnownOptions() const;
 };
@@ -168,11 +183,16 @@ PolicySpec MakePolicySpec(std::string name, std::string summary, OptionTable<Opt
 
 class PolicyRegistry {
  public:
-  // Fails on a duplicate name (a programming error, caught by tests).
+  // Fails on a duplicate name, a format another row claims, or an advice row
+  // or decides_as rule naming an option the row lacks (programming errors:
+  // RegisterBuiltinPolicies passes them on, and every command stops on one).
   absl::Status Register(PolicySpec spec);
+  // Fails when an advice row names a policy that is not registered, or an
+  // option that policy lacks: checked once every row is in.
+  absl::Status CheckAdviceTargets() const;
   const PolicySpec* Find(std::string_view name) const;
   // The policy whose runtime writes recordings of `format`, or nullptr.
-  const PolicySpec* MadeFormat(std::string_view format) const;
+  const PolicySpec* MadeFormat(TraceFormat format) const;
   // The rows with models_a_runtime, in name order.
   std::vector<const PolicySpec*> RuntimePolicies() const;
   // Names in alphabetical order: "bfc, torch, tpu".
@@ -183,11 +203,15 @@ class PolicyRegistry {
   std::vector<PolicySpec> policies_;  // sorted by name
 };
 
-// Registers every built-in policy (builtin_policies.cc).
-void RegisterBuiltinPolicies(PolicyRegistry& registry);
+// Registers every built-in policy (builtin_policies.cc); the first
+// registration error, naming the policy.
+absl::Status RegisterBuiltinPolicies(PolicyRegistry& registry);
 
 // The registry of built-in policies, built on first use.
 const PolicyRegistry& BuiltinPolicies();
+// What building it said: OK, or the registration error (cli_run.cc stops
+// every command on it, exit 3).
+const absl::Status& BuiltinPoliciesStatus();
 
 }  // namespace hbmsim
 

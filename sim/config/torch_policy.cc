@@ -9,6 +9,7 @@
 #include "allocator/torch/torch_options.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/config/torch_option_names.h"
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/stats_text.h"
 
@@ -48,29 +49,31 @@ absl::Status ApplyRoundup(const OptionValue& v, TorchOptions& options) {
 
 RecordingHooks TorchRecordingHooks();  // torch_recording.cc
 
-void RegisterTorchPolicy(PolicyRegistry& registry) {
+absl::Status RegisterTorchPolicy(PolicyRegistry& registry) {
   OptionTable<TorchOptions> t;
   t.Limit(&TorchOptions::capacity);
-  t.AddEditor("alloc_conf",
+  t.AddEditor(TorchOption::kAllocConf,
               "a PYTORCH_CUDA_ALLOC_CONF string, e.g. expandable_segments:True,max_split_size_mb:128",
               ApplyAllocConf);
-  t.Add("expandable_segments", &TorchOptions::expandable_segments,
+  t.Add(TorchOption::kExpandableSegments, &TorchOptions::expandable_segments,
         "grow segments page by page instead of cudaMalloc");
-  t.AddZeroMeans("max_split_size", &TorchOptions::max_split_size, Bytes(torch::kUnlimited),
+  t.AddZeroMeans(TorchOption::kMaxSplitSize, &TorchOptions::max_split_size, Bytes(torch::kUnlimited),
                  "blocks this large are never split (0 = unlimited)");
-  t.Add("max_non_split_rounding", &TorchOptions::max_non_split_rounding,
+  t.Add(TorchOption::kMaxNonSplitRounding, &TorchOptions::max_non_split_rounding,
         "an oversize request may take a cached block smaller than request + this");
-  t.Add("large_segment_size", &TorchOptions::large_segment_size, "segment size for 1-10 MiB requests");
-  t.Add("garbage_collection_threshold", &TorchOptions::garbage_collection_threshold,
+  t.Add(TorchOption::kLargeSegmentSize, &TorchOptions::large_segment_size,
+        "segment size for 1-10 MiB requests");
+  t.Add(TorchOption::kGarbageCollectionThreshold, &TorchOptions::garbage_collection_threshold,
         "reclaim cached blocks above this fraction of the allowed memory (0 = off)", FractionOrOff);
-  t.Add("per_process_memory_fraction", &TorchOptions::per_process_memory_fraction,
+  t.Add(TorchOption::kPerProcessMemoryFraction, &TorchOptions::per_process_memory_fraction,
         "torch.cuda.set_per_process_memory_fraction (0 = unset)", FractionOrUnset);
-  t.Add("device_index", &TorchOptions::device_index, "the GPU index printed in OOM messages");
-  t.Add("fixed_retry_search", &TorchOptions::fixed_retry_search,
+  t.Add(TorchOption::kDeviceIndex, &TorchOptions::device_index, "the GPU index printed in OOM messages");
+  t.Add(TorchOption::kFixedRetrySearch, &TorchOptions::fixed_retry_search,
         "search the pool again after releasing cached blocks (PyTorch PR 191302)");
-  t.AddEditor("roundup_power2_divisions",
-              "round requests to this many divisions of each power of two (as in alloc_conf: 4, or [256:1,>:8])",
-              ApplyRoundup);
+  t.AddEditor(
+      TorchOption::kRoundupPower2Divisions,
+      "round requests to this many divisions of each power of two (as in alloc_conf: 4, or [256:1,>:8])",
+      ApplyRoundup);
   PolicySpec spec = MakePolicySpec<TorchOptions>(
       "torch", "PyTorch's native CUDA caching allocator (pools, block splitting, expandable segments)",
       std::move(t), [](const TorchOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
@@ -82,22 +85,26 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
   spec.runs_unlimited = true;
   // The garbage collection threshold acts only under a per-process memory
   // fraction: PyTorch collects only when one is set (TorchAllocator::GcEnabled).
-  spec.decides_as = [](OptionValues v) {
-    if (v.Get<double>("per_process_memory_fraction").value_or(1.0) == 0.0) v.Set("garbage_collection_threshold", 0.0);
-    return v;
-  };
+  spec.decides_as = {
+      {{TorchOption::kPerProcessMemoryFraction, 0.0}, {TorchOption::kGarbageCollectionThreshold, 0.0}}};
   spec.advice = {
-      {"", {"expandable_segments=true"}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
-      {"", {"expandable_segments=false"}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"},
-      {"", {"max_split_size=128MiB"}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"},
-      {"", {"max_split_size=512MiB"}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512"},
-      {"", {"garbage_collection_threshold=0.6"}, "PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6"},
-      {"", {"roundup_power2_divisions=4"}, "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4"},
-      {"", {"roundup_power2_divisions=8"}, "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:8"},
+      {"", {{TorchOption::kExpandableSegments, true}}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
+      {"", {{TorchOption::kExpandableSegments, false}}, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"},
+      {"", {{TorchOption::kMaxSplitSize, Bytes::MiB(128)}}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"},
+      {"", {{TorchOption::kMaxSplitSize, Bytes::MiB(512)}}, "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512"},
+      {"",
+       {{TorchOption::kGarbageCollectionThreshold, 0.6}},
+       "PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6"},
+      {"",
+       {{TorchOption::kRoundupPower2Divisions, "4"}},
+       "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:4"},
+      {"",
+       {{TorchOption::kRoundupPower2Divisions, "8"}},
+       "PYTORCH_CUDA_ALLOC_CONF=roundup_power2_divisions:8"},
   };
   spec.limit_setting = "torch.cuda.set_per_process_memory_fraction({})";
   spec.models_a_runtime = true;
-  (void)registry.Register(std::move(spec));
+  return registry.Register(std::move(spec));
 }
 
 }  // namespace hbmsim

@@ -10,6 +10,7 @@
 //   oom_message       PyTorch's OutOfMemoryError text for the last failure
 //   settings_of       the options that ran as a snapshot's allocator_settings
 //   summary_text      torch.cuda.memory_summary() at the end of a replay
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,11 +20,12 @@
 #include "allocator/torch/torch_options.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/config/torch_option_names.h"
 
 namespace hbmsim {
 namespace {
 
-using Edits = std::vector<std::pair<std::string, std::string>>;
+using Edits = std::vector<OptionEdit>;
 
 // "[1:0,2:4,...]" when any interval divides; PyTorch's all-zero default says nothing.
 std::string DivisionsConf(const RecordedSettings& s) {
@@ -50,20 +52,22 @@ torch::TorchConfDelta SettingsDelta(const RecordedSettings& s) {
 }
 
 Edits RecordedOptions(const RecordedSettings& s, DeviceId device) {
-  Edits out = {{"device_index", fmt::format("{}", device.value())}};
+  Edits out;
+  // A device id past int64's range is no device_index (the option refuses it).
+  if (device.value() <= uint64_t{INT64_MAX})
+    out.push_back({TorchOption::kDeviceIndex, static_cast<int64_t>(device.value())});
   const torch::TorchConfDelta d = SettingsDelta(s);
-  if (d.expandable_segments) out.emplace_back("expandable_segments", *d.expandable_segments ? "true" : "false");
+  if (d.expandable_segments) out.push_back({TorchOption::kExpandableSegments, *d.expandable_segments});
   if (d.max_split_size && *d.max_split_size != Bytes(torch::kUnlimited)) {
-    out.emplace_back("max_split_size", fmt::format("{}", d.max_split_size->value()));
+    out.push_back({TorchOption::kMaxSplitSize, *d.max_split_size});
   }
-  if (d.max_non_split_rounding) {
-    out.emplace_back("max_non_split_rounding", fmt::format("{}", d.max_non_split_rounding->value()));
-  }
-  if (d.large_segment_size) out.emplace_back("large_segment_size", fmt::format("{}", d.large_segment_size->value()));
+  if (d.max_non_split_rounding) out.push_back({TorchOption::kMaxNonSplitRounding, *d.max_non_split_rounding});
+  if (d.large_segment_size) out.push_back({TorchOption::kLargeSegmentSize, *d.large_segment_size});
   if (d.garbage_collection_threshold) {
-    out.emplace_back("garbage_collection_threshold", fmt::format("{}", *d.garbage_collection_threshold));
+    out.push_back({TorchOption::kGarbageCollectionThreshold, *d.garbage_collection_threshold});
   }
-  if (const std::string conf = DivisionsConf(s); !conf.empty()) out.emplace_back("alloc_conf", conf);
+  if (std::string conf = DivisionsConf(s); !conf.empty())
+    out.push_back({TorchOption::kAllocConf, std::move(conf)});
   return out;
 }
 
@@ -164,7 +168,7 @@ std::string OomMessage(const Allocator& a) {
 RecordingHooks TorchRecordingHooks();
 RecordingHooks TorchRecordingHooks() {
   RecordingHooks hooks;
-  hooks.made_formats = {"torch-snapshot"};  // torch.cuda.memory._snapshot()
+  hooks.made_formats = {TraceFormat::kTorchSnapshot};  // torch.cuda.memory._snapshot()
   hooks.recorded_options = RecordedOptions;
   hooks.seed = Seed;
   hooks.empty_cache = [](Allocator& a) { static_cast<torch::TorchAllocator&>(a).EmptyCache(); };

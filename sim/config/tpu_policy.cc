@@ -1,6 +1,7 @@
 // The `tpu` policy's entry in the registry, each option bound to its
 // TpuOptions member (allocator/tpu/tpu_options.h); `bytes_limit` is the HBM of
 // one device.
+#include <string>
 #include <variant>
 
 #include "allocator/tpu/tpu_allocator.h"
@@ -11,6 +12,18 @@
 namespace hbmsim {
 namespace {
 
+// tpu's options, each name written once: the table below declares them, the
+// advice refers to them.
+struct TpuOption {
+  static constexpr OptionName<Bytes> kGranule{"granule"};
+  static constexpr OptionName<bool> kTilePadding{"tile_padding"};
+  static constexpr OptionName<bool> kQueuedFreeRetry{"queued_free_retry"};
+  static constexpr OptionName<bool> kDefragment{"defragment"};
+  static constexpr OptionName<bool> kEvictPrograms{"evict_programs"};
+  static constexpr OptionName<std::string> kEvictionOrder{"eviction_order"};
+  static constexpr OptionName<bool> kLogAllocationsOnOom{"log_allocations_on_oom"};
+};
+
 absl::StatusOr<std::unique_ptr<Allocator>> MakeTpu(const TpuOptions& options) {
   if (absl::Status s = ValidateTpuOptions(options); !s.ok()) return s;
   return std::make_unique<TpuAllocator>(options);
@@ -18,20 +31,22 @@ absl::StatusOr<std::unique_ptr<Allocator>> MakeTpu(const TpuOptions& options) {
 
 }  // namespace
 
-void RegisterTpuPolicy(PolicyRegistry& registry) {
+absl::Status RegisterTpuPolicy(PolicyRegistry& registry) {
   OptionTable<TpuOptions> t;
   t.Limit(&TpuOptions::hbm_bytes);
-  t.Add("granule", &TpuOptions::granule, "allocation quantum (not public; assumption)", AtLeastOneByte);
-  t.Add("tile_padding", &TpuOptions::tile_padding, "pad shaped buffers to the TPU tile layout (E1000)");
-  t.Add("queued_free_retry", &TpuOptions::queued_free_retry,
+  t.Add(TpuOption::kGranule, &TpuOptions::granule, "allocation quantum (not public; assumption)",
+        AtLeastOneByte);
+  t.Add(TpuOption::kTilePadding, &TpuOptions::tile_padding,
+        "pad shaped buffers to the TPU tile layout (E1000)");
+  t.Add(TpuOption::kQueuedFreeRetry, &TpuOptions::queued_free_retry,
         "rung 1: complete queued deallocations and retry (E0100)");
-  t.Add("defragment", &TpuOptions::defragment, "rung 2: compact live buffers and retry (E0100)");
-  t.Add("evict_programs", &TpuOptions::evict_programs,
+  t.Add(TpuOption::kDefragment, &TpuOptions::defragment, "rung 2: compact live buffers and retry (E0100)");
+  t.Add(TpuOption::kEvictPrograms, &TpuOptions::evict_programs,
         "rung 3: evict resident programs and retry (E0100/E0101)");
-  t.AddEnum("eviction_order", &TpuOptions::eviction_order,
+  t.AddEnum(TpuOption::kEvictionOrder, &TpuOptions::eviction_order,
             "which resident program is evicted first (assumption)",
             {EvictionOrder::kLru, EvictionOrder::kLargestFirst}, EvictionOrderName);
-  t.Add("log_allocations_on_oom", &TpuOptions::log_allocations_on_oom,
+  t.Add(TpuOption::kLogAllocationsOnOom, &TpuOptions::log_allocations_on_oom,
         "keep a snapshot of live buffers and programs at each failure");
   PolicySpec spec = MakePolicySpec<TpuOptions>(
       "tpu", "TPU HBM model: padded buffers from the top, programs from the bottom, recovery ladder",
@@ -42,11 +57,17 @@ void RegisterTpuPolicy(PolicyRegistry& registry) {
   // what they are worth when a YAML turned them off, and the undocumented
   // eviction order (an assumption, docs/tpu-model.md) the other way round.
   spec.advice = {
-      {"", {"defragment=true"}, "the runtime's defragment-and-retry on (hbmsim --set defragment=true)"},
-      {"", {"evict_programs=true"}, "the runtime's program eviction on (hbmsim --set evict_programs=true)"},
-      {"", {"eviction_order=largest_first"}, "evict the largest program first (hbmsim --set eviction_order=largest_first)"},
+      {"",
+       {{TpuOption::kDefragment, true}},
+       "the runtime's defragment-and-retry on (hbmsim --set defragment=true)"},
+      {"",
+       {{TpuOption::kEvictPrograms, true}},
+       "the runtime's program eviction on (hbmsim --set evict_programs=true)"},
+      {"",
+       {{TpuOption::kEvictionOrder, "largest_first"}},
+       "evict the largest program first (hbmsim --set eviction_order=largest_first)"},
   };
-  (void)registry.Register(std::move(spec));
+  return registry.Register(std::move(spec));
 }
 
 }  // namespace hbmsim

@@ -127,9 +127,10 @@ std::string Escape(std::string_view s) {
 }  // namespace
 
 std::string RenderProfileText(const xplane::ProfileTrace& t, const std::vector<AllocatorSummary>& s) {
-  std::string out = fmt::format("Profile {} ({}, {}): {} allocator{}\n", t.source, t.form,
-                                t.framework.empty() ? "framework unknown" : t.framework, s.size(),
-                                s.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("Profile {} ({}, {}): {} allocator{}\n", t.source, t.form,
+                  t.framework == Framework::kUnknown ? "framework unknown" : FrameworkName(t.framework),
+                  s.size(), s.size() == 1 ? "" : "s");
   for (size_t d = 0; d < s.size(); ++d) out += AllocatorText(t.devices[d], s[d]);
   return out;
 }
@@ -139,7 +140,7 @@ nlohmann::ordered_json RenderProfileJson(const xplane::ProfileTrace& t,
   nlohmann::ordered_json j;
   j["source"] = t.source;
   j["form"] = t.form;
-  j["framework"] = t.framework;
+  j["framework"] = FrameworkName(t.framework);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (size_t d = 0; d < s.size(); ++d) {
     const AllocatorSummary& a = s[d];
@@ -175,7 +176,7 @@ std::string RenderProfileHtml(const xplane::ProfileTrace& t, const std::vector<A
   std::string out = fmt::format(
       "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>hbmsim diagnose {}</title></head>"
       "<body style=\"font-family:sans-serif\"><h1>{}</h1><p>{} ({})</p>\n",
-      Escape(t.source), Escape(t.source), Escape(t.form), Escape(t.framework));
+      Escape(t.source), Escape(t.source), Escape(t.form), Escape(std::string(FrameworkName(t.framework))));
   for (size_t d = 0; d < s.size(); ++d) {
     const AllocatorSummary& a = s[d];
     out += fmt::format("<h2>{}</h2><pre>{}</pre>\n", Escape(a.name), Escape(AllocatorText(t.devices[d], a)));

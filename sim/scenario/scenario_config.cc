@@ -151,7 +151,8 @@ absl::Status CheckHeaderSettings(const Recording& recording) {
 
 const PolicySpec* RecordedPolicy(const Recording& recording, std::string* why) {
   if (const PolicySpec* made = BuiltinPolicies().MadeFormat(recording.format())) {
-    if (why != nullptr) *why = fmt::format("whose runtime writes {} recordings", recording.format());
+    if (why != nullptr)
+      *why = fmt::format("whose runtime writes {} recordings", TraceFormatName(recording.format()));
     return made;
   }
   const std::string* named = recording.facts().metadata.Find(kAllocatorKey);
@@ -188,7 +189,11 @@ std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings,
                                                AllocatorConfig& config) {
   const RecordingHooks& hooks = config.policy->recording;
   if (!hooks.recorded_options) return {};
-  return ApplyAtDefaults(hooks.recorded_options(settings, device), config);
+  std::vector<std::pair<std::string, std::string>> edits;
+  for (const OptionEdit& edit : hooks.recorded_options(settings, device)) {
+    edits.emplace_back(std::string(edit.name), FormatOptionValue(edit.value));
+  }
+  return ApplyAtDefaults(edits, config);
 }
 
 absl::StatusOr<std::optional<LimitChoice>> LimitFromFlag(const Scenario& s, std::string_view flag) {

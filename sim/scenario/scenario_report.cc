@@ -210,7 +210,7 @@ Json ScenarioJson(const ScenarioReportInput& in) {
     if (d.host_memory) one["host_memory"] = true;
     devices.push_back(one);
   }
-  Json j{{"format", sc.recording->format()},
+  Json j{{"format", TraceFormatName(sc.recording->format())},
          {"description", sc.recording->facts().description},
          {"device", sc.device ? Json(sc.device->value()) : Json(nullptr)},
          {"device_reason", sc.device_reason},

@@ -28,12 +28,14 @@ absl::StatusOr<std::vector<std::pair<std::string, AllocatorConfig>>> Candidates(
   std::vector<std::pair<std::string, AllocatorConfig>> out;
   for (const AdviceRow& row : today.policy->advice) {
     absl::StatusOr<AllocatorConfig> c;
+    std::vector<std::string> row_sets;
+    for (const OptionEdit& edit : row.sets) row_sets.push_back(edit.Text());
     if (row.policy.empty()) {
       std::vector<std::string> edited = sets;
-      edited.insert(edited.end(), row.sets.begin(), row.sets.end());
+      edited.insert(edited.end(), row_sets.begin(), row_sets.end());
       c = ResolveWithSets(allocator_arg, edited, scenario);
     } else {
-      c = ResolveWithSets(row.policy, row.sets, scenario);
+      c = ResolveWithSets(row.policy, row_sets, scenario);
     }
     if (!c.ok()) return c.status();
     if (SameRun(*c, today)) continue;

@@ -109,7 +109,7 @@ namespace {
 // What a configuration's runs decide as (PolicySpec::decides_as).
 OptionValues DecidesAs(const AllocatorConfig& config) {
   const OptionValues ran = EffectiveOptions(config);
-  return config.policy != nullptr && config.policy->decides_as ? config.policy->decides_as(ran) : ran;
+  return config.policy != nullptr ? config.policy->DecidesAs(ran) : ran;
 }
 
 // An earlier row whose runs are this configuration's, or nullptr.

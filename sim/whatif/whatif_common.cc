@@ -17,14 +17,14 @@ absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario&
     return p->name;
   }
   const std::string* named = r.facts().metadata.Find(kAllocatorKey);
-  return absl::InvalidArgumentError(
-      fmt::format("--allocator: required: {} ({}) does not say which allocator ran the job{} "
-                  "(built-in: {}; or a .yaml config file)",
-                  r.path(), r.format(),
-                  named != nullptr ? fmt::format(" that hbmsim models (its # {}: {} is none of them)", kAllocatorKey,
-                                                 *named)
-                                   : "",
-                  BuiltinPolicies().Names()));
+  return absl::InvalidArgumentError(fmt::format(
+      "--allocator: required: {} ({}) does not say which allocator ran the job{} "
+      "(built-in: {}; or a .yaml config file)",
+      r.path(), TraceFormatName(r.format()),
+      named != nullptr
+          ? fmt::format(" that hbmsim models (its # {}: {} is none of them)", kAllocatorKey, *named)
+          : "",
+      BuiltinPolicies().Names()));
 }
 
 std::string RuntimeAllocators(const Scenario& scenario, std::string& chosen) {
@@ -36,14 +36,15 @@ std::string RuntimeAllocators(const Scenario& scenario, std::string& chosen) {
     if (p != made) names.push_back(p->name);
   }
   const std::string list = fmt::format("{}", fmt::join(names, ","));
-  chosen = fmt::format("no --allocators: {}, the runtimes' allocators hbmsim models{} (--allocators picks others)",
-                       fmt::join(names, ", "),
-                       made != nullptr ? fmt::format(", {} first: {}", made->name,
-                                                     BuiltinPolicies().MadeFormat(scenario.recording->format())
-                                                         ? fmt::format("its runtime writes {} recordings",
-                                                                       scenario.recording->format())
-                                                         : why)
-                                       : "");
+  chosen = fmt::format(
+      "no --allocators: {}, the runtimes' allocators hbmsim models{} (--allocators picks others)",
+      fmt::join(names, ", "),
+      made != nullptr ? fmt::format(", {} first: {}", made->name,
+                                    BuiltinPolicies().MadeFormat(scenario.recording->format())
+                                        ? fmt::format("its runtime writes {} recordings",
+                                                      TraceFormatName(scenario.recording->format()))
+                                        : why)
+                      : "");
   return list;
 }
 

@@ -105,7 +105,7 @@ TEST(DeviceProfile, EverySharedProfileIsDetectedAndItsEventsAddUp) {
     SCOPED_TRACE(want.file);
     absl::StatusOr<const TraceFormatRow*> row = DetectTraceFormat(kDir + want.file);
     ASSERT_TRUE(row.ok());
-    EXPECT_EQ((*row)->name, "jax-device-profile");
+    EXPECT_EQ((*row)->format, TraceFormat::kJaxDeviceProfile);
     absl::StatusOr<std::unique_ptr<Recording>> r = OpenRecording(kDir + want.file);
     ASSERT_TRUE(r.ok()) << r.status();
     absl::StatusOr<std::unique_ptr<EventReader>> events = (*r)->Events(DeviceId(0));

@@ -47,19 +47,19 @@ TEST(PolicyRegistryTest, RejectsADuplicateName) {
 
 TEST(PolicyRegistryTest, EachRecordingFormatIsClaimedByAtMostOnePolicy) {
   const PolicyRegistry& builtin = BuiltinPolicies();
-  ASSERT_NE(builtin.MadeFormat("torch-snapshot"), nullptr);
-  EXPECT_EQ(builtin.MadeFormat("torch-snapshot")->name, "torch");
-  EXPECT_EQ(builtin.MadeFormat("xplane")->name, "bfc");
-  EXPECT_EQ(builtin.MadeFormat("memory-profile")->name, "bfc");
-  EXPECT_EQ(builtin.MadeFormat("text"), nullptr);  // a text trace does not say
+  ASSERT_NE(builtin.MadeFormat(TraceFormat::kTorchSnapshot), nullptr);
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kTorchSnapshot)->name, "torch");
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kXplane)->name, "bfc");
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kMemoryProfile)->name, "bfc");
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kText), nullptr);  // a text trace does not say
   // XLA's buffer assignment is the offline planner under XLA's rules.
-  EXPECT_EQ(builtin.MadeFormat("xla-text")->name, "offline");
-  EXPECT_EQ(builtin.MadeFormat("xla-proto")->name, "offline");
-  EXPECT_EQ(builtin.MadeFormat("rmm-log"), nullptr);
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kXlaText)->name, "offline");
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kXlaProto)->name, "offline");
+  EXPECT_EQ(builtin.MadeFormat(TraceFormat::kRmmLog), nullptr);
   PolicyRegistry r;
   PolicySpec a;
   a.name = "a";
-  a.recording.made_formats = {"torch-snapshot"};
+  a.recording.made_formats = {TraceFormat::kTorchSnapshot};
   PolicySpec b = a;
   b.name = "b";
   ASSERT_TRUE(r.Register(a).ok());

@@ -35,21 +35,23 @@ struct Knobs {
 OptionTable<Knobs> KnobTable() {
   OptionTable<Knobs> t;
   t.Limit(&Knobs::limit);
-  t.AddEditor("preset", "sets several knobs; wins over them", [](const OptionValue& v, Knobs& k) {
-    if (std::get<std::string>(v) == "tiny") k.size = Bytes(1);
-    if (std::get<std::string>(v) == "bad") return absl::InvalidArgumentError("no such preset");
-    return absl::OkStatus();
-  });
-  t.Add("on", &Knobs::on, "h");
-  t.Add("small", &Knobs::small, "h");
-  t.Add("big", &Knobs::big, "h");
-  t.Add("ratio", &Knobs::ratio, "h");
-  t.Add("size", &Knobs::size, "h");
-  t.Add("raw_size", &Knobs::raw_size, "h");
-  t.Add("text", &Knobs::text, "h");
-  t.Add("fraction", &Knobs::fraction, "h");
-  t.AddZeroMeans("cap", &Knobs::cap, Bytes::Max(), "h");
-  t.AddEnum("colour", &Knobs::colour, "h", {Colour::kRed, Colour::kBlue}, ColourName);
+  t.AddEditor(OptionName<std::string>{"preset"}, "sets several knobs; wins over them",
+              [](const OptionValue& v, Knobs& k) {
+                if (std::get<std::string>(v) == "tiny") k.size = Bytes(1);
+                if (std::get<std::string>(v) == "bad") return absl::InvalidArgumentError("no such preset");
+                return absl::OkStatus();
+              });
+  t.Add(OptionName<bool>{"on"}, &Knobs::on, "h");
+  t.Add(OptionName<int64_t>{"small"}, &Knobs::small, "h");
+  t.Add(OptionName<int64_t>{"big"}, &Knobs::big, "h");
+  t.Add(OptionName<double>{"ratio"}, &Knobs::ratio, "h");
+  t.Add(OptionName<Bytes>{"size"}, &Knobs::size, "h");
+  t.Add(OptionName<Bytes>{"raw_size"}, &Knobs::raw_size, "h");
+  t.Add(OptionName<std::string>{"text"}, &Knobs::text, "h");
+  t.Add(OptionName<double>{"fraction"}, &Knobs::fraction, "h");
+  t.AddZeroMeans(OptionName<Bytes>{"cap"}, &Knobs::cap, Bytes::Max(), "h");
+  t.AddEnum(OptionName<std::string>{"colour"}, &Knobs::colour, "h", {Colour::kRed, Colour::kBlue},
+            ColourName);
   return t;
 }
 

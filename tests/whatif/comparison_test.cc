@@ -125,9 +125,9 @@ TEST(ComparisonTest, ARowThatDecidesAsAnEarlierOneIsItsResult) {
   const AllocatorConfig plain = testing::Config("bfc");
   const AllocatorConfig gc = testing::Config("bfc", {"garbage_collection=true"});
   const AllocatorConfig growth_gc = testing::Config("bfc", {"allow_growth=true", "garbage_collection=true"});
-  const OptionValues as_plain = plain.policy->decides_as(plain.options);
-  EXPECT_EQ(gc.policy->decides_as(gc.options).entries(), as_plain.entries());
-  EXPECT_EQ(*growth_gc.policy->decides_as(growth_gc.options).Get<bool>("garbage_collection"), true);
+  const OptionValues as_plain = plain.policy->DecidesAs(plain.options);
+  EXPECT_EQ(gc.policy->DecidesAs(gc.options).entries(), as_plain.entries());
+  EXPECT_EQ(*growth_gc.policy->DecidesAs(growth_gc.options).Get<bool>("garbage_collection"), true);
 
   const testing::TestTrace t = testing::TraceFromText(testing::ChurnWithCap(8, 6000, 0.5, [](int i) {
     return static_cast<size_t>(40 + (i / 700) % 3 * 15);
@@ -157,8 +157,9 @@ TEST(ComparisonTest, TorchsGarbageCollectionWithoutAFractionDecidesAsNone) {
   const AllocatorConfig gc = testing::Config("torch", {"garbage_collection_threshold=0.6"});
   const AllocatorConfig fraction_gc =
       testing::Config("torch", {"per_process_memory_fraction=0.9", "garbage_collection_threshold=0.6"});
-  EXPECT_EQ(gc.policy->decides_as(gc.options).entries(), plain.policy->decides_as(plain.options).entries());
-  EXPECT_EQ(*fraction_gc.policy->decides_as(fraction_gc.options).Get<double>("garbage_collection_threshold"), 0.6);
+  EXPECT_EQ(gc.policy->DecidesAs(gc.options).entries(), plain.policy->DecidesAs(plain.options).entries());
+  EXPECT_EQ(*fraction_gc.policy->DecidesAs(fraction_gc.options).Get<double>("garbage_collection_threshold"),
+            0.6);
 
   const testing::TestTrace t = testing::TraceFromText(testing::ChurnWithCap(9, 6000, 0.5, [](int i) {
     return static_cast<size_t>(40 + (i / 700) % 3 * 15);

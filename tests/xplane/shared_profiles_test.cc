@@ -37,7 +37,7 @@ void ExpectDevices(const ProfileTrace& t, const std::vector<DeviceWant>& want) {
 TEST(SharedProfiles, TensorFlowT4XSpace) {
   absl::StatusOr<ProfileTrace> t = ReadProfileTraceFile(kSharedProfiles + "tf_t4_keras_fit.xplane.pb");
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->framework, "tensorflow");
+  EXPECT_EQ(t->framework, Framework::kTensorFlow);
   // The GPU allocator first (the busiest GPU one), then the pinned host allocator.
   ExpectDevices(*t, {{"GPU_0_bfc", 77, 77, 14648653952, 1913088, 1912576, 0x7fce96000000},
                      {"gpu_host_bfc", 3, 3, 68719476736, 2560, 2560, 0x7fce63c00200}});
@@ -51,7 +51,7 @@ TEST(SharedProfiles, TensorFlowT4XSpace) {
 TEST(SharedProfiles, JaxMi300xXSpace) {
   absl::StatusOr<ProfileTrace> t = ReadProfileTraceFile(kSharedProfiles + "jax_mi300x_attention.xplane.pb");
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->framework, "jax");
+  EXPECT_EQ(t->framework, Framework::kJax);
   ASSERT_EQ(t->devices.size(), 2u);
   EXPECT_EQ(t->devices[0].recording.name, "GPU_0_bfc");
   EXPECT_EQ(t->devices[0].recording.allocations, 126);

@@ -28,7 +28,7 @@ TEST(XSpaceReader, ReadsEveryFieldOfTheHandMadeProfile) {
   absl::StatusOr<Profile> p = ParseXSpace(bytes, "small.pb");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->form, "xplane");
-  EXPECT_EQ(p->framework, "tensorflow");  // a tf_Compute thread
+  EXPECT_EQ(p->framework, Framework::kTensorFlow);  // a tf_Compute thread
   ASSERT_EQ(p->allocators.size(), 1u);
   const AllocatorRecording& a = p->allocators[0];
   EXPECT_EQ(a.name, "GPU_0_bfc");  // by reference in the first record, inline in the others

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "allocator/core/units.h"
+#include "trace/core/framework.h"
 
 namespace hbmsim {
 
@@ -80,7 +81,7 @@ struct RecordedSettings {
   std::optional<double> garbage_collection_threshold;
   std::vector<std::pair<uint64_t, uint64_t>> roundup_power2_divisions;  // (MiB, divisions)
   // A TF/JAX profile's facts about its BFC allocator (last: PyTorch's are built positionally).
-  std::string framework;              // "tensorflow", "jax", "" (PyTorch, or unknown)
+  Framework framework = Framework::kUnknown;  // trace/core/framework.h
   std::optional<bool> host_memory;    // a pinned-host allocator (gpu_host_bfc), not the device's
   std::optional<bool> pool_grown;     // regions grown on demand (allow_growth), as the figures tell
 };

@@ -2,10 +2,10 @@
 
 #include <sys/stat.h>
 
-#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "fmt/format.h"
 #include "trace/binary/binary_reader.h"
@@ -37,16 +37,10 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenReader(const std::string& path)
   return std::unique_ptr<EventReader>(*std::move(r));
 }
 
-template <typename Reader, const char* kName>
+template <typename Reader, TraceFormat kFormat>
 absl::StatusOr<std::unique_ptr<Recording>> OpenStream(const std::string& path) {
-  return StreamRecording::Open(path, kName, &OpenReader<Reader>);
+  return StreamRecording::Open(path, kFormat, &OpenReader<Reader>);
 }
-
-constexpr char kText[] = "text";
-constexpr char kBinary[] = "binary";
-constexpr char kRmm[] = "rmm-log";
-constexpr char kStalloc[] = "stalloc-mem-log";
-constexpr char kCsapp[] = "csapp-rep";
 
 bool IsPickle(const FileHead& h) {
   return !h.bytes.empty() && static_cast<unsigned char>(h.bytes[0]) == 0x80;
@@ -73,23 +67,44 @@ bool IsRep(const FileHead& h) { return csapp::RepReader::LooksLikeRep(h.text); }
 bool IsMemLog(const FileHead& h) { return stalloc::MemLogReader::LooksLikeMemLog(h.text); }
 bool Always(const FileHead&) { return true; }
 
-constexpr std::array<TraceFormatRow, 11> kFormats = {{
-    {"torch-snapshot", IsPickle, OpenSnapshotRecording},
-    {kBinary, IsHbt, OpenStream<BinaryTraceReader, kBinary>},
-    {"xplane", IsXspace, OpenXplaneRecording},
-    {"jax-device-profile", IsDeviceProfile, OpenDeviceProfileRecording},
-    {"memory-profile", IsMemoryProfile, OpenMemoryProfileRecording},
-    {"xla-proto", IsXlaProto, OpenXlaProtoRecording},
-    {kRmm, IsRmm, OpenStream<rmm::RmmLogReader, kRmm>},
-    {"xla-text", IsXlaText, OpenXlaTextRecording, xla::TextPairPartners},
-    {kCsapp, IsRep, OpenStream<csapp::RepReader, kCsapp>},
-    {kStalloc, IsMemLog, OpenStream<stalloc::MemLogReader, kStalloc>},
-    {kText, Always, OpenStream<TextTraceReader, kText>},
-}};
+using F = TraceFormat;
+
+// Tried in this order: the first whose sniff says yes opens the file.
+constexpr TraceFormatRow kFormats[] = {
+    {F::kTorchSnapshot, IsPickle, OpenSnapshotRecording},
+    {F::kBinary, IsHbt, OpenStream<BinaryTraceReader, F::kBinary>},
+    {F::kXplane, IsXspace, OpenXplaneRecording},
+    {F::kJaxDeviceProfile, IsDeviceProfile, OpenDeviceProfileRecording},
+    {F::kMemoryProfile, IsMemoryProfile, OpenMemoryProfileRecording},
+    {F::kXlaProto, IsXlaProto, OpenXlaProtoRecording},
+    {F::kRmmLog, IsRmm, OpenStream<rmm::RmmLogReader, F::kRmmLog>},
+    {F::kXlaText, IsXlaText, OpenXlaTextRecording, xla::TextPairPartners},
+    {F::kCsappRep, IsRep, OpenStream<csapp::RepReader, F::kCsappRep>},
+    {F::kStallocMemLog, IsMemLog, OpenStream<stalloc::MemLogReader, F::kStallocMemLog>},
+    {F::kText, Always, OpenStream<TextTraceReader, F::kText>},
+};
+
+// Each TraceFormat has exactly one row, so TraceFormatRowOf always finds it.
+constexpr bool EveryFormatHasOneRow() {
+  for (size_t f = 0; f < kTraceFormatCount; ++f) {
+    int rows = 0;
+    for (const TraceFormatRow& row : kFormats) rows += static_cast<size_t>(row.format) == f ? 1 : 0;
+    if (rows != 1) return false;
+  }
+  return std::size(kFormats) == kTraceFormatCount;
+}
+static_assert(EveryFormatHasOneRow(), "each TraceFormat needs exactly one row in kFormats");
 
 }  // namespace
 
 std::span<const TraceFormatRow> TraceFormats() { return kFormats; }
+
+const TraceFormatRow& TraceFormatRowOf(TraceFormat format) {
+  for (const TraceFormatRow& row : kFormats) {
+    if (row.format == format) return row;
+  }
+  return kFormats[0];  // not reached: EveryFormatHasOneRow
+}
 
 absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -106,7 +121,7 @@ absl::StatusOr<const TraceFormatRow*> DetectTraceFormat(const std::string& path)
   for (const TraceFormatRow& row : kFormats) {
     if (row.sniff(h)) return &row;
   }
-  return &kFormats.back();
+  return &TraceFormatRowOf(TraceFormat::kText);  // not reached: text's sniff takes anything
 }
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenRecording(const std::string& path) {

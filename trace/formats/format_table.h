@@ -2,7 +2,7 @@
 // opened. Formats are detected by content, never by file name: each row of
 // the table says how its format is recognised from the file's first bytes and
 // how it is opened into a Recording; the first row that recognises the head
-// wins, and text (the last row) takes anything.
+// wins, and text (tried last) takes anything.
 //
 //   torch-snapshot   first byte 0x80 (a pickle PROTO opcode)
 //   binary           "\x89HBT\r\n\x1a\n" or a zstd frame (trace/binary/format.h)
@@ -18,7 +18,9 @@
 //   stalloc-mem-log  a first line "1 0x7f.. 512 0" or a marker (trace/stalloc)
 //   text             anything else: the text format v1
 //
-// A new format is one row here plus its reader. A pipe, a FIFO, `-` or
+// A new format is an enumerator of TraceFormat (trace/core/trace_format.h),
+// one row here and its reader; a static_assert in format_table.cc fails until
+// every enumerator has exactly one row. A pipe, a FIFO, `-` or
 // /dev/stdin is read once into an unnamed scratch file (trace/io/input_file.h)
 // that is then sniffed and read like any file, so every format can be piped
 // in and every command can read it more than once; messages name the input
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "trace/core/trace_format.h"
 #include "trace/formats/recording.h"
 #include "trace/io/path_identity.h"
 
@@ -46,7 +49,7 @@ struct FileHead {
 };
 
 struct TraceFormatRow {
-  std::string_view name;
+  TraceFormat format;  // its name: TraceFormatName(format)
   bool (*sniff)(const FileHead& head);
   // Errors are InvalidArgument and name the file (and line or offset).
   absl::StatusOr<std::unique_ptr<Recording>> (*open)(const std::string& path);
@@ -57,6 +60,9 @@ struct TraceFormatRow {
 
 // Every format, in the order they are tried.
 std::span<const TraceFormatRow> TraceFormats();
+
+// The row of `format`.
+const TraceFormatRow& TraceFormatRowOf(TraceFormat format);
 
 // The row that recognises `path`, a regular file (OpenRecording spools the
 // others). Errors name the file.

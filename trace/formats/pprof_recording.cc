@@ -75,7 +75,7 @@ RecordedFacts HeldFacts(const std::shared_ptr<const HeldState>& held) {
   f.held_state = held;
   DeviceFacts any;
   any.settings = RecordedSettings{};
-  any.settings->framework = "jax";
+  any.settings->framework = Framework::kJax;
   f.other_devices = std::move(any);
   return f;
 }
@@ -83,7 +83,7 @@ RecordedFacts HeldFacts(const std::shared_ptr<const HeldState>& held) {
 class DeviceProfileRecording final : public Recording {
  public:
   DeviceProfileRecording(const std::string& path, std::shared_ptr<const HeldState> held)
-      : Recording(path, "jax-device-profile", HeldFacts(held)), held_(std::move(held)) {}
+      : Recording(path, TraceFormat::kJaxDeviceProfile, HeldFacts(held)), held_(std::move(held)) {}
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override {
     return pprof::MakeHeldEventReader(*held_, facts().metadata, device, path());

@@ -28,23 +28,24 @@
 
 #include "absl/status/statusor.h"
 #include "trace/core/reader.h"
+#include "trace/core/trace_format.h"
 #include "trace/formats/recorded_facts.h"
 
 namespace hbmsim {
 
 class Recording {
  public:
-  Recording(std::string path, std::string_view format, RecordedFacts facts)
+  Recording(std::string path, TraceFormat format, RecordedFacts facts)
       : path_(std::move(path)), format_(format), facts_(std::move(facts)) {
-    if (facts_.description.empty()) facts_.description = std::string(format_);
+    if (facts_.description.empty()) facts_.description = std::string(TraceFormatName(format_));
   }
   virtual ~Recording() = default;
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
 
   const std::string& path() const { return path_; }
-  // The format's row name in the table ("text", "torch-snapshot", ...).
-  std::string_view format() const { return format_; }
+  // The format it was read as; TraceFormatName() spells it ("text", "torch-snapshot", ...).
+  TraceFormat format() const { return format_; }
   const RecordedFacts& facts() const { return facts_; }
 
   // A new stream from the first event: only `device`'s events when the
@@ -55,7 +56,7 @@ class Recording {
 
  private:
   std::string path_;
-  std::string_view format_;
+  TraceFormat format_;
   RecordedFacts facts_;
 };
 

@@ -71,7 +71,7 @@ class SnapshotRecording final : public Recording {
   // The facts' readers and every reader of Events share one walk per device.
   SnapshotRecording(const std::string& path, std::shared_ptr<const Snapshot> snap,
                     std::shared_ptr<InitialStateCache> starts)
-      : Recording(path, "torch-snapshot", SnapshotFacts(snap, starts)),
+      : Recording(path, TraceFormat::kTorchSnapshot, SnapshotFacts(snap, starts)),
         snap_(std::move(snap)),
         starts_(std::move(starts)) {}
 

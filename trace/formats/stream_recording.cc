@@ -16,12 +16,11 @@ RecordedFacts HeaderFacts(const EventReader& first) {
 
 }  // namespace
 
-StreamRecording::StreamRecording(const std::string& path, std::string_view format, ReaderOpener opener,
+StreamRecording::StreamRecording(const std::string& path, TraceFormat format, ReaderOpener opener,
                                  std::unique_ptr<EventReader> first)
     : Recording(path, format, HeaderFacts(*first)), opener_(opener), first_(std::move(first)) {}
 
-absl::StatusOr<std::unique_ptr<Recording>> StreamRecording::Open(const std::string& path,
-                                                                 std::string_view format,
+absl::StatusOr<std::unique_ptr<Recording>> StreamRecording::Open(const std::string& path, TraceFormat format,
                                                                  ReaderOpener opener) {
   absl::StatusOr<std::unique_ptr<EventReader>> first = opener(path);
   if (!first.ok()) return first.status();

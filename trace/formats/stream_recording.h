@@ -18,13 +18,13 @@ using ReaderOpener = absl::StatusOr<std::unique_ptr<EventReader>> (*)(const std:
 class StreamRecording final : public Recording {
  public:
   // Opens `path` once with `opener` (header errors surface here).
-  static absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, std::string_view format,
+  static absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, TraceFormat format,
                                                          ReaderOpener opener);
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId> device) const override;
 
  private:
-  StreamRecording(const std::string& path, std::string_view format, ReaderOpener opener,
+  StreamRecording(const std::string& path, TraceFormat format, ReaderOpener opener,
                   std::unique_ptr<EventReader> first);
 
   ReaderOpener opener_;

@@ -21,14 +21,14 @@ RecordedFacts XlaFacts(const xla::XlaTrace& trace) {
   // by XLA's rules (offline's rules=xla) takes them from here.
   DeviceFacts any;
   any.settings = RecordedSettings{};
-  any.settings->framework = "xla";
+  any.settings->framework = Framework::kXla;
   f.other_devices = std::move(any);
   return f;
 }
 
 class XlaRecording final : public Recording {
  public:
-  XlaRecording(const std::string& path, std::string_view format, xla::XlaTrace trace)
+  XlaRecording(const std::string& path, TraceFormat format, xla::XlaTrace trace)
       : Recording(path, format, XlaFacts(trace)), trace_(std::move(trace)) {}
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
@@ -39,7 +39,7 @@ class XlaRecording final : public Recording {
   const xla::XlaTrace trace_;
 };
 
-absl::StatusOr<std::unique_ptr<Recording>> Wrap(const std::string& path, std::string_view format,
+absl::StatusOr<std::unique_ptr<Recording>> Wrap(const std::string& path, TraceFormat format,
                                                 absl::StatusOr<xla::XlaTrace> t) {
   if (!t.ok()) return absl::InvalidArgumentError(t.status().message());
   return std::unique_ptr<Recording>(new XlaRecording(path, format, *std::move(t)));
@@ -48,11 +48,11 @@ absl::StatusOr<std::unique_ptr<Recording>> Wrap(const std::string& path, std::st
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenXlaTextRecording(const std::string& path) {
-  return Wrap(path, "xla-text", xla::ReadTextPairFiles(path));
+  return Wrap(path, TraceFormat::kXlaText, xla::ReadTextPairFiles(path));
 }
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenXlaProtoRecording(const std::string& path) {
-  return Wrap(path, "xla-proto", xla::ReadHeapSimulatorProtoFile(path));
+  return Wrap(path, TraceFormat::kXlaProto, xla::ReadHeapSimulatorProtoFile(path));
 }
 
 }  // namespace hbmsim

@@ -72,7 +72,9 @@ RecordedSettings ProfileSettings(const xplane::ProfileTrace& trace, const xplane
 RecordedFacts ProfileFacts(const xplane::ProfileTrace& trace) {
   RecordedFacts f;
   f.metadata = trace.metadata;
-  f.description = trace.framework.empty() ? trace.form : trace.form + ", " + trace.framework;
+  f.description = trace.framework == Framework::kUnknown
+                      ? trace.form
+                      : fmt::format("{}, {}", trace.form, FrameworkName(trace.framework));
   f.devices = ProfileDevices(trace);
   f.records_figures = true;
   for (size_t i = 0; i < trace.devices.size(); ++i) {
@@ -88,7 +90,7 @@ RecordedFacts ProfileFacts(const xplane::ProfileTrace& trace) {
 
 class ProfileRecording final : public Recording {
  public:
-  ProfileRecording(const std::string& path, std::string_view format, xplane::ProfileTrace trace)
+  ProfileRecording(const std::string& path, TraceFormat format, xplane::ProfileTrace trace)
       : Recording(path, format, ProfileFacts(trace)), trace_(std::move(trace)) {}
 
   absl::StatusOr<std::unique_ptr<EventReader>> Events(std::optional<DeviceId>) const override {
@@ -99,7 +101,7 @@ class ProfileRecording final : public Recording {
   const xplane::ProfileTrace trace_;
 };
 
-absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, std::string_view format) {
+absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, TraceFormat format) {
   absl::StatusOr<xplane::ProfileTrace> t = xplane::ReadProfileTraceFile(path);
   if (!t.ok()) return absl::InvalidArgumentError(t.status().message());
   return std::unique_ptr<Recording>(new ProfileRecording(path, format, *std::move(t)));
@@ -108,11 +110,11 @@ absl::StatusOr<std::unique_ptr<Recording>> Open(const std::string& path, std::st
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenXplaneRecording(const std::string& path) {
-  return Open(path, "xplane");
+  return Open(path, TraceFormat::kXplane);
 }
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenMemoryProfileRecording(const std::string& path) {
-  return Open(path, "memory-profile");
+  return Open(path, TraceFormat::kMemoryProfile);
 }
 
 }  // namespace hbmsim

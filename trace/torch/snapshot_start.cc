@@ -33,8 +33,13 @@ DeviceId SnapshotEventReader::device(size_t i) const { return devices_[i]->devic
 std::optional<RecordedSettings> SnapshotEventReader::settings() const {
   if (!snap_->allocator_settings) return std::nullopt;
   const AllocatorSettings& a = *snap_->allocator_settings;
-  return RecordedSettings{a.alloc_conf, a.max_split_size, a.expandable_segments,
-                          a.garbage_collection_threshold, a.roundup_power2_divisions, "", std::nullopt,
+  return RecordedSettings{a.alloc_conf,
+                          a.max_split_size,
+                          a.expandable_segments,
+                          a.garbage_collection_threshold,
+                          a.roundup_power2_divisions,
+                          Framework::kUnknown,
+                          std::nullopt,
                           std::nullopt};
 }
 

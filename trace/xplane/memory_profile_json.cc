@@ -166,9 +166,9 @@ absl::StatusOr<Profile> ParseMemoryProfile(std::string_view bytes, std::string_v
     absl::StatusOr<AllocatorRecording> rec = ReadAllocator(name, body, source);
     if (!rec.ok()) return rec.status();
     if (rec->records.empty()) continue;
-    if (name.starts_with("xla_")) p.framework = "jax";
-    if (p.framework.empty() && (name == "gpu_host_bfc" || name == "cuda_host_bfc"))
-      p.framework = "tensorflow";
+    if (name.starts_with("xla_")) p.framework = Framework::kJax;
+    if (p.framework == Framework::kUnknown && (name == "gpu_host_bfc" || name == "cuda_host_bfc"))
+      p.framework = Framework::kTensorFlow;
     p.allocators.push_back(*std::move(rec));
   }
   FinishProfile(p);

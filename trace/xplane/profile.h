@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/core/framework.h"
+
 namespace hbmsim::xplane {
 
 // Record times lie within ±kMaxAbsTimePs (2^61 ps, 26 days), so the
@@ -78,7 +80,7 @@ struct AllocatorRecording {
 struct Profile {
   std::string source;                          // the file, for messages
   std::string form;                            // "xplane" or "memory_profile_json"
-  std::string framework;                       // "tensorflow", "jax" or "" (unknown)
+  Framework framework = Framework::kUnknown;   // kTensorFlow, kJax or kUnknown
   std::vector<AllocatorRecording> allocators;  // sorted by name
 };
 

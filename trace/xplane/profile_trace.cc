@@ -292,7 +292,7 @@ class Builder {
 void WriteMetadata(ProfileTrace& t) {
   auto& m = t.metadata.entries;
   m.emplace_back("source", fmt::format("{} ({})", t.source, t.form));
-  if (!t.framework.empty()) m.emplace_back("framework", t.framework);
+  if (t.framework != Framework::kUnknown) m.emplace_back("framework", FrameworkName(t.framework));
   if (t.start_events > 0) m.emplace_back("start_events", std::to_string(t.start_events));
   if (!t.devices.empty() && t.devices[0].start.limit) {
     m.emplace_back("device_bytes", std::to_string(*t.devices[0].start.limit));

@@ -78,7 +78,7 @@ struct EventOrigin {
 struct ProfileTrace {
   std::string source;
   std::string form;       // "xplane" or "memory_profile_json"
-  std::string framework;  // "tensorflow", "jax" or ""
+  Framework framework = Framework::kUnknown;  // kTensorFlow, kJax or kUnknown
   std::vector<ProfileDevice> devices;
   std::vector<OwnedEvent> events;
   std::vector<EventOrigin> origins;  // one per event

@@ -111,16 +111,16 @@ MemoryRecord ToRecord(const StatView& v, bool allocation, int64_t time_ps, std::
 }
 
 // What the planes and threads say about the framework that wrote the file.
-std::string GuessFramework(const pb::XSpace& space) {
+Framework GuessFramework(const pb::XSpace& space) {
   bool tf = false;
   for (const pb::XPlane& p : space.planes()) {
     for (const pb::XLine& l : p.lines()) {
-      if (l.name().starts_with("py_xla") || l.name().starts_with("tf_pjrt")) return "jax";
+      if (l.name().starts_with("py_xla") || l.name().starts_with("tf_pjrt")) return Framework::kJax;
       if (l.name().starts_with("tf_Compute")) tf = true;
     }
-    if (p.name() == "/host:metadata") return "jax";
+    if (p.name() == "/host:metadata") return Framework::kJax;
   }
-  return tf ? "tensorflow" : "";
+  return tf ? Framework::kTensorFlow : Framework::kUnknown;
 }
 
 absl::Status ReadPlane(const pb::XPlane& plane, int plane_index, std::string_view source,
