@@ -76,13 +76,4 @@ std::string PolicyRegistry::Names() const {
   return out;
 }
 
-const PolicyRegistry& BuiltinPolicies() {
-  static const PolicyRegistry* const registry = [] {
-    auto* r = new PolicyRegistry();
-    RegisterBuiltinPolicies(*r);
-    return r;
-  }();
-  return *registry;
-}
-
 }  // namespace hbmsim

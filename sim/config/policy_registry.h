@@ -3,10 +3,11 @@
 // (RegisterBuiltinPolicies) rather than static initializers, which the linker
 // drops from static libraries.
 //
-// Adding a policy: write `void RegisterXxxPolicy(PolicyRegistry&)` in a new
-// sim/config/xxx_policy.cc (its options in an OptionTable over the policy's
-// Options struct, MakePolicySpec, and its texts) and call it from
-// builtin_policies.cc.
+// Adding a policy: a folder sim/policies/xxx/ with `void
+// RegisterXxxPolicy(PolicyRegistry&)` (its options in an OptionTable over the
+// policy's Options struct, MakePolicySpec, its texts and capabilities) and
+// one line in sim/policies/builtin_policies.cc; docs/contributing.md has the
+// checklist.
 #ifndef HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 #define HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 
@@ -17,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "allocator/baselines/offline_planner.h"
+#include "allocator/core/buffer_interval.h"
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/option.h"
@@ -183,10 +184,11 @@ class PolicyRegistry {
   std::vector<PolicySpec> policies_;  // sorted by name
 };
 
-// Registers every built-in policy (builtin_policies.cc).
+// Registers every built-in policy (sim/policies/builtin_policies.cc).
 void RegisterBuiltinPolicies(PolicyRegistry& registry);
 
-// The registry of built-in policies, built on first use.
+// The registry of built-in policies, built on first use (defined beside the
+// list, in hbm_policies: whoever asks for it links the policies).
 const PolicyRegistry& BuiltinPolicies();
 
 }  // namespace hbmsim

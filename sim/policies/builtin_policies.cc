@@ -1,5 +1,5 @@
-// The list of built-in policies. A new policy adds one line here and a
-// sim/config/<name>_policy.cc with its options and factory.
+// The list of built-in policies: a new policy is one line here, beside its two
+// folders, allocator/<name>/ and sim/policies/<name>/ (docs/contributing.md).
 #include "sim/config/policy_registry.h"
 
 namespace hbmsim {
@@ -16,6 +16,15 @@ void RegisterBuiltinPolicies(PolicyRegistry& registry) {
   RegisterCudaAsyncPolicy(registry);
   RegisterTorchPolicy(registry);
   RegisterTpuPolicy(registry);
+}
+
+const PolicyRegistry& BuiltinPolicies() {
+  static const PolicyRegistry* const registry = [] {
+    auto* r = new PolicyRegistry();
+    RegisterBuiltinPolicies(*r);
+    return r;
+  }();
+  return *registry;
 }
 
 }  // namespace hbmsim

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "allocator/baselines/offline_planner.h"
+#include "allocator/core/buffer_interval.h"
 #include "sim/scenario/scenario.h"
 
 namespace hbmsim {
