@@ -86,19 +86,6 @@ struct PolicyTexts {
   std::function<std::string(const Allocator&)> stats;
 };
 
-// Adapts a formatter of one policy type to a PolicyTexts member. The row's
-// factory builds that type; an allocator of another type (a caller's mistake)
-// gets `fallback` rather than undefined behaviour.
-template <typename Policy, typename... Args>
-std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*text)(const Policy&, Args...),
-                                                                std::string (*fallback)(const Allocator&,
-                                                                                        Args...)) {
-  return [text, fallback](const Allocator& a, Args... args) {
-    const auto* typed = dynamic_cast<const Policy*>(&a);
-    return typed != nullptr ? text(*typed, args...) : fallback(a, args...);
-  };
-}
-
 // A change a user can make to a job that ran a policy, tried by `hbmsim
 // advise`: `sets` edit the policy's options (KEY=VALUE, as --set takes them),
 // or `policy` names another registry row to run instead (BFC's

@@ -5,6 +5,8 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "sim/config/policy_registry.h"
 #include "sim/dumps/failure_texts.h"
+#include "sim/policies/bfc/bfc_texts.h"
+#include "sim/policies/core/for_policy.h"
 
 namespace hbmsim {
 namespace {

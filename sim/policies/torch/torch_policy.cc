@@ -11,6 +11,8 @@
 #include "sim/config/policy_registry.h"
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/stats_text.h"
+#include "sim/policies/core/for_policy.h"
+#include "sim/policies/torch/torch_texts.h"
 
 namespace hbmsim {
 namespace {

@@ -7,6 +7,8 @@
 #include "allocator/tpu/tpu_options.h"
 #include "sim/config/policy_registry.h"
 #include "sim/dumps/failure_texts.h"
+#include "sim/policies/core/for_policy.h"
+#include "sim/policies/tpu/tpu_texts.h"
 
 namespace hbmsim {
 namespace {

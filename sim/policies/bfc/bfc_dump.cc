@@ -1,4 +1,4 @@
-#include "sim/dumps/bfc_dump.h"
+#include "sim/policies/bfc/bfc_dump.h"
 
 #include <algorithm>
 #include <array>

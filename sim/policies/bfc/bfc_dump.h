@@ -20,8 +20,8 @@
 //   ... (8 lines, LargestFreeBlock is the true largest free block)
 //
 // Formatting lives here, never in the policy.
-#ifndef HBMSIM_SIM_DUMPS_BFC_DUMP_H_
-#define HBMSIM_SIM_DUMPS_BFC_DUMP_H_
+#ifndef HBMSIM_SIM_POLICIES_BFC_BFC_DUMP_H_
+#define HBMSIM_SIM_POLICIES_BFC_BFC_DUMP_H_
 
 #include <string>
 #include <string_view>
@@ -36,4 +36,4 @@ std::string BfcDumpMemoryLog(const BfcAllocator& bfc, std::string_view name, Byt
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_DUMPS_BFC_DUMP_H_
+#endif  // HBMSIM_SIM_POLICIES_BFC_BFC_DUMP_H_
