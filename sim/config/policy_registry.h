@@ -24,6 +24,7 @@
 #include "sim/config/option.h"
 #include "trace/core/recorded.h"
 #include "sim/config/option_table.h"
+#include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
 
 namespace hbmsim {
@@ -86,6 +87,21 @@ struct PolicyTexts {
   std::function<std::string(const Allocator&)> stats;
 };
 
+class LimitWindowPolicy;  // allocator/core/limit_window.h
+class LogReader;          // sim/engine/log_reader.h
+
+// What lets `size` share the work of its trials under a policy
+// (sim/whatif/checkpoints.h): the policy's limit windows, and the engine's
+// loop over a captured log with direct calls to the policy's own type. Each
+// takes an allocator the row's factory built. Unset: each trial replays on
+// its own, through the Allocator interface (the answers are the same, only
+// slower). SharedTrialsFor<P>() (sim/policies/core/shared_trials_for.h) fills
+// both for a policy type P that is a LimitWindowPolicy.
+struct SharedTrialSupport {
+  LimitWindowPolicy* (*windows)(Allocator&) = nullptr;
+  absl::StatusOr<ReplaySummary> (*plain_loop)(ReplayEngine&, LogReader&, Allocator&) = nullptr;
+};
+
 // A change a user can make to a job that ran a policy, tried by `hbmsim
 // advise`: `sets` edit the policy's options (KEY=VALUE, as --set takes them),
 // or `policy` names another registry row to run instead (BFC's
@@ -117,12 +133,18 @@ struct PolicySpec {
   // configurations with equal ones give the same results, so `compare` and
   // `advise` work one out once. Empty: as given.
   std::function<OptionValues(OptionValues)> decides_as;
+  // `size`'s fast path: limit windows and a direct loop; unset: plain trials.
+  SharedTrialSupport shared_trials;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
   // The allocator of a runtime jobs run on (TF/JAX's BFC, PyTorch's caching
   // allocator, cudaMallocAsync, the TPU runtime), not a textbook baseline or a
   // bound: `hbmsim compare TRACE` without --allocators compares these.
   bool models_a_runtime = false;
+  // The lower bound of live bytes: places nothing and fits whenever the live
+  // requested bytes fit the limit. A report's peak breakdown (by tag, op,
+  // frame) replays under it, as no placement can change what is live.
+  bool bounds_live_bytes = false;
   // How a user sets the limit as a fraction of the device's memory, with `{}`
   // for the fraction ("XLA_PYTHON_CLIENT_MEM_FRACTION={}"); "" when the
   // framework has no such setting.
@@ -161,6 +183,8 @@ class PolicyRegistry {
   const PolicySpec* Find(std::string_view name) const;
   // The policy whose runtime writes recordings of `format`, or nullptr.
   const PolicySpec* MadeFormat(std::string_view format) const;
+  // The first row (in name order) with bounds_live_bytes, or nullptr.
+  const PolicySpec* LiveBytesBound() const;
   // The rows with models_a_runtime, in name order.
   std::vector<const PolicySpec*> RuntimePolicies() const;
   // Names in alphabetical order: "bfc, torch, tpu".

@@ -7,6 +7,7 @@
 #include "sim/dumps/failure_texts.h"
 #include "sim/policies/bfc/bfc_texts.h"
 #include "sim/policies/core/for_policy.h"
+#include "sim/policies/core/shared_trials_for.h"
 
 namespace hbmsim {
 namespace {
@@ -71,6 +72,7 @@ void RegisterBfcPolicy(PolicyRegistry& registry) {
       {"cuda_async", {}, "TF_GPU_ALLOCATOR=cuda_malloc_async"},
   };
   spec.models_a_runtime = true;
+  spec.shared_trials = SharedTrialsFor<BfcAllocator>();
   spec.limit_setting =
       "XLA_PYTHON_CLIENT_MEM_FRACTION={0} (JAX); TF: GPUOptions.per_process_gpu_memory_fraction={0}";
   (void)registry.Register(std::move(spec));

@@ -8,6 +8,7 @@
 #include "allocator/cuda_async/cuda_async_allocator.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/policies/core/shared_trials_for.h"
 
 namespace hbmsim {
 namespace {
@@ -46,6 +47,7 @@ void RegisterCudaAsyncPolicy(PolicyRegistry& registry) {
       "cuda_async", "CUDA's stream-ordered pool (cudaMallocAsync), as TF_GPU_ALLOCATOR=cuda_malloc_async uses it",
       std::move(t), MakeCudaAsync);
   spec.models_a_runtime = true;
+  spec.shared_trials = SharedTrialsFor<CudaAsyncAllocator>();
   (void)registry.Register(std::move(spec));
 }
 

@@ -12,6 +12,7 @@
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/stats_text.h"
 #include "sim/policies/core/for_policy.h"
+#include "sim/policies/core/shared_trials_for.h"
 #include "sim/policies/torch/torch_texts.h"
 
 namespace hbmsim {
@@ -82,6 +83,7 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
   spec.texts.stats = ForPolicy(TorchStatsText, TensorFlowStatsText);
   spec.recording = TorchRecordingHooks();
   spec.runs_unlimited = true;
+  spec.shared_trials = SharedTrialsFor<torch::TorchAllocator>();
   // The garbage collection threshold acts only under a per-process memory
   // fraction: PyTorch collects only when one is set (TorchAllocator::GcEnabled).
   spec.decides_as = [](OptionValues v) {

@@ -7,8 +7,8 @@
 // the same log takes 16 faults. Where the kernel keeps huge pages to
 // madvise() (the common default) this is the only way to get them; where it
 // has none, the advice is ignored and nothing else changes.
-#ifndef HBMSIM_SIM_WHATIF_HUGE_PAGE_VECTOR_H_
-#define HBMSIM_SIM_WHATIF_HUGE_PAGE_VECTOR_H_
+#ifndef HBMSIM_SIM_ENGINE_HUGE_PAGE_VECTOR_H_
+#define HBMSIM_SIM_ENGINE_HUGE_PAGE_VECTOR_H_
 
 #include <cstddef>
 #include <new>
@@ -53,4 +53,4 @@ using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_WHATIF_HUGE_PAGE_VECTOR_H_
+#endif  // HBMSIM_SIM_ENGINE_HUGE_PAGE_VECTOR_H_

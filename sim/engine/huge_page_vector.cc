@@ -1,4 +1,4 @@
-#include "sim/whatif/huge_page_vector.h"
+#include "sim/engine/huge_page_vector.h"
 
 #include <sys/mman.h>
 

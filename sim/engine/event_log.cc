@@ -1,4 +1,4 @@
-#include "sim/whatif/event_log.h"
+#include "sim/engine/event_log.h"
 
 #include <algorithm>
 #include <new>
@@ -140,18 +140,6 @@ std::optional<uint32_t> LoggingReader::LaneOf(DeviceId device, StreamId stream) 
     log_->lanes[lanes_++] = EventLane{stream.value(), device.value()};
   }
   return last_lane_ = at->second;
-}
-
-std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t expected_events) {
-  absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
-  if (!reader.ok()) return nullptr;
-  LoggingReader logging(**reader, expected_events);
-  Event e;
-  while (true) {
-    absl::StatusOr<bool> more = logging.Next(e);
-    if (!more.ok()) return nullptr;
-    if (!*more) return logging.log();
-  }
 }
 
 }  // namespace hbmsim

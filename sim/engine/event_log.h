@@ -15,8 +15,8 @@
 // the live buffers (LoggingReader::NumberBufferIds), so a trial finds a
 // buffer at the slot of its number instead of hashing the trace's id: ~6%
 // of a bfc `size` (bench/README.md, issue 20 round 14).
-#ifndef HBMSIM_SIM_WHATIF_EVENT_LOG_H_
-#define HBMSIM_SIM_WHATIF_EVENT_LOG_H_
+#ifndef HBMSIM_SIM_ENGINE_EVENT_LOG_H_
+#define HBMSIM_SIM_ENGINE_EVENT_LOG_H_
 
 #include <atomic>
 #include <cstdint>
@@ -27,8 +27,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "sim/scenario/scenario.h"
-#include "sim/whatif/huge_page_vector.h"
+#include "sim/engine/huge_page_vector.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim {
@@ -208,10 +207,6 @@ class LoggingReader : public EventReader {
 // fills it; nullptr where the system refuses the address space.
 std::shared_ptr<EventLog> NewGrowingLog();
 
-// The scenario's events read into a log of their own; nullptr when they
-// cannot be logged or do not read (the trials report the error).
-std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t expected_events);
-
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_WHATIF_EVENT_LOG_H_
+#endif  // HBMSIM_SIM_ENGINE_EVENT_LOG_H_

@@ -1,10 +1,10 @@
-// The events of an EventLog (sim/whatif/event_log.h) read back as an
+// The events of an EventLog (sim/engine/event_log.h) read back as an
 // EventReader, for the shared trials of `size` (sim/whatif/checkpoints.h):
 // from any event, stopping at every multiple of a stride for the trial to
 // take a checkpoint or a mark, and following a log that is still growing
 // (the early leader reads close behind the survey that writes it).
-#ifndef HBMSIM_SIM_WHATIF_LOG_READER_H_
-#define HBMSIM_SIM_WHATIF_LOG_READER_H_
+#ifndef HBMSIM_SIM_ENGINE_LOG_READER_H_
+#define HBMSIM_SIM_ENGINE_LOG_READER_H_
 
 #include <atomic>
 #include <chrono>
@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/whatif/event_log.h"
+#include "sim/engine/event_log.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim {
@@ -132,4 +132,4 @@ class LogReader : public EventReader {
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_WHATIF_LOG_READER_H_
+#endif  // HBMSIM_SIM_ENGINE_LOG_READER_H_
