@@ -49,6 +49,13 @@ const PolicySpec* PolicyRegistry::Find(std::string_view name) const {
   return nullptr;
 }
 
+const PolicySpec* PolicyRegistry::LiveBytesBound() const {
+  for (const PolicySpec& p : policies_) {
+    if (p.bounds_live_bytes) return &p;
+  }
+  return nullptr;
+}
+
 std::vector<const PolicySpec*> PolicyRegistry::RuntimePolicies() const {
   std::vector<const PolicySpec*> out;
   for (const PolicySpec& p : policies_) {

@@ -84,11 +84,13 @@ void RegisterBaselinePolicies(PolicyRegistry& registry) {
 
   OptionTable<LimitOnly> ideal;
   ideal.Limit(&LimitOnly::limit);
-  (void)registry.Register(MakePolicySpec<LimitOnly>(
+  PolicySpec ideal_spec = MakePolicySpec<LimitOnly>(
       "ideal", "lower bound: fits whenever live requested bytes <= limit (no placement)", std::move(ideal),
       [](const LimitOnly& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {
         return std::make_unique<IdealAllocator>(o.limit);
-      }));
+      });
+  ideal_spec.bounds_live_bytes = true;
+  (void)registry.Register(std::move(ideal_spec));
 
   OptionTable<OfflineRowOptions> offline;
   offline.Limit(&OfflineRowOptions::limit);
