@@ -1,11 +1,11 @@
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 
 #include <algorithm>
 #include <bit>
 
 #include "fmt/format.h"
 
-namespace hbmsim::bfc {
+namespace hbmsim {
 
 Bytes BinSize(int bin) { return Bytes(kMinAllocationSize << bin); }
 
@@ -189,4 +189,4 @@ absl::Status BinIndex::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::bfc
+}  // namespace hbmsim

@@ -1,4 +1,7 @@
-// The 21 BFC bins: an index of the free chunks by size class.
+// The 21 BFC bins: an index of the free chunks by size class. TF's BFC
+// allocator defined them; every policy that needs "the least (size, address)
+// free block >= n" uses them (bfc's chunks, torch's pools, tpu's layout,
+// cuda_async's blocks, the baselines' free ranges), hence allocator/core.
 //
 //   bin b holds free chunks with   256·2^b <= size < 256·2^(b+1)    (b < 20)
 //   bin 20 holds every free chunk  with size >= 256 MiB
@@ -29,8 +32,8 @@
 // large one (a badly fragmented trace) stays O(log n + kBlockEntries) per
 // operation, plus a shift of the block list when a block splits or empties.
 // The order, and so every placement, is exactly the std::set's.
-#ifndef HBMSIM_ALLOCATOR_BFC_BINS_H_
-#define HBMSIM_ALLOCATOR_BFC_BINS_H_
+#ifndef HBMSIM_ALLOCATOR_CORE_BINS_H_
+#define HBMSIM_ALLOCATOR_CORE_BINS_H_
 
 #include <array>
 #include <bit>
@@ -43,7 +46,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim::bfc {
+namespace hbmsim {
 
 inline constexpr int kNumBins = 21;
 inline constexpr uint64_t kMinAllocationSize = 256;  // TSL's 1 << kMinAllocationBits
@@ -314,6 +317,6 @@ class BinIndex {
   uint64_t entries_ = 0;
 };
 
-}  // namespace hbmsim::bfc
+}  // namespace hbmsim
 
-#endif  // HBMSIM_ALLOCATOR_BFC_BINS_H_
+#endif  // HBMSIM_ALLOCATOR_CORE_BINS_H_
