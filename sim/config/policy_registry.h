@@ -24,6 +24,7 @@
 #include "sim/config/option.h"
 #include "trace/core/recorded.h"
 #include "sim/config/option_table.h"
+#include "sim/config/state_view.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
 
@@ -135,6 +136,8 @@ struct PolicySpec {
   std::function<OptionValues(OptionValues)> decides_as;
   // `size`'s fast path: limit windows and a direct loop; unset: plain trials.
   SharedTrialSupport shared_trials;
+  // `inspect`'s analysis of a state this policy holds; unset: none.
+  StateAnalysisSupport state_analysis;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
   // The allocator of a runtime jobs run on (TF/JAX's BFC, PyTorch's caching

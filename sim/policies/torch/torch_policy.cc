@@ -13,6 +13,7 @@
 #include "sim/dumps/stats_text.h"
 #include "sim/policies/core/for_policy.h"
 #include "sim/policies/core/shared_trials_for.h"
+#include "sim/policies/torch/torch_state_view.h"
 #include "sim/policies/torch/torch_texts.h"
 
 namespace hbmsim {
@@ -82,6 +83,7 @@ void RegisterTorchPolicy(PolicyRegistry& registry) {
   spec.texts.at_failure = ForPolicy(TorchFailureText, GenericFailureText);
   spec.texts.stats = ForPolicy(TorchStatsText, TensorFlowStatsText);
   spec.recording = TorchRecordingHooks();
+  spec.state_analysis = TorchStateAnalysis();
   spec.runs_unlimited = true;
   spec.shared_trials = SharedTrialsFor<torch::TorchAllocator>();
   // The garbage collection threshold acts only under a per-process memory

@@ -1,4 +1,4 @@
-#include "sim/inspect/probe.h"
+#include "sim/policies/torch/torch_probe.h"
 
 #include <map>
 

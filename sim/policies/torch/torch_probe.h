@@ -9,8 +9,8 @@
 //   failed    PyTorch's OutOfMemoryError text for that state, and hbmsim's
 //             verdict: oom (the rounded request exceeds all free memory) or
 //             fragmentation (enough is free, but not in one piece)
-#ifndef HBMSIM_SIM_INSPECT_PROBE_H_
-#define HBMSIM_SIM_INSPECT_PROBE_H_
+#ifndef HBMSIM_SIM_POLICIES_TORCH_TORCH_PROBE_H_
+#define HBMSIM_SIM_POLICIES_TORCH_TORCH_PROBE_H_
 
 #include <string>
 #include <vector>
@@ -36,4 +36,4 @@ ProbeAnswer Probe(const torch::TorchAllocator& state, Bytes size, StreamId strea
 
 }  // namespace hbmsim::inspect
 
-#endif  // HBMSIM_SIM_INSPECT_PROBE_H_
+#endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_PROBE_H_

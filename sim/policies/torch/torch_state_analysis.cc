@@ -1,4 +1,4 @@
-#include "sim/inspect/state_analysis.h"
+#include "sim/policies/torch/torch_state_analysis.h"
 
 #include <algorithm>
 #include <map>

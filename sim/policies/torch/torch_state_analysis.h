@@ -13,8 +13,8 @@
 //                     empty_cache() would give back
 //   fragmentation   = 1 − largest free block / free bytes (0: all free bytes
 //                     are one block; near 1: many small pieces)
-#ifndef HBMSIM_SIM_INSPECT_STATE_ANALYSIS_H_
-#define HBMSIM_SIM_INSPECT_STATE_ANALYSIS_H_
+#ifndef HBMSIM_SIM_POLICIES_TORCH_TORCH_STATE_ANALYSIS_H_
+#define HBMSIM_SIM_POLICIES_TORCH_TORCH_STATE_ANALYSIS_H_
 
 #include <cstdint>
 #include <vector>
@@ -72,4 +72,4 @@ StateAnalysis Analyze(const torch::TorchAllocator& a, size_t biggest = 10);
 
 }  // namespace hbmsim::inspect
 
-#endif  // HBMSIM_SIM_INSPECT_STATE_ANALYSIS_H_
+#endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_STATE_ANALYSIS_H_
