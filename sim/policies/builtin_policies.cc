@@ -18,7 +18,9 @@ void RegisterBuiltinPolicies(PolicyRegistry& registry) {
   RegisterTpuPolicy(registry);
 }
 
-const PolicyRegistry& BuiltinPolicies() {
+// Weak, so that a test program can define the registry over a longer list
+// (tests/policies/test_policy_list.cc adds a policy of its own to this one).
+[[gnu::weak]] const PolicyRegistry& BuiltinPolicies() {
   static const PolicyRegistry* const registry = [] {
     auto* r = new PolicyRegistry();
     RegisterBuiltinPolicies(*r);
