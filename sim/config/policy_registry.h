@@ -76,7 +76,7 @@ using LimitedFactory = std::function<absl::StatusOr<std::unique_ptr<Allocator>>(
 // and returns the factory every replay of that trace shares.
 using PlanningFactory =
     std::function<absl::StatusOr<LimitedFactory>(const OptionValues& options, std::vector<BufferInterval>)>;
-// How reports show one policy, in its runtime's own words (sim/dumps/). A row
+// How reports show one policy, in its runtime's own words (sim/policies/<p>/). A row
 // leaves a member empty for the generic text; Register fills it in, so every
 // registered policy has both.
 struct PolicyTexts {

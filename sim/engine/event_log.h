@@ -14,7 +14,7 @@
 // the survey and the log together instead of twice. That pass also numbers
 // the live buffers (LoggingReader::NumberBufferIds), so a trial finds a
 // buffer at the slot of its number instead of hashing the trace's id: ~6%
-// of a bfc `size` (bench/README.md, issue 20 round 14).
+// of a `size` (bench/README.md, issue 20 round 14).
 #ifndef HBMSIM_SIM_ENGINE_EVENT_LOG_H_
 #define HBMSIM_SIM_ENGINE_EVENT_LOG_H_
 

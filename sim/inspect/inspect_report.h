@@ -1,6 +1,6 @@
 // `hbmsim inspect`'s report: the policy's own analysis of the state
-// (PolicySpec::state_analysis: for torch, pools, free memory and segments in
-// memory_stats() terms), the largest live blocks with their recorded stacks,
+// (PolicySpec::state_analysis: e.g. a caching allocator's pools, free memory
+// and segments in its runtime's terms), the largest live blocks with their recorded stacks,
 // the reserved bytes explained and each probe's answer, as text and JSON.
 #ifndef HBMSIM_SIM_INSPECT_INSPECT_REPORT_H_
 #define HBMSIM_SIM_INSPECT_INSPECT_REPORT_H_

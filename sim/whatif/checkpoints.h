@@ -28,11 +28,11 @@
 // events: no start state seeded into the policy, a recording without side
 // entries (RecordingChecker), events an EventLog holds (sim/engine/event_log.h).
 // Anything else (and any error) runs RunTrial instead. A policy without limit
-// windows (bfc with growth and garbage collection, cuda_async with preallocate, torch
-// with per_process_memory_fraction, the baselines) shares only the log: every trial replays it
+// windows (its row sets no SharedTrialSupport, or its options keep none:
+// TrackLimitWindow() says false) shares only the log: every trial replays it
 // from the first event, with no leader, checkpoint or mark; that still spares
-// each trial decoding the recording (a fifth of a cuda_async `size` of a
-// binary trace, more of a text one).
+// each trial decoding the recording (a fifth of a `size` of a
+// binary trace, more of a text one; bench/README.md).
 #ifndef HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 #define HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 

@@ -3,8 +3,8 @@
 // in no registry): it is the floor of what a replay costs with no placement
 // at all (bench/replay), and the survey's policy (sim/whatif/trial.cc), which
 // needs only what the engine counts itself (live bytes and their peak).
-#ifndef HBMSIM_ALLOCATOR_BASELINES_NULL_ALLOCATOR_H_
-#define HBMSIM_ALLOCATOR_BASELINES_NULL_ALLOCATOR_H_
+#ifndef HBMSIM_ALLOCATOR_CORE_NULL_ALLOCATOR_H_
+#define HBMSIM_ALLOCATOR_CORE_NULL_ALLOCATOR_H_
 
 #include <cstdint>
 #include <string_view>
@@ -46,4 +46,4 @@ class NullAllocator final : public Allocator {
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_ALLOCATOR_BASELINES_NULL_ALLOCATOR_H_
+#endif  // HBMSIM_ALLOCATOR_CORE_NULL_ALLOCATOR_H_
