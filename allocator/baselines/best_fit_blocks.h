@@ -1,6 +1,6 @@
 // The blocks of best_fit's one region, free and in use, as BFC keeps its
 // chunks: records linked in address order, the free ones filed in BFC's bin
-// index (allocator/bfc/bins.h), whose search is exactly the least (size,
+// index (allocator/core/bins.h), whose search is exactly the least (size,
 // address) among free blocks of at least a size, the textbook best fit.
 //
 //   records  [ #0 in use | #3 free | #1 in use | #2 free ..................... ]
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 
 namespace hbmsim::baselines {
 
@@ -73,14 +73,14 @@ class BestFitBlocks {
 
   uint32_t NewBlock();
   void File(uint32_t id, uint64_t offset, uint64_t size) {
-    index_.Insert(bfc::BinNumForSize(Bytes(size)), {size, offset, id});
+    index_.Insert(hbmsim::BinNumForSize(Bytes(size)), {size, offset, id});
   }
-  void Unfile(uint64_t offset, uint64_t size) { index_.Remove(bfc::BinNumForSize(Bytes(size)), size, offset); }
+  void Unfile(uint64_t offset, uint64_t size) { index_.Remove(hbmsim::BinNumForSize(Bytes(size)), size, offset); }
 
   uint64_t region_size_;
   std::vector<Block> blocks_;    // by record; #0 is the block at offset 0
   std::vector<uint32_t> spare_;  // records of no block
-  bfc::BinIndex index_;
+  hbmsim::BinIndex index_;
   uint64_t total_ = 0;
 };
 

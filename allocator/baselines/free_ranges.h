@@ -20,7 +20,7 @@
 // one shifts entries, and a chunk splits, merges or empties (rebuilding the
 // O(chunks) tree) at most once per kChunkRanges/4 such operations on it.
 //
-// The size index, when kept, is BFC's bin index (allocator/bfc/bins.h): its
+// The size index, when kept, is BFC's bin index (allocator/core/bins.h): its
 // search is the global minimum of (size, address) over entries >= a size,
 // which is exactly the textbook best fit.
 //
@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 
 namespace hbmsim::baselines {
 
@@ -118,7 +118,7 @@ class FreeRanges {
   std::vector<uint64_t> firsts_;  // first offset per position (unused for an empty sole chunk)
   std::vector<uint64_t> tree_;    // max tree: node n's children 2n, 2n+1; leaves from leaves_
   uint32_t leaves_ = 1;
-  std::unique_ptr<bfc::BinIndex> by_size_;
+  std::unique_ptr<hbmsim::BinIndex> by_size_;
   uint64_t total_ = 0;
   uint64_t ranges_ = 0;
 };

@@ -45,17 +45,9 @@
 #include <string_view>
 #include <vector>
 
-namespace hbmsim {
+#include "allocator/core/buffer_interval.h"
 
-struct BufferInterval {
-  uint64_t key = 0;    // the alloc's event index: how the replay finds the buffer again
-  uint64_t size = 0;   // requested bytes (> 0)
-  uint64_t start = 0;  // alloc position
-  uint64_t end = 0;    // free position (exclusive); UINT64_MAX when never freed
-  // kXla only: where the first value of an aliased group ends (exclusive);
-  // XLA's spatial order sorts by that value's duration alone. 0: `end`.
-  uint64_t first_end = 0;
-};
+namespace hbmsim {
 
 enum class PlannerRules : uint8_t { kHbmsim, kXla };
 

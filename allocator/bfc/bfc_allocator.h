@@ -74,7 +74,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 #include "allocator/bfc/chunks.h"
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
@@ -120,9 +120,9 @@ struct BfcOptions {
 // Other options: the window is the limit alone.
 class BfcAllocator final : public Allocator, public LimitWindowPolicy {
  public:
-  static constexpr int kNumBins = bfc::kNumBins;
-  static int BinNumForSize(Bytes bytes) { return bfc::BinNumForSize(bytes); }
-  static Bytes BinSize(int bin) { return bfc::BinSize(bin); }
+  static constexpr int kNumBins = hbmsim::kNumBins;
+  static int BinNumForSize(Bytes bytes) { return hbmsim::BinNumForSize(bytes); }
+  static Bytes BinSize(int bin) { return hbmsim::BinSize(bin); }
 
   explicit BfcAllocator(const BfcOptions& options);
   BfcAllocator& operator=(const BfcAllocator&) = delete;
@@ -191,7 +191,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   // The window's bookkeeping (only while windows_): the tail's length as the
   // limits that keep it in [a, b] bytes.
   void TailWithin(Bytes a, Bytes b);
-  void NoteFit(Bytes rounded, const std::optional<bfc::FreeEntry>& fit);
+  void NoteFit(Bytes rounded, const std::optional<hbmsim::FreeEntry>& fit);
 
   // Chunk surgery.
   void SplitChunk(bfc::ChunkHandle h, Bytes rounded);
@@ -230,7 +230,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   BfcOptions options_;
   SimulatedDevice device_;
   bfc::ChunkStore chunks_;
-  bfc::BinIndex bins_;
+  hbmsim::BinIndex bins_;
   std::vector<Region> regions_;  // address order
   Bytes max_internal_fragmentation_;
   Bytes curr_region_allocation_bytes_;

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 
 namespace hbmsim::bfc {
 

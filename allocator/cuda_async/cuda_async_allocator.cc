@@ -78,18 +78,18 @@ AllocResult CudaAsyncAllocator::Allocate(const AllocRequest& req) {
 }
 
 template <typename Fits>
-std::optional<bfc::FreeEntry> CudaAsyncAllocator::TakeFree(uint64_t rounded, Fits fits) {
-  std::optional<bfc::FreeEntry> e = free_index_.TakeBestFit(Bytes(rounded));
+std::optional<hbmsim::FreeEntry> CudaAsyncAllocator::TakeFree(uint64_t rounded, Fits fits) {
+  std::optional<hbmsim::FreeEntry> e = free_index_.TakeBestFit(Bytes(rounded));
   if (!e || fits(*e)) return e;  // nearly always: the best fit needs no more than the limit allows
-  std::vector<bfc::FreeEntry> passed{*e};
+  std::vector<hbmsim::FreeEntry> passed{*e};
   while ((e = free_index_.TakeBestFit(Bytes(rounded))) && !fits(*e)) passed.push_back(*e);
-  for (const bfc::FreeEntry& p : passed) PutBack(p);
+  for (const hbmsim::FreeEntry& p : passed) PutBack(p);
   return e;
 }
 
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const Want& w) {
   const uint64_t room = physical_granules_ - mapped_.count();
-  const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
+  const std::optional<hbmsim::FreeEntry> free = TakeFree(w.rounded, [&](const hbmsim::FreeEntry& e) {
     const Range& r = *blocks_[e.handle].range;
     if (SurelyMapped(r, e.ptr, e.ptr + w.rounded)) return true;
     const uint64_t need = NeedToMap(r, e.ptr, w.rounded);
@@ -111,7 +111,7 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindWithRemap(const Want& w,
                                                                                uint64_t* unmap) {
   const uint64_t budget = physical_granules_ - HeldGranules();
-  const std::optional<bfc::FreeEntry> free = TakeFree(w.rounded, [&](const bfc::FreeEntry& e) {
+  const std::optional<hbmsim::FreeEntry> free = TakeFree(w.rounded, [&](const hbmsim::FreeEntry& e) {
     const uint64_t cost = RemapCost(blocks_[e.handle], w.rounded);
     PSays(cost <= budget, HeldGranules() + cost);
     return cost <= budget;

@@ -114,7 +114,7 @@
 #include <utility>
 #include <vector>
 
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 #include "allocator/core/allocator.h"
 #include "allocator/core/device.h"
 #include "allocator/core/handle_table.h"
@@ -253,16 +253,16 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   void Index(uint32_t id);
   void Unindex(uint32_t id);
   void FileFree(uint32_t id, uint64_t address, uint64_t size) {
-    free_index_.Insert(bfc::BinNumForSize(Bytes(size)), {size, address, id});
+    free_index_.Insert(hbmsim::BinNumForSize(Bytes(size)), {size, address, id});
   }
   void UnfileFree(uint64_t address, uint64_t size) {
-    free_index_.Remove(bfc::BinNumForSize(Bytes(size)), size, address);
+    free_index_.Remove(hbmsim::BinNumForSize(Bytes(size)), size, address);
   }
   // Takes free blocks out of the free index in best-fit order (size, address)
   // until `fits` accepts one, which stays out; the ones passed over go back.
   template <typename Fits>
-  std::optional<bfc::FreeEntry> TakeFree(uint64_t rounded, Fits fits);
-  void PutBack(const bfc::FreeEntry& e) { free_index_.Insert(bfc::BinNumForSize(Bytes(e.size)), e); }
+  std::optional<hbmsim::FreeEntry> TakeFree(uint64_t rounded, Fits fits);
+  void PutBack(const hbmsim::FreeEntry& e) { free_index_.Insert(hbmsim::BinNumForSize(Bytes(e.size)), e); }
   void AddHeld(uint32_t id);  // the block becomes in use or queued
   void RemoveHeld(uint32_t id);
 
@@ -324,7 +324,7 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   // Free blocks by (size, address), FreeEntry::handle = the block: BFC's bin
   // index, whose search is exactly the least (size, address) >= a size.
   // May crowd: every placement at a free block splits it.
-  bfc::BinIndex free_index_{/*may_crowd=*/true};
+  hbmsim::BinIndex free_index_{/*may_crowd=*/true};
   std::map<uint64_t, QueuedIndex> queued_index_;     // stream -> queued blocks
   // handle -> block; homed at the handle itself, as handles are consecutive
   // (a hash map's random slots cost ~12% of a churn replay)

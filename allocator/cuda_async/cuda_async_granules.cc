@@ -58,12 +58,12 @@ uint64_t CudaAsyncAllocator::LargestAt(const Block& b, uint64_t budget) const {
 uint64_t CudaAsyncAllocator::LargestRequest(const Want& w) const {
   const uint64_t budget = physical_granules_ - HeldGranules();
   uint64_t best = budget * options_.granule;  // a new range
-  std::vector<bfc::FreeEntry> bin_entries;
-  for (int bin = bfc::kNumBins - 1; bin >= 0; --bin) {
+  std::vector<hbmsim::FreeEntry> bin_entries;
+  for (int bin = hbmsim::kNumBins - 1; bin >= 0; --bin) {
     if (free_index_.empty(bin)) continue;
-    if (bin < bfc::kNumBins - 1 && bfc::BinSize(bin + 1).value() <= best) break;
+    if (bin < hbmsim::kNumBins - 1 && hbmsim::BinSize(bin + 1).value() <= best) break;
     bin_entries.clear();
-    free_index_.ForEach(bin, [&](const bfc::FreeEntry& e) { bin_entries.push_back(e); });
+    free_index_.ForEach(bin, [&](const hbmsim::FreeEntry& e) { bin_entries.push_back(e); });
     for (auto it = bin_entries.rbegin(); it != bin_entries.rend() && it->size > best; ++it) {
       best = std::max(best, LargestAt(blocks_[it->handle], budget));
     }

@@ -209,8 +209,8 @@ absl::Status CudaAsyncAllocator::CheckTally(const BlockTally& tally) const {
                                            spare_blocks_.size(), tally.records));
   }
   std::set<QueuedKey> indexed;
-  for (int bin = 0; bin < bfc::kNumBins; ++bin) {
-    free_index_.ForEach(bin, [&](const bfc::FreeEntry& e) {
+  for (int bin = 0; bin < hbmsim::kNumBins; ++bin) {
+    free_index_.ForEach(bin, [&](const hbmsim::FreeEntry& e) {
       indexed.insert({e.size, e.ptr, static_cast<uint32_t>(e.handle)});
     });
   }

@@ -11,8 +11,8 @@ FreePool& FreePool::operator=(const FreePool& other) {
   if (this == &other) return *this;
   streams_.clear();
   for (const StreamBins& s : other.streams_) {
-    auto bins = std::make_unique<bfc::BinIndex>();
-    for (int b = 0; b < bfc::kNumBins; ++b) {
+    auto bins = std::make_unique<hbmsim::BinIndex>();
+    for (int b = 0; b < hbmsim::kNumBins; ++b) {
       if (!s.bins->empty(b)) s.bins->ForEach(b, [&](const PoolEntry& e) { bins->Insert(b, e); });
     }
     streams_.push_back(StreamBins{s.stream, std::move(bins)});
@@ -22,8 +22,8 @@ FreePool& FreePool::operator=(const FreePool& other) {
 }
 
 void FreePool::Remove(uint64_t stream, uint64_t size, uint64_t addr, bool expandable) {
-  bfc::BinIndex* bins = Find(stream);
-  const int b = bfc::BinNumForSize(Bytes(size));
+  hbmsim::BinIndex* bins = Find(stream);
+  const int b = hbmsim::BinNumForSize(Bytes(size));
   // BinIndex::Remove takes whatever sits at the key's place; a block that is
   // not pooled would corrupt the index (std::set::erase would do nothing).
   HBMSIM_DCHECK(bins != nullptr && bins->Find(b, size, addr) != nullptr, "erase of a block not in the pool");
@@ -33,10 +33,10 @@ void FreePool::Remove(uint64_t stream, uint64_t size, uint64_t addr, bool expand
 
 std::vector<PoolEntry> FreePool::StreamEntries(uint64_t stream) const {
   std::vector<PoolEntry> out;
-  const bfc::BinIndex* bins = Find(stream);
+  const hbmsim::BinIndex* bins = Find(stream);
   if (bins == nullptr) return out;
   out.reserve(bins->size());
-  for (int b = 0; b < bfc::kNumBins; ++b) {
+  for (int b = 0; b < hbmsim::kNumBins; ++b) {
     if (!bins->empty(b)) bins->ForEach(b, [&](const PoolEntry& e) { out.push_back(e); });
   }
   return out;
@@ -58,11 +58,11 @@ absl::Status FreePool::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-bfc::BinIndex& FreePool::AddStream(uint64_t stream) {
+hbmsim::BinIndex& FreePool::AddStream(uint64_t stream) {
   auto at = std::lower_bound(streams_.begin(), streams_.end(), stream,
                              [](const StreamBins& s, uint64_t v) { return s.stream < v; });
   if (at == streams_.end() || at->stream != stream) {
-    at = streams_.insert(at, StreamBins{stream, std::make_unique<bfc::BinIndex>()});
+    at = streams_.insert(at, StreamBins{stream, std::make_unique<hbmsim::BinIndex>()});
   }
   return *at->bins;
 }

@@ -4,7 +4,7 @@
 //   streams_:  [ stream 0 | stream 7 | ... ]   ascending, found by a linear scan
 //                  │           │               (a trace has a handful of streams)
 //                  ▼           ▼
-//              BinIndex    BinIndex            allocator/bfc/bins.h, one per stream:
+//              BinIndex    BinIndex            allocator/core/bins.h, one per stream:
 //                                              entries (size, address, block)
 //
 // PyTorch keeps a pool in one std::set, and the model kept it in one
@@ -30,13 +30,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 #include "allocator/core/units.h"
 
 namespace hbmsim::torch {
 
 // A free block as the pool sees it; `handle` of the bin entry is the block's index.
-using PoolEntry = bfc::FreeEntry;
+using PoolEntry = hbmsim::FreeEntry;
 
 class FreePool {
  public:
@@ -50,20 +50,20 @@ class FreePool {
   FreePool& operator=(FreePool&&) = default;
 
   void Insert(uint64_t stream, uint64_t size, uint64_t addr, uint32_t block, bool expandable) {
-    Bins(stream).Insert(bfc::BinNumForSize(Bytes(size)), PoolEntry{size, addr, block});
+    Bins(stream).Insert(hbmsim::BinNumForSize(Bytes(size)), PoolEntry{size, addr, block});
     expandable_ += expandable ? 1 : 0;
   }
   // The entry must be there (the callers erase only blocks they know are pooled).
   void Remove(uint64_t stream, uint64_t size, uint64_t addr, bool expandable);
   // Removes and returns the least (size, address) >= (rounded, 0) on `stream`.
   std::optional<PoolEntry> TakeBestFit(uint64_t stream, Bytes rounded) {
-    bfc::BinIndex* bins = Find(stream);
+    hbmsim::BinIndex* bins = Find(stream);
     if (bins == nullptr) return std::nullopt;
     return bins->TakeBestFit(rounded);
   }
   // The least entry >= (size, addr) on `stream`, left in place.
   std::optional<PoolEntry> LowerBound(uint64_t stream, uint64_t size, uint64_t addr) const {
-    const bfc::BinIndex* bins = Find(stream);
+    const hbmsim::BinIndex* bins = Find(stream);
     if (bins == nullptr) return std::nullopt;
     return bins->LowerBound(size, addr);
   }
@@ -74,7 +74,7 @@ class FreePool {
   template <typename F>
   void ForEach(F f) const {
     for (const StreamBins& s : streams_) {
-      for (int b = 0; b < bfc::kNumBins; ++b) {
+      for (int b = 0; b < hbmsim::kNumBins; ++b) {
         if (!s.bins->empty(b)) s.bins->ForEach(b, [&](const PoolEntry& e) { f(s.stream, e); });
       }
     }
@@ -89,22 +89,22 @@ class FreePool {
  private:
   struct StreamBins {
     uint64_t stream;
-    std::unique_ptr<bfc::BinIndex> bins;  // BinIndex does not move
+    std::unique_ptr<hbmsim::BinIndex> bins;  // BinIndex does not move
   };
-  bfc::BinIndex* Find(uint64_t stream) const {
+  hbmsim::BinIndex* Find(uint64_t stream) const {
     for (const StreamBins& s : streams_) {
       if (s.stream == stream) return s.bins.get();
     }
     return nullptr;
   }
   // The stream's index, made on its first free block (and kept when it empties).
-  bfc::BinIndex& Bins(uint64_t stream) {
+  hbmsim::BinIndex& Bins(uint64_t stream) {
     if (!streams_.empty() && streams_.front().stream == stream) [[likely]] {
       return *streams_.front().bins;
     }
     return AddStream(stream);
   }
-  bfc::BinIndex& AddStream(uint64_t stream);
+  hbmsim::BinIndex& AddStream(uint64_t stream);
 
   std::vector<StreamBins> streams_;  // ascending by stream
   uint64_t expandable_ = 0;

@@ -13,7 +13,7 @@
 // never searches by address. Pool slots of deleted blocks are chained through
 // `next` into a spare list (no side vector: compaction deletes every free
 // block at once and must not allocate to do it). The free index is BFC's bin index
-// (allocator/bfc/bins.h) keyed by (size, ~offset): its best fit, the least
+// (allocator/core/bins.h) keyed by (size, ~offset): its best fit, the least
 // key >= (size, 0), is the smallest free block that fits and, among blocks of
 // that size, the one with the highest address. (A btree_map of blocks and a
 // btree_set index paid ~6 tree operations per allocation; this pays a bin
@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 #include "allocator/core/memory_map.h"
 #include "allocator/core/units.h"
 
@@ -137,7 +137,7 @@ class HbmLayout {
   size_t spares_ = 0;
   Ref head_ = kNone;
   Ref tail_ = kNone;
-  bfc::BinIndex free_index_;  // by value: one load less per index operation than behind a pointer
+  hbmsim::BinIndex free_index_;  // by value: one load less per index operation than behind a pointer
   std::vector<Ref> fixed_;    // reused by CompactWalk: fixed blocks above the cursor
 };
 

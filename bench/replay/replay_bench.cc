@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "allocator/baselines/null_allocator.h"
+#include "allocator/core/null_allocator.h"
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"

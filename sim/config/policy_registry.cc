@@ -123,6 +123,13 @@ const PolicySpec* PolicyRegistry::Find(std::string_view name) const {
   return nullptr;
 }
 
+const PolicySpec* PolicyRegistry::LiveBytesBound() const {
+  for (const PolicySpec& p : policies_) {
+    if (p.bounds_live_bytes) return &p;
+  }
+  return nullptr;
+}
+
 std::vector<const PolicySpec*> PolicyRegistry::RuntimePolicies() const {
   std::vector<const PolicySpec*> out;
   for (const PolicySpec& p : policies_) {
@@ -149,28 +156,5 @@ std::string PolicyRegistry::Names() const {
   }
   return out;
 }
-
-namespace {
-
-// The built-in rows and what registering them said, made once.
-struct BuiltinRegistry {
-  PolicyRegistry registry;
-  absl::Status status;
-};
-
-const BuiltinRegistry& Builtins() {
-  static const BuiltinRegistry* const built = [] {
-    auto* b = new BuiltinRegistry();
-    b->status = RegisterBuiltinPolicies(b->registry);
-    return b;
-  }();
-  return *built;
-}
-
-}  // namespace
-
-const PolicyRegistry& BuiltinPolicies() { return Builtins().registry; }
-
-const absl::Status& BuiltinPoliciesStatus() { return Builtins().status; }
 
 }  // namespace hbmsim

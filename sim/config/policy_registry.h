@@ -3,10 +3,11 @@
 // (RegisterBuiltinPolicies) rather than static initializers, which the linker
 // drops from static libraries.
 //
-// Adding a policy: write `absl::Status RegisterXxxPolicy(PolicyRegistry&)` in
-// a new sim/config/xxx_policy.cc (a handle per option, its options in an
-// OptionTable over the policy's Options struct, MakePolicySpec, and its texts)
-// returning what Register says, and call it from builtin_policies.cc.
+// Adding a policy: a folder sim/policies/xxx/ with `absl::Status
+// RegisterXxxPolicy(PolicyRegistry&)` (a handle per option, its options in an
+// OptionTable over the policy's Options struct, MakePolicySpec, its texts and
+// capabilities) returning what Register says, and one line in
+// sim/policies/builtin_policies.cc; docs/contributing.md has the checklist.
 #ifndef HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 #define HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_
 
@@ -17,11 +18,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "allocator/baselines/offline_planner.h"
+#include "allocator/core/buffer_interval.h"
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/config/option.h"
 #include "sim/config/option_table.h"
+#include "sim/config/state_view.h"
+#include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
 #include "trace/core/recorded.h"
 #include "trace/core/trace_format.h"
@@ -74,7 +77,7 @@ using LimitedFactory = std::function<absl::StatusOr<std::unique_ptr<Allocator>>(
 // and returns the factory every replay of that trace shares.
 using PlanningFactory =
     std::function<absl::StatusOr<LimitedFactory>(const OptionValues& options, std::vector<BufferInterval>)>;
-// How reports show one policy, in its runtime's own words (sim/dumps/). A row
+// How reports show one policy, in its runtime's own words (sim/policies/<p>/). A row
 // leaves a member empty for the generic text; Register fills it in, so every
 // registered policy has both.
 struct PolicyTexts {
@@ -86,18 +89,20 @@ struct PolicyTexts {
   std::function<std::string(const Allocator&)> stats;
 };
 
-// Adapts a formatter of one policy type to a PolicyTexts member. The row's
-// factory builds that type; an allocator of another type (a caller's mistake)
-// gets `fallback` rather than undefined behaviour.
-template <typename Policy, typename... Args>
-std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*text)(const Policy&, Args...),
-                                                                std::string (*fallback)(const Allocator&,
-                                                                                        Args...)) {
-  return [text, fallback](const Allocator& a, Args... args) {
-    const auto* typed = dynamic_cast<const Policy*>(&a);
-    return typed != nullptr ? text(*typed, args...) : fallback(a, args...);
-  };
-}
+class LimitWindowPolicy;  // allocator/core/limit_window.h
+class LogReader;          // sim/engine/log_reader.h
+
+// What lets `size` share the work of its trials under a policy
+// (sim/whatif/checkpoints.h): the policy's limit windows, and the engine's
+// loop over a captured log with direct calls to the policy's own type. Each
+// takes an allocator the row's factory built. Unset: each trial replays on
+// its own, through the Allocator interface (the answers are the same, only
+// slower). SharedTrialsFor<P>() (sim/policies/core/shared_trials_for.h) fills
+// both for a policy type P that is a LimitWindowPolicy.
+struct SharedTrialSupport {
+  LimitWindowPolicy* (*windows)(Allocator&) = nullptr;
+  absl::StatusOr<ReplaySummary> (*plain_loop)(ReplayEngine&, LogReader&, Allocator&) = nullptr;
+};
 
 // A change a user can make to a job that ran a policy, tried by `hbmsim
 // advise`: `sets` edit the policy's options (through its handles), or
@@ -136,12 +141,20 @@ struct PolicySpec {
   // When an option has no effect under the others (DecidesAs). Empty: every
   // option always counts.
   std::vector<DecidesAsRule> decides_as;
+  // `size`'s fast path: limit windows and a direct loop; unset: plain trials.
+  SharedTrialSupport shared_trials;
+  // `inspect`'s analysis of a state this policy holds; unset: none.
+  StateAnalysisSupport state_analysis;
   // What `advise` tries for a job that ran this policy; empty: nothing to try.
   std::vector<AdviceRow> advice;
   // The allocator of a runtime jobs run on (TF/JAX's BFC, PyTorch's caching
   // allocator, cudaMallocAsync, the TPU runtime), not a textbook baseline or a
   // bound: `hbmsim compare TRACE` without --allocators compares these.
   bool models_a_runtime = false;
+  // The lower bound of live bytes: places nothing and fits whenever the live
+  // requested bytes fit the limit. A report's peak breakdown (by tag, op,
+  // frame) replays under it, as no placement can change what is live.
+  bool bounds_live_bytes = false;
   // How a user sets the limit as a fraction of the device's memory, with `{}`
   // for the fraction ("XLA_PYTHON_CLIENT_MEM_FRACTION={}"); "" when the
   // framework has no such setting.
@@ -193,6 +206,8 @@ class PolicyRegistry {
   const PolicySpec* Find(std::string_view name) const;
   // The policy whose runtime writes recordings of `format`, or nullptr.
   const PolicySpec* MadeFormat(TraceFormat format) const;
+  // The first row (in name order) with bounds_live_bytes, or nullptr.
+  const PolicySpec* LiveBytesBound() const;
   // The rows with models_a_runtime, in name order.
   std::vector<const PolicySpec*> RuntimePolicies() const;
   // Names in alphabetical order: "bfc, torch, tpu".
@@ -203,11 +218,12 @@ class PolicyRegistry {
   std::vector<PolicySpec> policies_;  // sorted by name
 };
 
-// Registers every built-in policy (builtin_policies.cc); the first
-// registration error, naming the policy.
+// Registers every built-in policy (sim/policies/builtin_policies.cc); the
+// first registration error, naming the policy.
 absl::Status RegisterBuiltinPolicies(PolicyRegistry& registry);
 
-// The registry of built-in policies, built on first use.
+// The registry of built-in policies, built on first use (defined beside the
+// list, in hbm_policies: whoever asks for it links the policies).
 const PolicyRegistry& BuiltinPolicies();
 // What building it said: OK, or the registration error (cli_run.cc stops
 // every command on it, exit 3).

@@ -1,7 +1,7 @@
 // A policy-neutral memory map for policies that have no dump format of their
-// own (everything but bfc): each region, then each block in address order.
+// own (a row that names no failure text of its own): each region, then each block in address order.
 //
-//   Memory map of tpu: 1 region
+//   Memory map of POLICY: 1 region
 //   Region 0 at 0 of size 4096
 //     InUse   at 0 of size 1024 requested 1000 id 1
 //     Free    at 400 of size 3072

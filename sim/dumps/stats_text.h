@@ -1,12 +1,8 @@
-// The stats block of the text report, in the words of the runtime the policy
-// models (the policy's registry row picks one):
-//
-//   TensorFlowStatsText  TSL's 8-line AllocatorStats::DebugString (REF, the form
-//                        TF 2.4-2.17 and jaxlib print), so a simulated dump lines
-//                        up with a real one, then PoolBytes/PeakPoolBytes;
-//   TorchStatsText       torch.cuda.memory_stats() keys with PyTorch's meanings
-//                        (reserved_bytes.all.current is what nvidia-smi shows the
-//                        caching allocator holding), then the device capacity.
+// The stats block of the text report when a policy's row names none of its
+// own (sim/policies/<p>/ holds those): TensorFlowStatsText, TSL's 8-line
+// AllocatorStats::DebugString (REF, the form TF 2.4-2.17 and jaxlib print),
+// so a simulated dump lines up with a real one, then PoolBytes/PeakPoolBytes.
+// Every Allocator has AllocatorStats, so every policy can be shown this way.
 //
 // A value with no bound (kUnlimitedStat) prints as "unlimited", never as a number.
 #ifndef HBMSIM_SIM_DUMPS_STATS_TEXT_H_
@@ -18,7 +14,6 @@
 
 #include "allocator/core/allocator.h"
 #include "allocator/core/stats.h"
-#include "allocator/torch/torch_allocator.h"
 
 namespace hbmsim {
 
@@ -33,7 +28,6 @@ std::string StatValueText(int64_t v);
 std::string StatBytesText(int64_t v);
 
 std::string TensorFlowStatsText(const Allocator& a);
-std::string TorchStatsText(const torch::TorchAllocator& t);
 
 }  // namespace hbmsim
 

@@ -62,7 +62,7 @@ struct ReplayOptions {
   // job's, so the peak counts from the state they leave behind.
   uint64_t peak_from = 0;
   // Buffer ids are small numbers handed out again as soon as they are freed
-  // (a `size` log's, sim/whatif/event_log.h): the live table indexes by them
+  // (a `size` log's, sim/engine/event_log.h): the live table indexes by them
   // instead of hashing (trace/core/live_id_table.h, KeysAreHomes).
   bool numbered_ids = false;
 };

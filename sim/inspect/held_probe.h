@@ -3,7 +3,7 @@
 //
 // A held state records no addresses, so the answer rests on an assumption,
 // stated with it: the device's buffers are placed through the chosen policy
-// (the recording's own, `bfc` for GPU or `tpu` for TPU, or --allocator) from
+// (the recording's own, or --allocator) from
 // an empty allocator at the limit, in the order the file lists them, then
 // the request is made. That is the tightest packing the policy reaches for
 // these buffers; the job's real heap, shaped by everything freed in

@@ -1,6 +1,7 @@
-// `hbmsim inspect`'s report: the state analysis, the segments with the most
-// free space, the largest live blocks and each probe's answer, as text (bytes
-// exact, with PyTorch's format_size beside them) and as JSON.
+// `hbmsim inspect`'s report: the policy's own analysis of the state
+// (PolicySpec::state_analysis: e.g. a caching allocator's pools, free memory
+// and segments in its runtime's terms), the largest live blocks with their recorded stacks,
+// the reserved bytes explained and each probe's answer, as text and JSON.
 #ifndef HBMSIM_SIM_INSPECT_INSPECT_REPORT_H_
 #define HBMSIM_SIM_INSPECT_INSPECT_REPORT_H_
 
@@ -8,9 +9,8 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "sim/config/state_view.h"
 #include "sim/inspect/inspect_source.h"
-#include "sim/inspect/probe.h"
-#include "sim/inspect/state_analysis.h"
 #include "sim/report/reserved_explained.h"
 
 namespace hbmsim::inspect {
@@ -18,13 +18,10 @@ namespace hbmsim::inspect {
 struct InspectReport {
   std::string file;
   const InspectedState* state = nullptr;
-  StateAnalysis analysis;
+  StateView view;  // the policy's own analysis (PolicySpec::state_analysis)
   ReservedMoment reserved;  // the state's reserved bytes, explained (requested by the blocks' user frames)
-  std::vector<ProbeAnswer> probes;
+  std::vector<ProbeView> probes;
 };
-
-// Segments listed in the text (the JSON has them all): those with the most free bytes.
-inline constexpr size_t kTextSegments = 20;
 
 // The analysis of `state` and one answer per probe size (each on a copy of it).
 InspectReport MakeInspectReport(std::string file, const InspectedState& state,

@@ -89,8 +89,27 @@ absl::Status NoSuchDevice(const SourceOptions& o, const RecordedState& s) {
                   ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(ids, ", "))));
 }
 
-// The recording's own state (a snapshot's segments) seeded into the torch
-// policy configured from its allocator_settings.
+// The policy that ran the job, when its row can analyse a state: the state is
+// shown as that runtime counts it. Errors name the file and the policy.
+absl::StatusOr<AllocatorConfig> AnalysingPolicy(const Recording& recording, const SourceOptions& o) {
+  const PolicySpec* row = RecordedPolicy(recording);
+  if (row == nullptr) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: {} does not say which allocator ran the job, and inspect shows a state as that allocator "
+        "counts it (a text trace names it with `# allocator: NAME`)",
+        o.path, recording.facts().description));
+  }
+  if (!row->state_analysis.analyze) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: the {} policy has no state analysis for inspect; `hbmsim replay {}` shows where the "
+                    "memory was at the peak and at the first failure",
+                    o.path, row->name, o.path));
+  }
+  return ResolveAllocator(BuiltinPolicies(), row->name);
+}
+
+// The recording's own state (a snapshot's segments) seeded into the policy
+// that ran the job, configured from its recorded settings.
 absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording> recording,
                                                  const SourceOptions& o) {
   auto [device, device_reason] = DeviceOfState(*recording, o);
@@ -102,7 +121,7 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
         o.path, recording->facts().description, o.path));
   }
   if (o.device && s->segments.empty() && s->trace_entries == 0) return NoSuchDevice(o, *s);
-  absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
+  absl::StatusOr<AllocatorConfig> config = AnalysingPolicy(*recording, o);
   if (!config.ok()) return config.status();
   InspectedState out;
   out.settings = ApplyRecordedSettings(
@@ -114,10 +133,15 @@ absl::StatusOr<InspectedState> FromRecordedState(std::shared_ptr<const Recording
   // The segments go in through the policy's seed hook, as ScenarioRun installs
   // a start state; no engine follows, so the seeded blocks' answers are unused.
   const RecordingHooks& hooks = config->policy->recording;
+  if (!hooks.seed) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: the {} policy cannot take a recorded state", o.path, config->policy->name));
+  }
   if (absl::StatusOr<std::vector<SeededBlock>> seeded = hooks.seed(*out.owner, s->segments); !seeded.ok()) {
     return absl::InvalidArgumentError(fmt::format("{}: {}", o.path, std::string(seeded.status().message())));
   }
-  out.torch = dynamic_cast<const torch::TorchAllocator*>(out.owner.get());
+  out.policy = out.owner.get();
+  out.row = config->policy;
   out.device = s->device;
   out.device_reason = device_reason;
   out.source = recording->facts().description;
@@ -152,7 +176,7 @@ absl::StatusOr<InspectedState> FromReplay(std::shared_ptr<const Recording> recor
   out.source = out.recording->facts().description;
   out.scenario = std::make_unique<Scenario>(*std::move(scenario));
   const Scenario& sc = *out.scenario;
-  absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), "torch");
+  absl::StatusOr<AllocatorConfig> config = AnalysingPolicy(*out.recording, o);
   if (!config.ok()) return config.status();
   out.settings = ApplyRecordedSettings(sc, *config);
   std::optional<Bytes> from_oom;
@@ -172,7 +196,8 @@ absl::StatusOr<InspectedState> FromReplay(std::shared_ptr<const Recording> recor
                                                   *o.at == "oom" ? "recorded OOM" : "event or mark", o.path,
                                                   device, stop.events() == 0 ? 0 : stop.events() - 1));
   }
-  out.torch = dynamic_cast<const torch::TorchAllocator*>(&out.run->policy());
+  out.policy = &out.run->policy();
+  out.row = config->policy;
   out.device = DeviceId(device);
   out.device_reason = sc.device_reason;
   out.where = fmt::format("after event {} ({}), replayed from the trace's rebuilt initial state",

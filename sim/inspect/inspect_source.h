@@ -1,4 +1,6 @@
-// The state `hbmsim inspect` analyses: a `torch` policy holding either
+// The state `hbmsim inspect` analyses: the policy that ran the job (the one
+// whose runtime writes the recording's format, or its `# allocator:`; its row
+// must have a state analysis, PolicySpec::state_analysis) holding either
 //   * the snapshot's own segments of one device (no --at): what
 //     memory_snapshot() showed when the file was written, for any generation
 //     or form, trace or not; or
@@ -21,7 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "allocator/torch/torch_allocator.h"
+#include "sim/config/policy_registry.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_run.h"
 
@@ -39,7 +41,8 @@ struct InspectedState {
   std::unique_ptr<Allocator> owner;    // the policy as built (the snapshot's own segments)
   std::unique_ptr<Scenario> scenario;  // --at: the recording the run reads
   std::unique_ptr<ScenarioRun> run;    // --at: owns the policy, stopped at the point asked
-  const torch::TorchAllocator* torch = nullptr;
+  const Allocator* policy = nullptr;  // owner's or run's
+  const PolicySpec* row = nullptr;    // its registry row, which has a state analysis
   DeviceId device;
   std::string device_reason;  // "it holds the recorded OOM", "--device", ...
   std::string source;  // "PyTorch snapshot (generation 4)"

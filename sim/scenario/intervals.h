@@ -1,5 +1,5 @@
 // The live intervals of a scenario's buffers, for a policy that plans from
-// the whole trace (PolicySpec::plan, the offline lower bound): one pass over
+// the whole trace (PolicySpec::plan): one pass over
 // the scenario's events before any replay.
 #ifndef HBMSIM_SIM_SCENARIO_INTERVALS_H_
 #define HBMSIM_SIM_SCENARIO_INTERVALS_H_
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "allocator/baselines/offline_planner.h"
+#include "allocator/core/buffer_interval.h"
 #include "sim/scenario/scenario.h"
 
 namespace hbmsim {

@@ -45,7 +45,7 @@ std::string_view FigureMeasureName(FigureMeasure m) {
   return "?";
 }
 
-double BfcFragmentation(const Allocator& a) {
+double FreePoolFragmentation(const Allocator& a) {
   FreeScan scan;
   a.WalkMemoryMap(scan);
   const int64_t free_pool = static_cast<int64_t>(scan.free_pool);
@@ -96,7 +96,7 @@ void FiguresCheck::CheckState(uint64_t event, const RecordedFigures& f, const Al
           std::to_string(in_use));
   }
   if (f.fragmentation) {
-    const std::string want = SixDigits(*f.fragmentation), got = SixDigits(BfcFragmentation(policy));
+    const std::string want = SixDigits(*f.fragmentation), got = SixDigits(FreePoolFragmentation(policy));
     Count(FigureMeasure::kFragmentation, want == got, event, f, want, got);
   }
   peak_ = std::max(peak_, in_use);

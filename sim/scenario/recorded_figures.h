@@ -44,8 +44,9 @@ struct FigureCount {
   std::optional<std::string> first_mismatch;
 };
 
-// Fragmentation as BFC reports it, from any policy's memory map and stats.
-double BfcFragmentation(const Allocator& a);
+// Fragmentation as a TF/JAX profile records it (1 − largest free block /
+// free pool bytes), from any policy's memory map and stats.
+double FreePoolFragmentation(const Allocator& a);
 
 class FiguresCheck {
  public:

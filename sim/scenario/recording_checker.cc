@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/container/btree_map.h"
-#include "allocator/torch/torch_allocator.h"  // the detail codes of segment map/unmap events
 #include "fmt/format.h"
 
 namespace hbmsim {
@@ -73,12 +72,12 @@ void RecordingChecker::OnRecordedOom(EventIndex index, const Event& e, const All
 void RecordingChecker::OnPolicyEvent(EventIndex index, const PolicyEvent& e) {
   const SegmentRecord rec{e.offset.value(), e.bytes.value(), index.value(), std::nullopt};
   if (e.kind == PolicyEventKind::kRegionAdded) segment_allocs_.simulated.push_back(rec);
-  if (e.kind == PolicyEventKind::kRegionExtended && e.detail == torch::kDetailMap)
+  if (e.kind == PolicyEventKind::kRegionExtended && e.detail == kRegionPagesMapped)
     maps_.simulated.push_back(rec);
-  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == torch::kDetailSegment) {
+  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == kRegionWhole) {
     segment_frees_.simulated.push_back(rec);
   }
-  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == torch::kDetailUnmap) {
+  if (e.kind == PolicyEventKind::kRegionReleased && e.detail == kRegionPagesUnmapped) {
     unmaps_.simulated.push_back(rec);
   }
 }

@@ -26,7 +26,7 @@ std::vector<std::string> ApplyRecordedSettings(const RecordedSettings& settings,
 
 // What a recording says about the allocator that ran it, in the header of a
 // converted one (`hbmsim convert`: a text trace or .hbt has no runtime of its
-// own): `# allocator: torch`, `# allocator_settings: expandable_segments=true
+// own): `# allocator: NAME`, `# allocator_settings: expandable_segments=true
 // max_split_size=67108864` (the options the original's settings set, as
 // --set takes them). Only `# device_bytes:` was read before: the limit.
 inline constexpr std::string_view kAllocatorKey = "allocator";
@@ -56,7 +56,7 @@ bool HasHeaderSettings(const Recording& recording);
 absl::Status CheckHeaderSettings(const Recording& recording);
 
 // The allocator that ran the job, when the recording says: the policy whose
-// runtime writes its format (a snapshot's torch, a profile's bfc), else the
+// runtime writes its format (a snapshot's, a profile's), else the
 // built-in one its `# allocator:` names; nullptr otherwise. `why`, if given,
 // receives the reason ("whose runtime writes torch-snapshot recordings",
 // "named by the trace's # allocator").

@@ -5,15 +5,12 @@
 #include <optional>
 #include <string>
 #include <thread>
-#include <typeinfo>
 #include <utility>
 
-#include "allocator/bfc/bfc_allocator.h"
-#include "allocator/cuda_async/cuda_async_allocator.h"
-#include "allocator/torch/torch_allocator.h"
+#include "sim/engine/log_reader.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/scenario/scenario_run.h"
-#include "sim/whatif/log_reader.h"
+#include "sim/whatif/scenario_event_log.h"
 
 namespace hbmsim {
 
@@ -30,16 +27,20 @@ namespace {
 // A limit no trace reaches: the leader's.
 constexpr uint64_t kLeaderLimit = uint64_t{1} << 62;
 
-LimitWindowPolicy* WindowsOf(Allocator& a) { return dynamic_cast<LimitWindowPolicy*>(&a); }
-
 // Marks and checkpoints fall on multiples of the stride; a multiple of the
 // early leader's 4096, so every probe's marks meet the leader's.
 uint64_t StrideFor(uint64_t events) { return std::max<uint64_t>(4096, events / 64 + 4095) / 4096 * 4096; }
 
+// The policy's limit windows, as its registry row gives them (nullptr: it
+// keeps none).
+LimitWindowPolicy* WindowsOf(const SharedTrialSupport& support, Allocator& a) {
+  return support.windows != nullptr ? support.windows(a) : nullptr;
+}
+
 // A fresh policy that narrows its window from its first event, or nullptr
 // when it keeps none.
-LimitWindowPolicy* TrackedWindowsOf(Allocator& a) {
-  auto* w = dynamic_cast<LimitWindowPolicy*>(&a);
+LimitWindowPolicy* TrackedWindowsOf(const SharedTrialSupport& support, Allocator& a) {
+  LimitWindowPolicy* w = WindowsOf(support, a);
   return w != nullptr && w->TrackLimitWindow() ? w : nullptr;
 }
 
@@ -54,29 +55,14 @@ class FailureObserver : public ReplayObserver {
   TrialResult& out_;
 };
 
-// The policies whose trials run the engine's loop with direct calls
-// (ReplayEngine::RunPlain): the ones that keep limit windows, whose probes
-// `size` replays many times over. Any other policy runs the same loop
-// through the Allocator interface.
-template <typename P>
-absl::StatusOr<ReplaySummary> RunAs(ReplayEngine& engine, LogReader& reader, Allocator& policy) {
-  return engine.RunPlain(reader, static_cast<P&>(policy));
-}
-struct DirectLoop {
-  const std::type_info& type;
-  absl::StatusOr<ReplaySummary> (*run)(ReplayEngine&, LogReader&, Allocator&);
-};
-const DirectLoop kDirectLoops[] = {
-    {typeid(BfcAllocator), &RunAs<BfcAllocator>},
-    {typeid(torch::TorchAllocator), &RunAs<torch::TorchAllocator>},
-    {typeid(CudaAsyncAllocator), &RunAs<CudaAsyncAllocator>},
-};
-
-absl::StatusOr<ReplaySummary> RunFromLog(ReplayEngine& engine, LogReader& reader, Allocator& policy) {
-  for (const DirectLoop& row : kDirectLoops) {
-    if (typeid(policy) == row.type) return row.run(engine, reader, policy);
-  }
-  return RunAs<Allocator>(engine, reader, policy);
+// A trial runs the engine's loop with direct calls to the policy's type
+// (ReplayEngine::RunPlain) when its row offers that loop, as the policies
+// that keep limit windows do (`size` replays their probes many times over);
+// any other runs the same loop through the Allocator interface.
+absl::StatusOr<ReplaySummary> RunFromLog(const SharedTrialSupport& support, ReplayEngine& engine, LogReader& reader,
+                                         Allocator& policy) {
+  if (support.plain_loop != nullptr) return support.plain_loop(engine, reader, policy);
+  return engine.RunPlain(reader, policy);
 }
 
 }  // namespace
@@ -95,16 +81,16 @@ bool ScenarioForbidsSharing(const Scenario& scenario, const AllocatorConfig& con
 }
 
 // Whether the policy `maker` builds keeps limit windows (any limit tells).
-bool KeepsWindows(const LimitedFactory& maker, Bytes limit) {
+bool KeepsWindows(const SharedTrialSupport& support, const LimitedFactory& maker, Bytes limit) {
   absl::StatusOr<std::unique_ptr<Allocator>> probe = maker(limit);
-  return probe.ok() && TrackedWindowsOf(**probe) != nullptr;
+  return probe.ok() && TrackedWindowsOf(support, **probe) != nullptr;
 }
 
 // The policy maker of `config` when its trials on `scenario` can be shared.
 std::optional<LimitedFactory> SharingMaker(const Scenario& scenario, const AllocatorConfig& config) {
   if (ScenarioForbidsSharing(scenario, config)) return std::nullopt;
   absl::StatusOr<LimitedFactory> maker = MakeAllocatorMaker(scenario, config);
-  if (!maker.ok() || !KeepsWindows(*maker, Bytes(uint64_t{1} << 30))) return std::nullopt;
+  if (!maker.ok() || !KeepsWindows(config.policy->shared_trials, *maker, Bytes(uint64_t{1} << 30))) return std::nullopt;
   return *std::move(maker);
 }
 
@@ -120,10 +106,10 @@ std::unique_ptr<SharedTrials> SharedTrials::Make(const TrialTarget& target) {
   std::shared_ptr<const EventLog> log =
       target.survey.events ? target.survey.events : ReadEventLog(scenario, target.survey.events_read);
   if (!log) return nullptr;
-  std::unique_ptr<SharedTrials> shared(new SharedTrials(scenario, target.maker, std::move(log)));
+  std::unique_ptr<SharedTrials> shared(new SharedTrials(scenario, target.maker, target.config.policy->shared_trials, std::move(log)));
   shared->target_ = &target;
   shared->stride_ = StrideFor(shared->log_->events.size());
-  shared->resumes_ = KeepsWindows(target.maker, target.survey.peak_live_bytes);
+  shared->resumes_ = KeepsWindows(shared->support_, target.maker, target.survey.peak_live_bytes);
   if (!shared->resumes_) return shared;
   // The leader: checkpoints for every limit above what each prefix needs.
   absl::StatusOr<TrialResult> leader = shared->RunShared(Bytes(kLeaderLimit), TrialOptions{});
@@ -183,7 +169,7 @@ struct SharedTrials::StridePoint {
     c->next_event = i;
     c->window = windows->limit_window();
     c->policy = windows->CloneAt(limit);
-    c->windows = WindowsOf(*c->policy);
+    c->windows = WindowsOf(shared.support_, *c->policy);
     c->engine = engine.SaveState();
     shared.Add(std::move(c));
     return true;
@@ -195,7 +181,9 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   absl::StatusOr<std::unique_ptr<Allocator>> policy = PolicyFrom(from.get(), limit);
   if (!policy.ok()) return policy.status();
   // Without windows (!resumes_) a trial only reads the log: no checkpoint, no mark.
-  LimitWindowPolicy* windows = from ? WindowsOf(**policy) : resumes_ ? TrackedWindowsOf(**policy) : nullptr;
+  LimitWindowPolicy* windows = from       ? WindowsOf(support_, **policy)
+                               : resumes_ ? TrackedWindowsOf(support_, **policy)
+                                          : nullptr;
   if (windows == nullptr && resumes_) return absl::InternalError("a policy without limit windows");
   ReplayEngine engine(**policy, TrialReplayOptions(options));
   const TrialSpan begun{limit, from ? from->next_event : 0, 0, SharedTrialsStats::MsSinceStart()};
@@ -211,7 +199,7 @@ absl::StatusOr<TrialResult> SharedTrials::RunShared(Bytes limit, const TrialOpti
   }
   LogReader reader(*log_, begun.start, stride_, options.cancel,
                    StridePoint{*this, limit, from_where, begun.start, windows, engine, out, marker});
-  absl::StatusOr<ReplaySummary> summary = RunFromLog(engine, reader, **policy);
+  absl::StatusOr<ReplaySummary> summary = RunFromLog(support_, engine, reader, **policy);
   if (!summary.ok()) {
     if (absl::IsCancelled(summary.status())) CountCalledOff(begun, engine.summary().events_read);
     return summary.status();
@@ -287,7 +275,7 @@ std::unique_ptr<EarlyLeader> EarlyLeader::Start(const Scenario& scenario, const 
   early->log_ = NewGrowingLog();
   if (!early->log_) return nullptr;
   early->log_->ids_numbered = true;  // the survey that fills it numbers the buffers (SurveyScenario)
-  early->shared_.reset(new SharedTrials(scenario, *std::move(maker), early->log_));
+  early->shared_.reset(new SharedTrials(scenario, *std::move(maker), config.policy->shared_trials, early->log_));
   early->shared_->stride_ = 4096;  // the least; the leader thins its checkpoints out as it goes
   early->thread_ = std::thread([e = early.get()] {
     e->leader_ = e->shared_->RunShared(Bytes(kLeaderLimit), TrialOptions{}, SharedTrials::From::kGrowingLog).status();

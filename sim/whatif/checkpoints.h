@@ -3,7 +3,7 @@
 // L lay inside that trial's limit window (allocator/core/limit_window.h), so
 // every decision up to that event would have been the same at L.
 //
-//   log         the events in memory (sim/whatif/event_log.h), kept by the
+//   log         the events in memory (sim/engine/event_log.h), kept by the
 //               survey's pass when asked, so a trial starts at any event
 //               without parsing;
 //   leader      a trial at a limit no trace reaches (2^62), whose windows
@@ -26,13 +26,13 @@
 //
 // Used only where a trial would be nothing more than policy + engine +
 // events: no start state seeded into the policy, a recording without side
-// entries (RecordingChecker), events an EventLog holds (sim/whatif/event_log.h).
+// entries (RecordingChecker), events an EventLog holds (sim/engine/event_log.h).
 // Anything else (and any error) runs RunTrial instead. A policy without limit
-// windows (bfc with growth and garbage collection, cuda_async with preallocate, torch
-// with per_process_memory_fraction, the baselines) shares only the log: every trial replays it
+// windows (its row sets no SharedTrialSupport, or its options keep none:
+// TrackLimitWindow() says false) shares only the log: every trial replays it
 // from the first event, with no leader, checkpoint or mark; that still spares
-// each trial decoding the recording (a fifth of a cuda_async `size` of a
-// binary trace, more of a text one).
+// each trial decoding the recording (a fifth of a `size` of a
+// binary trace, more of a text one; bench/README.md).
 #ifndef HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 #define HBMSIM_SIM_WHATIF_CHECKPOINTS_H_
 
@@ -46,7 +46,7 @@
 
 #include "absl/status/statusor.h"
 #include "allocator/core/limit_window.h"
-#include "sim/whatif/event_log.h"
+#include "sim/engine/event_log.h"
 #include "sim/whatif/reconvergence.h"
 #include "sim/whatif/shared_trials_stats.h"
 #include "sim/whatif/trial.h"
@@ -92,8 +92,9 @@ class SharedTrials {
 
  private:
   friend class EarlyLeader;
-  SharedTrials(const Scenario& scenario, LimitedFactory maker, std::shared_ptr<const EventLog> log)
-      : scenario_(scenario), maker_(std::move(maker)), log_(std::move(log)) {}
+  SharedTrials(const Scenario& scenario, LimitedFactory maker, SharedTrialSupport support,
+               std::shared_ptr<const EventLog> log)
+      : scenario_(scenario), maker_(std::move(maker)), support_(support), log_(std::move(log)) {}
   // kGrowingLog: the early leader, behind a log still being written; its
   // checkpoints thin out as the trace goes on (its length is not known).
   enum class From { kBestCheckpoint, kGrowingLog };
@@ -111,6 +112,7 @@ class SharedTrials {
 
   const Scenario& scenario_;
   const LimitedFactory maker_;
+  const SharedTrialSupport support_;  // the policy row's: its windows and direct loop
   const TrialTarget* target_ = nullptr;  // set once the survey is done (Make, EarlyLeader::Finish)
   std::shared_ptr<const EventLog> log_;
   uint64_t stride_ = 1;

@@ -6,6 +6,7 @@
 #include "sim/report/replay_report.h"
 #include "trace/core/human_bytes.h"
 #include "sim/whatif/checkpoints.h"
+#include "sim/whatif/scenario_event_log.h"
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 

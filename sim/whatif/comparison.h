@@ -58,7 +58,7 @@ absl::StatusOr<std::vector<CompareRow>> CompareAllocators(const Scenario& scenar
 absl::StatusOr<AtLimit> MeasureAtLimit(const TrialTarget& target, Bytes limit);
 
 // The row's name: the policy and each setting that runs differently from the
-// policy's defaults ("torch:expandable_segments=true"), so two variants of
+// policy's defaults ("NAME:KEY=VALUE"), so two variants of
 // one policy never read alike.
 std::string RowLabel(const AllocatorConfig& config);
 // RowLabel of each row; a repeated one gets " #2", " #3".

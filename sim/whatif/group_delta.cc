@@ -56,10 +56,12 @@ nlohmann::ordered_json DeltasJson(const std::vector<GroupDelta>& deltas) {
 }  // namespace
 
 absl::StatusOr<MemoryBreakdown> PeakLiveBreakdown(const Scenario& scenario) {
-  absl::StatusOr<AllocatorConfig> ideal = ResolveAllocator(BuiltinPolicies(), "ideal");
-  if (!ideal.ok()) return ideal.status();
+  const PolicySpec* bound = BuiltinPolicies().LiveBytesBound();
+  if (bound == nullptr) return absl::InternalError("no registered policy bounds the live bytes");
+  absl::StatusOr<AllocatorConfig> config = ResolveAllocator(BuiltinPolicies(), bound->name);
+  if (!config.ok()) return config.status();
   absl::StatusOr<std::unique_ptr<ScenarioRun>> run =
-      ScenarioRun::Prepare(scenario, *ideal, Bytes::Max(), ReplayOptions{});
+      ScenarioRun::Prepare(scenario, *config, Bytes::Max(), ReplayOptions{});
   if (!run.ok()) return run.status();
   const EventReader& events = (*run)->reader();
   MemoryAttribution attribution(/*top_buffers=*/0, TopUserFrames(events));

@@ -5,7 +5,7 @@
 //
 // The peak is the recording's own, the same for every allocator: the held
 // bytes are what the user's code asked for (sim/report/memory_attribution.h),
-// taken by replaying with the `ideal` policy and no limit, where nothing fails.
+// taken by replaying with the live-bytes bound (PolicySpec::bounds_live_bytes) and no limit, where nothing fails.
 #ifndef HBMSIM_SIM_WHATIF_GROUP_DELTA_H_
 #define HBMSIM_SIM_WHATIF_GROUP_DELTA_H_
 

@@ -14,11 +14,11 @@
 namespace hbmsim {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using DiffJson = nlohmann::ordered_json;
 
-std::string Human(int64_t bytes) { return HumanReadableNumBytes(Bytes(static_cast<uint64_t>(std::llabs(bytes)))); }
+std::string DiffHuman(int64_t bytes) { return HumanReadableNumBytes(Bytes(static_cast<uint64_t>(std::llabs(bytes)))); }
 
-std::string Signed(int64_t bytes) { return fmt::format("{:+} ({}{})", bytes, bytes < 0 ? "-" : "+", Human(bytes)); }
+std::string DiffSigned(int64_t bytes) { return fmt::format("{:+} ({}{})", bytes, bytes < 0 ? "-" : "+", DiffHuman(bytes)); }
 
 // The next event of the scenario's device, as the divergence list shows it.
 class DeviceStream {
@@ -64,18 +64,18 @@ bool Same(const StreamEvent& a, const StreamEvent& b) { return a.kind == b.kind 
 std::string EventText(const std::optional<StreamEvent>& e) {
   if (!e) return "(the stream has ended)";
   std::string out = fmt::format("event {} {}", e->index, e->kind);
-  if (e->bytes > 0) out += fmt::format(" {} B ({})", e->bytes, Human(static_cast<int64_t>(e->bytes)));
+  if (e->bytes > 0) out += fmt::format(" {} B ({})", e->bytes, DiffHuman(static_cast<int64_t>(e->bytes)));
   if (!e->label.empty()) out += fmt::format("  {}", e->label);
   return out;
 }
 
-Json EventJson(const std::optional<StreamEvent>& e) {
-  if (!e) return Json(nullptr);
-  return Json{{"event", e->index}, {"kind", e->kind}, {"bytes", e->bytes}, {"label", e->label}};
+DiffJson EventJson(const std::optional<StreamEvent>& e) {
+  if (!e) return DiffJson(nullptr);
+  return DiffJson{{"event", e->index}, {"kind", e->kind}, {"bytes", e->bytes}, {"label", e->label}};
 }
 
 void PeakLine(std::string& out, std::string_view name, int64_t a, int64_t b) {
-  out += fmt::format("  {:<16} {:>16} {:>10} {:>16} {:>10} {:>28}\n", name, a, Human(a), b, Human(b), Signed(b - a));
+  out += fmt::format("  {:<16} {:>16} {:>10} {:>16} {:>10} {:>28}\n", name, a, DiffHuman(a), b, DiffHuman(b), DiffSigned(b - a));
 }
 
 std::string DeltaName(const ReservedDelta& d) { return d.key.empty() ? d.cause : fmt::format("{}  {}", d.cause, d.key); }
@@ -96,15 +96,15 @@ void ReservedSection(const RecordingPeaks& a, const RecordingPeaks& b, size_t ro
       rest_b += d.candidate;
       continue;
     }
-    out += fmt::format("  {:>16} {:>10} {:>16} {:>10} {:>28}  {}\n", d.baseline, Human(d.baseline), d.candidate,
-                       Human(d.candidate), Signed(d.delta()), DeltaName(d));
+    out += fmt::format("  {:>16} {:>10} {:>16} {:>10} {:>28}  {}\n", d.baseline, DiffHuman(d.baseline), d.candidate,
+                       DiffHuman(d.candidate), DiffSigned(d.delta()), DeltaName(d));
   }
   if (deltas.size() > rows + 1) {
-    out += fmt::format("  {:>16} {:>10} {:>16} {:>10} {:>28}  ({} more parts)\n", rest_a, Human(rest_a), rest_b,
-                       Human(rest_b), Signed(rest_b - rest_a), deltas.size() - rows);
+    out += fmt::format("  {:>16} {:>10} {:>16} {:>10} {:>28}  ({} more parts)\n", rest_a, DiffHuman(rest_a), rest_b,
+                       DiffHuman(rest_b), DiffSigned(rest_b - rest_a), deltas.size() - rows);
   }
   const auto ra = static_cast<int64_t>(ma.reserved.value()), rb = static_cast<int64_t>(mb.reserved.value());
-  out += fmt::format("  {:>16} {:>10} {:>16} {:>10} {:>28}  reserved\n", ra, Human(ra), rb, Human(rb), Signed(rb - ra));
+  out += fmt::format("  {:>16} {:>10} {:>16} {:>10} {:>28}  reserved\n", ra, DiffHuman(ra), rb, DiffHuman(rb), DiffSigned(rb - ra));
 }
 
 void DivergenceSection(const DivergenceList& d, std::string& out) {
@@ -198,33 +198,33 @@ std::string RecordingDiffText(const RecordingPeaks& a, const RecordingPeaks& b, 
   return out;
 }
 
-Json RecordingDiffJson(const RecordingPeaks& a, const RecordingPeaks& b, const DivergenceList& d) {
-  auto side = [](int64_t x, int64_t y) { return Json{{"baseline", x}, {"candidate", y}, {"delta", y - x}}; };
-  Json j;
-  j["peaks"] = Json{{"allocated", side(a.peak_allocated, b.peak_allocated)},
+DiffJson RecordingDiffJson(const RecordingPeaks& a, const RecordingPeaks& b, const DivergenceList& d) {
+  auto side = [](int64_t x, int64_t y) { return DiffJson{{"baseline", x}, {"candidate", y}, {"delta", y - x}}; };
+  DiffJson j;
+  j["peaks"] = DiffJson{{"allocated", side(a.peak_allocated, b.peak_allocated)},
                     {"reserved", side(a.peak_reserved, b.peak_reserved)},
                     {"live", side(static_cast<int64_t>(a.peak_live), static_cast<int64_t>(b.peak_live))}};
-  Json reserved(nullptr);
+  DiffJson reserved(nullptr);
   if (a.reserved_at_peak && b.reserved_at_peak) {
-    Json parts = Json::array();
+    DiffJson parts = DiffJson::array();
     for (const ReservedDelta& x : ReservedDeltas(*a.reserved_at_peak, *b.reserved_at_peak)) {
-      Json p{{"cause", x.cause}};
+      DiffJson p{{"cause", x.cause}};
       if (!x.key.empty()) p["key"] = x.key;
       p["baseline"] = x.baseline;
       p["candidate"] = x.candidate;
       p["delta"] = x.delta();
       parts.push_back(std::move(p));
     }
-    reserved = Json{{"baseline", ReservedMomentJson(*a.reserved_at_peak)},
+    reserved = DiffJson{{"baseline", ReservedMomentJson(*a.reserved_at_peak)},
                     {"candidate", ReservedMomentJson(*b.reserved_at_peak)},
                     {"parts", std::move(parts)}};
   }
   j["reserved_explained"] = std::move(reserved);
-  Json first = Json::array();
+  DiffJson first = DiffJson::array();
   for (const Divergence& x : d.first) {
-    first.push_back(Json{{"position", x.position}, {"baseline", EventJson(x.baseline)}, {"candidate", EventJson(x.candidate)}});
+    first.push_back(DiffJson{{"position", x.position}, {"baseline", EventJson(x.baseline)}, {"candidate", EventJson(x.candidate)}});
   }
-  j["divergence"] = Json{{"compared", d.compared}, {"differing", d.differing}, {"first", std::move(first)}};
+  j["divergence"] = DiffJson{{"compared", d.compared}, {"differing", d.differing}, {"first", std::move(first)}};
   return j;
 }
 

@@ -1,6 +1,6 @@
 #include "sim/whatif/trial.h"
 
-#include "allocator/baselines/null_allocator.h"
+#include "allocator/core/null_allocator.h"
 #include "sim/scenario/scenario_run.h"
 
 namespace hbmsim {
@@ -104,7 +104,7 @@ absl::StatusOr<ScenarioSurvey> SurveyScenario(const Scenario& scenario, const Su
   }
   EventReader& events = logging ? static_cast<EventReader&>(*logging) : **reader;
   // Nothing fails: the engine's own peak live bytes, over exactly the events
-  // every trial replays. The null policy places nothing (the ideal one gave
+  // every trial replays. The null policy places nothing (the live-bytes bound gave
   // the same numbers but kept a hash map of its blocks, a tenth of the
   // survey, and the survey is what every probe waits for).
   NullAllocator null;

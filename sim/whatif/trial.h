@@ -15,7 +15,7 @@
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/scenario/scenario.h"
-#include "sim/whatif/event_log.h"
+#include "sim/engine/event_log.h"
 
 namespace hbmsim {
 
@@ -27,7 +27,7 @@ struct ScenarioSurvey {
   uint64_t events_read = 0;
   uint64_t events_replayed = 0;
   std::optional<DeviceId> device;
-  // The events, when asked for and loggable (sim/whatif/event_log.h).
+  // The events, when asked for and loggable (sim/engine/event_log.h).
   std::shared_ptr<const EventLog> events;
 };
 struct SurveyOptions {

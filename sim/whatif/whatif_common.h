@@ -18,7 +18,7 @@ namespace hbmsim {
 
 // The --allocator argument: `given` when not empty, else the allocator that
 // ran the job as the recording says (RecordedPolicy, sim/scenario/
-// scenario_config.h: a PyTorch snapshot's is torch, a TF/JAX profile's bfc, a
+// scenario_config.h: a PyTorch snapshot's is PyTorch's, a TF/JAX profile's BFC, a
 // converted recording's the one its `# allocator:` names). InvalidArgument
 // when the recording does not say (a hand-written text trace, an RMM log).
 // `chosen` receives, when the recording chose, a note saying so.
@@ -37,7 +37,7 @@ absl::StatusOr<AllocatorConfig> ResolveWithSets(std::string_view allocator, cons
                                                 const Scenario& scenario,
                                                 std::vector<std::string>* applied = nullptr);
 
-// `bfc,tpu,paged:page_size=64KiB`: comma-separated NAME[:KEY=VALUE...], each
+// `NAME,NAME:KEY=VALUE`: comma-separated NAME[:KEY=VALUE...], each
 // resolved as ResolveWithSets does.
 absl::StatusOr<std::vector<AllocatorConfig>> ParseAllocatorList(std::string_view list, const Scenario& scenario);
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "allocator/bfc/bins.h"
+#include "allocator/core/bins.h"
 #include "gtest/gtest.h"
 
 namespace hbmsim::bfc {

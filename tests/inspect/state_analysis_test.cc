@@ -1,10 +1,10 @@
 // Analyze and Probe on a hand-built state: one 20 MiB cudaMalloc segment
 // [in use 8 MiB][free 4 MiB][pending free 8 MiB] and one 2 MiB small segment
 // [in use 512 B][free 2 MiB - 512 B], device of 64 MiB.
-#include "sim/inspect/state_analysis.h"
+#include "sim/policies/torch/torch_state_analysis.h"
 
 #include "gtest/gtest.h"
-#include "sim/inspect/probe.h"
+#include "sim/policies/torch/torch_probe.h"
 
 namespace hbmsim::inspect {
 namespace {

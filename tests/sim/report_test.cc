@@ -6,7 +6,7 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "gtest/gtest.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/dumps/bfc_dump.h"
+#include "sim/policies/bfc/bfc_dump.h"
 #include "sim/dumps/memory_map_text.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"

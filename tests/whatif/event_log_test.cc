@@ -1,14 +1,15 @@
-// The event log `size` keeps in memory (sim/whatif/event_log.h): every event
+// The event log `size` keeps in memory (sim/engine/event_log.h): every event
 // the survey reads, field for field, or none at all when one event holds
 // more than a record can.
-#include "sim/whatif/event_log.h"
+#include "sim/engine/event_log.h"
+#include "sim/whatif/scenario_event_log.h"
 
 #include <numeric>
 
 #include "fmt/format.h"
 
 #include "sim/whatif/checkpoints.h"
-#include "sim/whatif/huge_page_vector.h"
+#include "sim/engine/huge_page_vector.h"
 #include "sim/whatif/trial.h"
 #include "tests/whatif/whatif_test_util.h"
 
