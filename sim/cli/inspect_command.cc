@@ -34,7 +34,8 @@ class InspectCommand : public Command {
     app.add_option(
         "--allocator", allocator_,
         "for a JAX device memory profile: the policy probes place its buffers through (default: tpu "
-        "for TPU devices, bfc otherwise)");
+        "for TPU devices, bfc otherwise); for a trace: the policy that shows its state (default: the one "
+        "the recording names)");
     app.add_option(
         "--probe", probes_,
         "a request size (e.g. 512MiB, 1000000000): what the torch policy would do with it now; repeatable");
@@ -85,7 +86,7 @@ class InspectCommand : public Command {
     std::shared_ptr<const Recording> recording(*std::move(opened));
     if (recording->facts().held_state != nullptr)
       return RunHeld(std::move(recording), options, sizes, *outputs);
-    if (!allocator_.empty()) return Fail("--allocator: only for a JAX device memory profile");
+    options.allocator = allocator_;
     if (!device_error_.empty()) return Fail(device_error_);
     absl::StatusOr<inspect::InspectedState> state = inspect::InspectRecording(std::move(recording), options);
     if (!state.ok()) return Fail(std::string(std::string(state.status().message())));

@@ -77,6 +77,13 @@ std::pair<std::optional<DeviceId>, std::string> DeviceOfState(const Recording& r
   return *chosen;
 }
 
+absl::Status NoStateAnalysis(const SourceOptions& o, std::string_view policy) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}: the {} policy has no state analysis for inspect; `hbmsim replay {}` shows where the "
+                  "memory was at the peak and at the first failure",
+                  o.path, policy, o.path));
+}
+
 // --device N names a device the snapshot holds nothing of (no segment, no
 // trace): an empty report would look like an empty device, so it is an error.
 absl::Status NoSuchDevice(const SourceOptions& o, const RecordedState& s) {
@@ -89,22 +96,24 @@ absl::Status NoSuchDevice(const SourceOptions& o, const RecordedState& s) {
                   ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(ids, ", "))));
 }
 
-// The policy that ran the job, when its row can analyse a state: the state is
-// shown as that runtime counts it. Errors name the file and the policy.
+// The policy that ran the job (or --allocator's), when its row can analyse a
+// state: the state is shown as that runtime counts it. Errors name the file
+// and the policy.
 absl::StatusOr<AllocatorConfig> AnalysingPolicy(const Recording& recording, const SourceOptions& o) {
+  if (!o.allocator.empty()) {
+    absl::StatusOr<AllocatorConfig> chosen = ResolveAllocator(BuiltinPolicies(), o.allocator);
+    if (!chosen.ok()) return chosen.status();
+    if (!chosen->policy->state_analysis.analyze) return NoStateAnalysis(o, chosen->policy->name);
+    return chosen;
+  }
   const PolicySpec* row = RecordedPolicy(recording);
   if (row == nullptr) {
     return absl::InvalidArgumentError(fmt::format(
         "{}: {} does not say which allocator ran the job, and inspect shows a state as that allocator "
-        "counts it (a text trace names it with `# allocator: NAME`)",
+        "counts it (a text trace names it with `# allocator: NAME`; or pass --allocator NAME)",
         o.path, recording.facts().description));
   }
-  if (!row->state_analysis.analyze) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: the {} policy has no state analysis for inspect; `hbmsim replay {}` shows where the "
-                    "memory was at the peak and at the first failure",
-                    o.path, row->name, o.path));
-  }
+  if (!row->state_analysis.analyze) return NoStateAnalysis(o, row->name);
   return ResolveAllocator(BuiltinPolicies(), row->name);
 }
 

@@ -34,6 +34,10 @@ struct SourceOptions {
   std::optional<DeviceId> device;
   std::optional<std::string> at;  // EVENT index, a mark's label, or "oom"
   std::optional<Bytes> bytes_limit;
+  // --allocator: the policy that shows the state when the recording names
+  // none (a text trace without `# allocator:`), or another one; "": the
+  // recording's own.
+  std::string allocator;
 };
 
 struct InspectedState {

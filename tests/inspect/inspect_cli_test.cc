@@ -79,6 +79,29 @@ TEST(InspectCliTest, ARecordingWithoutAStatePointsToReplay) {
             "and at the first failure\n");
 }
 
+// A text trace that names no allocator: --at needs one to show the state as,
+// and --allocator gives it (a policy without a state analysis says so).
+TEST(InspectCliTest, ATraceNamingNoAllocatorIsShownAsTheOneGiven) {
+  const std::string trace = "configs/examples/fragmentation.trace";
+  const CliRun none = RunHbmsim("inspect " + trace + " --at 5");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err, "hbmsim inspect: " + trace +
+                          ": text does not say which allocator ran the job, and inspect shows a state as that "
+                          "allocator counts it (a text trace names it with `# allocator: NAME`; or pass "
+                          "--allocator NAME)\n");
+  const CliRun tpu = RunHbmsim("inspect " + trace + " --at 5 --allocator tpu");
+  EXPECT_EQ(tpu.exit_code, 2);
+  EXPECT_EQ(tpu.err, "hbmsim inspect: " + trace + ": the tpu policy has no state analysis for inspect; `hbmsim "
+                     "replay " + trace + "` shows where the memory was at the peak and at the first failure\n");
+  // After event 5 the trace holds three 64 MiB buffers in four 64 MiB segments.
+  const CliRun torch = RunHbmsim("inspect " + trace + " --at 5 --allocator torch");
+  ASSERT_EQ(torch.exit_code, 0) << torch.err;
+  EXPECT_NE(torch.out.find("  all                  4      268435456      201326592      201326592      201326592 "
+                           "             0       67108864       67108864\n"),
+            std::string::npos)
+      << torch.out;
+}
+
 TEST(InspectCliTest, EverySnapshotStateAddsUpAndStateOnlyFilesReplayAsIt) {
   int state_only = 0;
   for (const std::string& file : SharedSnapshots()) {
