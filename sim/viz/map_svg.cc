@@ -11,7 +11,7 @@ namespace hbmsim::viz {
 namespace {
 
 constexpr uint64_t kRowUnits = 1100;
-constexpr int kLeft = 10, kRowH = 18, kRowGap = 4;
+constexpr int kMapLeft = 10, kRowH = 18, kRowGap = 4;
 
 int RowY(uint64_t row) { return 10 + static_cast<int>(row) * (kRowH + kRowGap); }
 
@@ -23,7 +23,7 @@ std::string Span(uint64_t begin, uint64_t end, std::string_view colour, int y_of
     const uint64_t row = begin / kRowUnits;
     const uint64_t stop = std::min(end, (row + 1) * kRowUnits);
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">{}</rect>\n",
-                       kLeft + begin % kRowUnits, RowY(row) + y_off, stop - begin, h, colour, title);
+                       kMapLeft + begin % kRowUnits, RowY(row) + y_off, stop - begin, h, colour, title);
     begin = stop;
   }
   return out;
@@ -60,10 +60,10 @@ std::string AddressMapSvg(const AddressMap& m) {
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"address-map\" data-blocks=\"{0}\" "
       "data-cells=\"{1}\" width=\"{2}\" height=\"{3}\" viewBox=\"0 0 {2} {3}\">\n",
-      m.blocks, m.cells.size(), kLeft * 2 + kRowUnits, RowY(rows) + 4);
+      m.blocks, m.cells.size(), kMapLeft * 2 + kRowUnits, RowY(rows) + 4);
   for (uint64_t r = 0; r < rows; ++r) {
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#ccc\"/>\n",
-                       kLeft, RowY(r), kRowUnits, kRowH);
+                       kMapLeft, RowY(r), kRowUnits, kRowH);
   }
   for (const MapCell& c : m.cells) out += Cell(c);
   // Region starts: a dark tick, so separate device allocations read as such.

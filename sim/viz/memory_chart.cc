@@ -13,10 +13,8 @@ namespace {
 
 // Groups drawn one by one; the rest share one grey segment.
 constexpr size_t kGroupsDrawn = 8;
-constexpr int kBarWidth = 1000;
-constexpr int kBarHeight = 28;
 // Colour-blind-safe qualitative palette (Tableau 10 without its grey).
-constexpr std::array<std::string_view, kGroupsDrawn> kPalette = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+constexpr std::array<std::string_view, kGroupsDrawn> kGroupPalette = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                                                  "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
 constexpr std::string_view kRestColour = "#bab0ac";
 
@@ -39,7 +37,7 @@ std::vector<Segment> Segments(const std::vector<MemoryGroup>& groups) {
     // A lone last group is drawn itself rather than as "1 more group".
     if (i < kGroupsDrawn || (i == kGroupsDrawn && groups.size() == kGroupsDrawn + 1)) {
       out.push_back({groups[i].key, groups[i].bytes, groups[i].buffers,
-                     i < kGroupsDrawn ? kPalette[i] : kRestColour});
+                     i < kGroupsDrawn ? kGroupPalette[i] : kRestColour});
     } else {
       rest.bytes += groups[i].bytes;
       rest.buffers += groups[i].buffers;

@@ -15,10 +15,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kBarWidth = 1000;
-constexpr int kBarHeight = 28;
 // Colour-blind-safe (Okabe-Ito), so causes read apart from the held-bytes bars' palette.
-constexpr std::array<std::string_view, 8> kPalette = {"#0072b2", "#e69f00", "#009e73", "#cc79a7",
+constexpr std::array<std::string_view, 8> kCausePalette = {"#0072b2", "#e69f00", "#009e73", "#cc79a7",
                                                       "#56b4e9", "#d55e00", "#f0e442", "#999999"};
 
 struct Part {
@@ -72,7 +70,7 @@ std::string Bar(const std::vector<Part>& parts, uint64_t reserved) {
         "<rect x=\"{:.2f}\" y=\"0\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\" data-bytes=\"{}\"><title>{}: "
         "{}"
         "</title></rect>\n",
-        x, w, kBarHeight, kPalette[i % kPalette.size()], parts[i].bytes, Escape(parts[i].cause),
+        x, w, kBarHeight, kCausePalette[i % kCausePalette.size()], parts[i].bytes, Escape(parts[i].cause),
         Escape(HumanReadableNumBytes(Bytes(parts[i].bytes))));
     x += w;
   }
@@ -88,7 +86,7 @@ std::string Legend(const std::vector<Part>& parts, uint64_t reserved) {
     out += fmt::format(
         "<tr><td class=\"key\"><span style=\"background:{}\"></span></td><td class=\"l\">{}</td><td>{}</td>"
         "<td>{}</td><td>{:.1f}%</td><td class=\"l\">{}</td></tr>\n",
-        kPalette[i % kPalette.size()], Escape(parts[i].cause), parts[i].bytes,
+        kCausePalette[i % kCausePalette.size()], Escape(parts[i].cause), parts[i].bytes,
         Escape(HumanReadableNumBytes(Bytes(parts[i].bytes))), share, Escape(parts[i].freed_by));
   }
   return out + "</table>\n";

@@ -16,6 +16,10 @@ std::string Escape(std::string_view s);
 std::string BytesText(int64_t bytes);
 std::string_view StateColour(BlockState s);
 inline constexpr std::string_view kWasteColour = "#f28e2b";
+// The size of one stacked bar of the report's charts (held bytes by group,
+// reserved bytes by cause): one size, so the bars line up on the page.
+inline constexpr int kBarWidth = 1000;
+inline constexpr int kBarHeight = 28;
 
 }  // namespace hbmsim::viz
 

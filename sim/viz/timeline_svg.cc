@@ -10,7 +10,7 @@
 namespace hbmsim::viz {
 namespace {
 
-constexpr int kLeft = 70, kTop = 10, kPlotW = 1200, kPlotH = 320;
+constexpr int kPlotLeft = 70, kTop = 10, kPlotW = 1200, kPlotH = 320;
 constexpr std::array<std::string_view, kSeriesCount> kSeriesColour = {"#59a14f", "#4e79a7", "#bab0ac",
                                                                       "#e15759"};
 constexpr std::array<std::string_view, kMarkerKinds> kMarkerColour = {"#d62728", "#1f77b4", "#ff7f0e"};
@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, kMarkerKinds> kMarkerName = {"failures", 
 struct Scale {
   double per_column;
   int64_t top;
-  double X(size_t c) const { return kLeft + (c + 0.5) * per_column; }
+  double X(size_t c) const { return kPlotLeft + (c + 0.5) * per_column; }
   double Y(int64_t v) const { return kTop + kPlotH - static_cast<double>(v) / top * kPlotH; }
 };
 
@@ -66,27 +66,27 @@ std::string Markers(const Timeline& t, const Scale& sc) {
 std::string Axes(const Timeline& t, const Scale& sc) {
   std::string out =
       fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fbfbfb\" stroke=\"#999\"/>\n",
-                  kLeft, kTop, kPlotW, kPlotH);
+                  kPlotLeft, kTop, kPlotW, kPlotH);
   for (int i = 0; i <= 4; ++i) {
     const int64_t v = sc.top / 4 * i;
     out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-                       kLeft - 4, sc.Y(v) + 4, HumanReadableNumBytes(v));
+                       kPlotLeft - 4, sc.Y(v) + 4, HumanReadableNumBytes(v));
   }
   const uint64_t events = t.events();
   for (int i = 0; i <= 4; ++i) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-                       kLeft + kPlotW * i / 4, kTop + kPlotH + 14, events * i / 4);
+                       kPlotLeft + kPlotW * i / 4, kTop + kPlotH + 14, events * i / 4);
   }
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">event index ({} "
       "event(s) per column, min/max per column)</text>\n",
-      kLeft + kPlotW / 2, kTop + kPlotH + 30, t.events_per_column());
+      kPlotLeft + kPlotW / 2, kTop + kPlotH + 30, t.events_per_column());
   return out;
 }
 
 std::string Legend(const Timeline& t) {
   std::string out;
-  int x = kLeft;
+  int x = kPlotLeft;
   for (int s = 0; s < kSeriesCount; ++s, x += 300) {
     out += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" "
@@ -108,7 +108,7 @@ std::string TimelineSvg(const Timeline& t) {
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\">\n",
-      kLeft + kPlotW + 10, kTop + kPlotH + 60);
+      kPlotLeft + kPlotW + 10, kTop + kPlotH + 60);
   out += Axes(t, sc);
   // Drawn bottom to top: the pool first, then the largest free block, the bytes in use, the live requests.
   for (int s : {kPoolBytes, kLargestFree, kBytesInUse, kLiveRequested}) out += SeriesPath(t, sc, s);

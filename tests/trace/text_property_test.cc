@@ -111,7 +111,7 @@ class EventGenerator {
   std::vector<uint64_t> loaded_;
 };
 
-std::string Describe(const Event& e) {
+std::string DescribeRoundTripped(const Event& e) {
   return fmt::format(
       "{} id={} bytes={} dev={} stream={} t={} addr={} shape={} tag={} label={}", EventKindName(e.kind), e.id,
       e.bytes.value(), e.device.value(), e.stream.value(), e.time_us ? fmt::format("{}", *e.time_us) : "-",
@@ -140,7 +140,7 @@ TEST(TextPropertyTest, RandomValidTracesRoundTrip) {
     ASSERT_EQ(read->size(), events.size()) << "seed " << seed;
     for (size_t i = 0; i < events.size(); ++i) {
       // The reader reports 0 bytes for events without a <bytes> field, as generated.
-      ASSERT_EQ(Describe((*read)[i].get()), Describe(events[i].get())) << "seed " << seed << " event " << i;
+      ASSERT_EQ(DescribeRoundTripped((*read)[i].get()), DescribeRoundTripped(events[i].get())) << "seed " << seed << " event " << i;
     }
   }
 }
