@@ -115,7 +115,9 @@ TEST(NamedRecordingFacts, AProfileKeepsEachAllocatorsLimitSettingsAndFiguresThro
     const DeviceFacts& p = path.device(d.device);
     const DeviceFacts& f = fifo.device(d.device);
     ASSERT_EQ(f.limit.has_value(), p.limit.has_value());
-    if (p.limit) EXPECT_EQ(f.limit->limit, p.limit->limit);
+    if (p.limit) {
+      EXPECT_EQ(f.limit->limit, p.limit->limit);  // braces: EXPECT_EQ hides an if/else
+    }
     ASSERT_TRUE(f.settings.has_value());
     EXPECT_EQ(f.settings->framework, p.settings->framework);
     EXPECT_EQ(f.settings->pool_grown, p.settings->pool_grown);
