@@ -3,8 +3,8 @@
 // (RegisterBuiltinPolicies) rather than static initializers, which the linker
 // drops from static libraries.
 //
-// Adding a policy: a folder sim/policies/xxx/ with `absl::Status
-// RegisterXxxPolicy(PolicyRegistry&)` (a handle per option, its options in an
+// Adding a policy: a folder sim/policies/<p>/ with `absl::Status
+// Register<P>Policy(PolicyRegistry&)` (a handle per option, its options in an
 // OptionTable over the policy's Options struct, MakePolicySpec, its texts and
 // capabilities) returning what Register says, and one line in
 // sim/policies/builtin_policies.cc; docs/contributing.md has the checklist.

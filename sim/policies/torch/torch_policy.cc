@@ -9,7 +9,7 @@
 #include "allocator/torch/torch_options.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
-#include "sim/config/torch_option_names.h"
+#include "sim/policies/torch/torch_option_names.h"
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/stats_text.h"
 #include "sim/policies/core/for_policy.h"

@@ -20,7 +20,7 @@
 #include "allocator/torch/torch_options.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
-#include "sim/config/torch_option_names.h"
+#include "sim/policies/torch/torch_option_names.h"
 
 namespace hbmsim {
 namespace {

@@ -3,8 +3,8 @@
 // declares them in its table and lists its advice with them, and
 // torch_recording.cc turns a snapshot's allocator_settings into them. A
 // header because those are two files of one row.
-#ifndef HBMSIM_SIM_CONFIG_TORCH_OPTION_NAMES_H_
-#define HBMSIM_SIM_CONFIG_TORCH_OPTION_NAMES_H_
+#ifndef HBMSIM_SIM_POLICIES_TORCH_TORCH_OPTION_NAMES_H_
+#define HBMSIM_SIM_POLICIES_TORCH_TORCH_OPTION_NAMES_H_
 
 #include <cstdint>
 #include <string>
@@ -29,4 +29,4 @@ struct TorchOption {
 
 }  // namespace hbmsim
 
-#endif  // HBMSIM_SIM_CONFIG_TORCH_OPTION_NAMES_H_
+#endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_OPTION_NAMES_H_
