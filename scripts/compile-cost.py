@@ -25,8 +25,8 @@ import resource
 SAMPLE = [  # lean policy code, heavy report/CLI code, readers, tests
     "allocator/torch/torch_state.cc", "allocator/bfc/bfc_allocator.cc", "trace/text/event_parser.cc",
     "trace/torch/snapshot_events.cc", "sim/report/json_report.cc", "sim/whatif/size_search.cc",
-    "sim/cli/replay_command.cc", "sim/viz/html_report.cc", "tests/torch/torch_allocator_test.cc",
-    "tests/cli/replay_cli_test.cc", "tests/whatif/size_search_test.cc", "tests/sim/report_test.cc",
+    "sim/cli/replay_command.cc", "sim/viz/html_report.cc", "tests/allocator/torch/torch_allocator_test.cc",
+    "tests/sim/cli/replay_cli_test.cc", "tests/sim/whatif/size_search_test.cc", "tests/sim/report/report_test.cc",
 ]
 
 
@@ -63,7 +63,7 @@ def link_commands(build):
     """The link commands of hbmsim and one test program, from build.ninja."""
     text = open(os.path.join(build, "build.ninja")).read()
     links = {}
-    for target in ("sim/cli/hbmsim", "tests/torch/torch_tests"):
+    for target in ("sim/cli/hbmsim", "tests/allocator/torch/torch_tests"):
         m = re.search(r"^build " + re.escape(target) + r": CXX_EXECUTABLE_LINKER__\S+ (.*?)\n((?:  .*\n)*)", text,
                       re.M)
         if not m:

@@ -43,7 +43,7 @@ export -f one
 jobs() {  # one line per job, fields separated by tabs: KIND LABEL FILE ARGS
   for f in "$SNAP"/*.pickle; do
     local name; name=$(basename "$f" .pickle)
-    local devs; devs=$(python3 "$HERE/../../tests/viz/memory_viz_compare.py" --devices "$f")
+    local devs; devs=$(python3 "$HERE/../../tests/sim/viz/memory_viz_compare.py" --devices "$f")
     [ -z "$devs" ] && continue
     printf 'original\t%s\t%s\n' "$name" "$f"
     for d in $devs; do

@@ -50,7 +50,7 @@ std::string FormatOptionValue(const OptionValue& v);
 // options). Advice, decides_as and recorded settings refer to the option by
 // this handle: the name is never re-spelled, a wrongly typed value does not
 // compile; Register checks that advice and decides_as name declared options,
-// tests/sim/option_handles_test.cc that the recorded settings do.
+// tests/sim/config/option_handles_test.cc that the recorded settings do.
 //
 //   constexpr OptionName<bool> kAllowGrowth{"allow_growth"};
 template <typename T>

@@ -40,7 +40,7 @@ const BuiltinRegistry& Builtins() {
 }  // namespace
 
 // Weak, so that a test program can define the registry over a longer list
-// (tests/policies/test_policy_list.cc adds a policy of its own to this one).
+// (tests/sim/policies/test_policy_list.cc adds a policy of its own to this one).
 [[gnu::weak]] const PolicyRegistry& BuiltinPolicies() { return Builtins().registry; }
 
 [[gnu::weak]] const absl::Status& BuiltinPoliciesStatus() { return Builtins().status; }

@@ -22,7 +22,7 @@
 // it resumes from the latest checkpoint its limit may use (usually its own
 // probe's, near the end). Until 2026-11-27 that run was a replay from the
 // first event, a check on the sharing; it cost a full replay (a caching allocator's: 40% of
-// `size`) and checked what tests/whatif/checkpoints_test.cc holds on every
+// `size`) and checked what tests/sim/whatif/checkpoints_test.cc holds on every
 // build: a resumed trial is a fresh one, and `size` with sharing is `size`
 // without it, answer, probes and this run alike.
 // Probes run in parallel, least grid point first (in the complete phase,

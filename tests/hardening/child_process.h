@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/cli/cli_test_util.h"
+#include "tests/sim/cli/cli_test_util.h"
 
 namespace hbmsim::testing {
 

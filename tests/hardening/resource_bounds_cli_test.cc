@@ -9,7 +9,7 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "tests/hardening/child_process.h"
-#include "tests/pickle/pickle_bytes.h"
+#include "tests/trace/pickle/pickle_bytes.h"
 
 namespace hbmsim::testing {
 namespace {

@@ -9,7 +9,7 @@
 // cost more than the work (issue 20: text with attributes at the speed of
 // .hbt). Anything else returns false and ParseEventLine parses the line
 // field by field, owning every message; on true `e` is exactly what that
-// slower path would have produced (tests/trace/event_parser_test.cc checks
+// slower path would have produced (tests/trace/text/event_parser_test.cc checks
 // both paths against each other for every number length and position).
 #ifndef HBMSIM_TRACE_TEXT_COMMON_LINE_H_
 #define HBMSIM_TRACE_TEXT_COMMON_LINE_H_
