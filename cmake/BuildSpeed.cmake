@@ -21,12 +21,14 @@
 #                       compile CPU). A one-file edit rebuilds its batch:
 #                       -DHBMSIM_UNITY=OFF for a tight edit loop. Names in
 #                       anonymous namespaces must be unique within a target.
-#   test code at -O1    the test programs' own sources (never the libraries
+#   test code at -O0    the test programs' own sources (never the libraries
 #                       they test, which do the work) are half of what the
-#                       test command compiles and run little: -O1 in an
-#                       optimised build, -O0 in the sanitizer build
-#                       (HBMSIM_TEST_CODE_OPT; the tests' precompiled header
-#                       follows, as it must match them).
+#                       test command compiles and run little: -O0 in every
+#                       build (HBMSIM_TEST_CODE_OPT; the tests' precompiled
+#                       header follows, as it must match them), and without
+#                       libFuzzer's coverage in the sanitizer build (only the
+#                       code a fuzz target reaches needs it; the tests would
+#                       pay for it at every comparison they make).
 include_guard(GLOBAL)
 include(CheckLinkerFlag)
 
@@ -39,16 +41,14 @@ if(HBMSIM_UNITY)
   set(CMAKE_UNITY_BUILD_BATCH_SIZE ${HBMSIM_UNITY_BATCH})
 endif()
 set(HBMSIM_TEST_CODE_OPT "auto" CACHE STRING
-    "Optimisation of the test programs' own sources: auto (-O0 with HBMSIM_SANITIZE, -O1 in Release and RelWithDebInfo), none (the build type's), or a flag such as -O2")
+    "Optimisation of the test programs' own sources: auto (-O0 in Release and RelWithDebInfo), none (the build type's), or a flag such as -O2")
 # hbmsim_test_code_options(TARGET): TARGET is test code (a gtest program or the
 # tests' precompiled header); compile it at HBMSIM_TEST_CODE_OPT.
 function(hbmsim_test_code_options target)
   set(flag ${HBMSIM_TEST_CODE_OPT})
   if(flag STREQUAL "auto")
-    if(HBMSIM_SANITIZE)
+    if(CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$")
       set(flag -O0)
-    elseif(CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$")
-      set(flag -O1)
     else()
       set(flag none)
     endif()
@@ -56,6 +56,9 @@ function(hbmsim_test_code_options target)
   if(NOT flag STREQUAL "none")
     # After the build type's own -O, so it is the one that counts.
     target_compile_options(${target} PRIVATE ${flag})
+  endif()
+  if(HBMSIM_FUZZ)
+    target_compile_options(${target} PRIVATE -fno-sanitize=fuzzer-no-link)
   endif()
 endfunction()
 set(HBMSIM_LINKER "auto" CACHE STRING "Linker: auto (mold, then lld, then the default), mold, lld or default")

@@ -38,7 +38,8 @@ class InspectCommand : public Command {
         "the recording names)");
     app.add_option(
         "--probe", probes_,
-        "a request size (e.g. 512MiB, 1000000000): what the torch policy would do with it now; repeatable");
+        "a request size (e.g. 512MiB, 1000000000): what the inspected allocator (--allocator) would do with it "
+        "now; repeatable");
     app.add_option(
         "--at", at_,
         "replay the device's trace up to this event index, mark label (e.g. segment_alloc) or `oom` "

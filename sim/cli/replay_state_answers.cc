@@ -61,7 +61,7 @@ std::optional<CommandFailure> AnswerWithRecordedState(std::shared_ptr<const Reco
   const inspect::InspectReport report = inspect::MakeInspectReport(q.trace, *state, {}, StreamId(0));
   const std::string text = fmt::format(
       "{} holds an allocator state and no trace to replay: its state, analysed as `hbmsim inspect` does "
-      "(--probe SIZE asks what the torch policy would do with a request)\n\n{}",
+      "(its --probe SIZE asks what the allocator would do with a request)\n\n{}",
       q.trace, q.quiet ? "" : inspect::RenderInspectText(report));
   return WriteStateAnswer(q, text, [&] { return JsonText(inspect::RenderInspectJson(report), 2) + "\n"; });
 }

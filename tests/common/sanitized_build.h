@@ -9,7 +9,13 @@
 // docs/fuzzing.md lists the tests that do.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <tuple>
 #include <vector>
 
 namespace hbmsim::testing {
@@ -44,6 +50,29 @@ std::vector<T> SpreadForThisBuild(const std::vector<T>& items, size_t most) {
   kept.reserve(most);
   for (size_t k = 0; k < most; ++k) kept.push_back(items[k * items.size() / most]);
   return kept;
+}
+
+// All of `files` (names under `dir`) in an optimised build; under the
+// sanitizers the `most` smallest on disk, in the list's order. For a test that
+// runs one command over every recording: the smallest cover the same code
+// paths (state-only files, traces, every section of a report) in a fraction
+// of the time, and the optimised build still runs every recording.
+inline std::vector<std::string> SmallestForThisBuild(const std::vector<std::string>& files, size_t most,
+                                                     const std::string& dir) {
+  if (!kSanitizedBuild || files.size() <= most) return files;
+  std::vector<std::tuple<uintmax_t, size_t>> by_size;  // (bytes, position in `files`)
+  for (size_t k = 0; k < files.size(); ++k) {
+    std::error_code error;
+    const uintmax_t bytes = std::filesystem::file_size(dir + files[k], error);
+    by_size.emplace_back(error ? UINTMAX_MAX : bytes, k);
+  }
+  std::sort(by_size.begin(), by_size.end());
+  std::vector<size_t> kept;
+  for (size_t k = 0; k < most; ++k) kept.push_back(std::get<1>(by_size[k]));
+  std::sort(kept.begin(), kept.end());
+  std::vector<std::string> out;
+  for (const size_t k : kept) out.push_back(files[k]);
+  return out;
 }
 
 }  // namespace hbmsim::testing

@@ -70,8 +70,8 @@ TEST(SharedTrialsTest, AResumedTrialIsAFreshOneForManyLimits) {
     ASSERT_NE(shared, nullptr);
     const uint64_t peak = t.peak_live_bytes().value();
     // Descending, then ascending: later trials resume from earlier ones'
-    // checkpoints. About 90 limits, 30 under the sanitizers.
-    const uint64_t coarser = testing::ForThisBuild<uint64_t>(1, 3);
+    // checkpoints. About 90 limits, 15 under the sanitizers.
+    const uint64_t coarser = testing::ForThisBuild<uint64_t>(1, 6);
     std::vector<uint64_t> limits;
     for (uint64_t l = 3 * peak; l >= peak; l -= coarser * (peak / 47 + 1)) limits.push_back(l);
     for (uint64_t l = peak; l <= 3 * peak; l += coarser * (peak / 43 + 256)) limits.push_back(l);
@@ -185,7 +185,8 @@ TEST(SharedTrialsTest, SizeIsTheSameWithAndWithoutSharing) {
   for (const AllocatorConfig& config : WindowedConfigs())
   for (uint64_t seed : testing::SpreadForThisBuild<uint64_t>({4, 5, 6, 7}, 1)) {
     const std::string policy = RowLabel(config);
-    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, 30000));
+    // Half the events under the sanitizers: the same search steps, on a shorter churn.
+    const testing::TestTrace t = testing::TraceFromText(ChurnTrace(seed, testing::ForThisBuild(30000, 15000)));
     for (const uint64_t resolution : {256, 4096}) {
       const TrialTarget target = testing::Target(t, config);
       absl::StatusOr<SizeResult> with = FindMinLimit(target, SizeOptions{resolution, 2, true});
