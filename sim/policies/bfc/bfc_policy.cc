@@ -27,8 +27,11 @@ std::string FractionInRange(const OptionValue& v) {
 }
 
 // What a TF/JAX profile tells about its BFC allocator, as options:
-//   TF, device memory     garbage_collection and region_coalescing on (TF's
-//                         GPU allocator over its virtual-memory sub-allocator)
+//   TF, device memory     garbage_collection on; region_coalescing off: TF's
+//                         GPU allocator takes its regions from DeviceMemAllocator
+//                         (cudaMalloc), its virtual-memory sub-allocator being
+//                         compiled out (`#if 0` in gpu_process_state.cc's
+//                         CreateSubAllocator, "Observed OOM issues")
 //   JAX/XLA, or a pinned-host allocator   both off (DeviceMemAllocator, host BFC)
 //   allow_growth          as the fragmentation readings tell (pool grown on
 //                         demand); when they cannot, on for a host allocator
@@ -40,7 +43,7 @@ std::vector<OptionEdit> RecordedOptions(const RecordedSettings& s, DeviceId) {
   const bool tf_device = s.framework == Framework::kTensorFlow && !host;
   return {{BfcOption::kAllowGrowth, s.pool_grown.value_or(host)},
           {BfcOption::kGarbageCollection, tf_device},
-          {BfcOption::kRegionCoalescing, tf_device}};
+          {BfcOption::kRegionCoalescing, false}};
 }
 
 }  // namespace
