@@ -93,6 +93,9 @@ struct StartRegion {
   std::optional<uint64_t> base;  // none: a region the recording never touches
   int64_t size = 0;
   int64_t unknown_live = 0;  // untouched regions: live bytes at its bottom, the rest free
+  // A chunk handed out whole, larger than its request, ends at the region's
+  // end: the region is exactly this size and is never widened.
+  bool end_recorded = false;
 };
 
 struct StartState {
