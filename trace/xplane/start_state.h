@@ -43,9 +43,11 @@
 // live while U lasts; the space after a cluster's last chunk only when a
 // chunk ending there was handed out unsplit and larger than its request (so
 // the free chunk it came from ended there). What is left of U is one chunk in
-// a region of its own that the recording never touches. The free regions the
-// recording never touches cannot be placed and are left out (fragmentation
-// then reads lower than recorded).
+// a region of its own that the recording never touches. The sizes must be
+// ones BFC's doubling makes (region_doubling.h): placed regions are widened
+// and the free untouched regions chosen until they are, and U's rest then
+// lies in a region of its own or at the bottom of an untouched one. Where the
+// untouched regions lie is not known: they get no base.
 //
 //   region base                 lowest touched                    highest
 //   │ unknown (U − gaps) │ known │ gap→unknown │ free │ known │ ... │ free tail ...
