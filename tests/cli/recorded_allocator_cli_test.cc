@@ -33,7 +33,7 @@ TEST(RecordedAllocatorCliTest, ATensorFlowProfileIsSizedUnderBfcWithItsRecordedO
   // regions come from cudaMalloc, so they never coalesce.
   EXPECT_NE(chosen.out.find("  allocator:        bfc (built-in)\n"
                             "  options:          allow_growth=false garbage_collection=true fragmentation_fraction=0 "
-                            "region_coalescing=false\n"
+                            "region_coalescing=false first_region=2097152\n"
                             "  settings:         garbage_collection=true (from the recording)\n"),
             std::string::npos)
       << chosen.out;

@@ -104,30 +104,25 @@ TEST(SampledCli, AnAllowGrowthPoolsRegionsAreSizedByItsFragmentationReadings) {
 }
 
 // A TF profile recorded mid-run, its pool grown over regions 3 GiB apart
-// (docs/formats/xplane.md). Before: 0/96 addresses and bytes in use 341504 B
-// low on every record (the live bytes below 0x7f5ce2053600 were also counted
-// past the region's end, and the regions were sizes BFC's doubling never
-// makes, so its replay grew others).
+// (docs/formats/xplane.md). Before: 0/96 addresses, bytes in use 341504 B low
+// and no fragmentation reading (the live bytes below 0x7f5ce2053600 were also
+// counted past the region's end, the regions were sizes BFC's doubling never
+// makes, and the pool of 513 MiB needs a 1 MiB first region).
 TEST(SampledCli, AMidRunTensorFlowPoolIsRebuiltFromRegionsBfcCanMake) {
   const nlohmann::json j = Replay(kSharedProfiles + "tf_keras_2023_instance2.xplane.pb", "bfc", "GPU_0_bfc");
   ASSERT_FALSE(j.empty());
   EXPECT_EQ(RecordedFigureCounts(j),
-            "address 96/96; chunk_size 192/192; bytes_in_use 192/192; fragmentation 0/192; "
+            "address 96/96; chunk_size 192/192; bytes_in_use 192/192; fragmentation 192/192; "
             "peak_bytes_in_use 192/192; ");
-  // The readings say a pool of 513 MiB (an odd MiB) whose largest free chunk is 256 MiB at every
-  // record; regions grown from 2 MiB hold 512 MiB, so every reading is a little off.
-  EXPECT_EQ(j["recording"]["recorded_figures"]["fragmentation"]["first_mismatch"],
-            "event 29 (MemoryAllocation planes[0] \"/host:CPU\" lines[2] \"tf_Compute/-839262650\" events[1]): "
-            "recorded 0.499681, simulated 0.500659");
   EXPECT_EQ(j["recording"]["start_state_notes"][0],
-            "the fragmentation readings' pool of 537919488 bytes is not a multiple of 2 MiB, which regions grown "
-            "from a 2 MiB first one never sum to (a 1 MiB first region, as TF <= 2.1 had, would): the layout "
-            "holds 536870912");
+            "the fragmentation readings' pool of 537919488 bytes is an odd number of MiB: regions grown from a "
+            "1 MiB first one (first_region=1048576, as in TF 1.x-2.1), not REF's 2 MiB");
   EXPECT_EQ(j["recording"]["start_state_notes"][1],
             "the fragmentation readings say the pool held 537919488 bytes, less than the limit: regions grown on "
-            "demand (allow_growth), 4 placed from the addresses and 1 the recording never touches (1048576 live "
+            "demand (allow_growth), 4 placed from the addresses and 2 the recording never touches (1048576 live "
             "bytes in them)");
-  EXPECT_EQ(j["recording"]["settings_from_recording"], nlohmann::json({"allow_growth=true", "garbage_collection=true"}));
+  EXPECT_EQ(j["recording"]["settings_from_recording"],
+            nlohmann::json({"allow_growth=true", "garbage_collection=true", "first_region=1048576"}));
 }
 
 }  // namespace

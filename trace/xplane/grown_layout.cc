@@ -150,6 +150,33 @@ void AddUntouchedRegions(int64_t left, StartState& s) {
                    [](const StartRegion& a, const StartRegion& b) { return a.size < b.size; });
 }
 
+// Sizes the regions can have been made with (region_doubling.h), searched only
+// where the readings' search runs too (region_sizes.h): a hostile file stays
+// fast. A pool of an odd number of MiB can only have grown from a 1 MiB first
+// region; otherwise from REF's 2 MiB, the pool rounded down to it.
+std::optional<DoublingLayout> LayOutForDoubling(int64_t left, StartState& s) {
+  if (s.regions.size() > kMaxRegionsForSearch) return std::nullopt;
+  const int64_t pool = *s.pool_estimate;
+  if (pool % kFirstRegion != 0 && pool % kOldFirstRegion == 0) {
+    if (std::optional<DoublingLayout> l = LayOutByDoubling(s.regions, left, pool, kOldFirstRegion)) {
+      s.first_region = kOldFirstRegion;
+      s.notes.push_back(fmt::format(
+          "the fragmentation readings' pool of {} bytes is an odd number of MiB: regions grown from a 1 MiB "
+          "first one (first_region=1048576, as in TF 1.x-2.1), not REF's 2 MiB",
+          pool));
+      return l;
+    }
+  }
+  const int64_t target = pool / kFirstRegion * kFirstRegion;
+  if (target != pool) {
+    s.notes.push_back(fmt::format(
+        "the fragmentation readings' pool of {} bytes is not a multiple of 2 MiB, which regions grown from a "
+        "2 MiB first one never sum to: the layout holds {}",
+        pool, target));
+  }
+  return LayOutByDoubling(s.regions, left, target, kFirstRegion);
+}
+
 }  // namespace
 
 // allow_growth: one region per cluster of touched addresses (start_state.h).
@@ -166,14 +193,7 @@ void LayOutGrown(const AllocatorRecording& rec, const std::vector<Range>& touche
   // A region may be larger than what its chunks span: the readings say (region_sizes.h).
   WidenRegionsToReadings(rec, s, live, *s.pool_estimate, s.regions);
   // And the regions must be ones BFC's doubling makes, or its replay makes others (region_doubling.h).
-  const int64_t target = *s.pool_estimate / kFirstRegion * kFirstRegion;
-  if (target != *s.pool_estimate) {
-    s.notes.push_back(fmt::format(
-        "the fragmentation readings' pool of {} bytes is not a multiple of 2 MiB, which regions grown from a "
-        "2 MiB first one never sum to (a 1 MiB first region, as TF <= 2.1 had, would): the layout holds {}",
-        *s.pool_estimate, target));
-  }
-  const std::optional<DoublingLayout> doubled = LayOutByDoubling(s.regions, left, target);
+  const std::optional<DoublingLayout> doubled = LayOutForDoubling(left, s);
   if (doubled) {
     for (size_t i = 0; i < s.regions.size(); ++i) s.regions[i].size = doubled->placed_sizes[i];
   }
@@ -183,7 +203,9 @@ void LayOutGrown(const AllocatorRecording& rec, const std::vector<Range>& touche
     std::stable_sort(s.regions.begin(), s.regions.end(),
                      [](const StartRegion& a, const StartRegion& b) { return a.size < b.size; });
   } else {
-    s.notes.push_back("no layout the addresses allow is a pool BFC's doubling makes: regions as the readings say");
+    s.notes.push_back(fmt::format(
+        "no layout of the {} placed regions found that BFC's doubling makes: regions as the readings say",
+        s.regions.size()));
     AddUntouchedRegions(left, s);
   }
   const size_t placed = static_cast<size_t>(std::count_if(

@@ -2,16 +2,15 @@
 
 #include <algorithm>
 
-#include "trace/xplane/region_sizes.h"
 
 namespace hbmsim::xplane {
 namespace {
 
 constexpr int64_t kDoublingCap = int64_t{1} << 62;  // no device has more; hostile sums saturate here
 // The searches are bounded: a hostile file must not make them run long.
-constexpr int kCompletionNodes = 100000;
+constexpr int kCompletionNodes = 20000;
 constexpr int kMaxDoublingsTried = 8;
-constexpr int kMaxLayoutsTried = 20000;
+constexpr int kMaxLayoutsTried = 2000;
 
 // The next current size after a region of `s` bytes, or nullopt when Extend
 // cannot make it now (reference §1.7; the header's rule).
@@ -24,17 +23,17 @@ std::optional<int64_t> AfterRegion(int64_t curr, int64_t s) {
   return s;
 }
 
-// The smallest 2 MiB·2^k that holds `bytes`.
-int64_t DoublingSizeHolding(int64_t bytes) {
-  int64_t size = kFirstRegion;
+// The smallest first·2^k that holds `bytes`.
+int64_t DoublingSizeHolding(int64_t bytes, int64_t first) {
+  int64_t size = first;
   while (size < bytes && size < kDoublingCap) size *= 2;
   return size;
 }
 
-std::vector<int64_t> SetBitRegions(int64_t rest) {
+std::vector<int64_t> SetBitRegions(int64_t rest, int64_t first) {
   std::vector<int64_t> out;
-  for (int64_t size = kFirstRegion; size > 0 && size <= rest && size < kDoublingCap; size *= 2) {
-    if ((rest / kFirstRegion) & (size / kFirstRegion)) out.push_back(size);
+  for (int64_t size = first; size > 0 && size <= rest && size < kDoublingCap; size *= 2) {
+    if ((rest / first) & (size / first)) out.push_back(size);
   }
   std::reverse(out.begin(), out.end());
   return out;
@@ -44,12 +43,12 @@ std::vector<int64_t> SetBitRegions(int64_t rest) {
 // taken one or a free one no larger; keeps the completion with fewest regions.
 class CompletionSearch {
  public:
-  explicit CompletionSearch(std::vector<int64_t> taken) : taken_(std::move(taken)) {
+  CompletionSearch(std::vector<int64_t> taken, int64_t first) : taken_(std::move(taken)), first_(first) {
     std::sort(taken_.begin(), taken_.end());
   }
 
   std::optional<std::vector<int64_t>> Run(int64_t rest) {
-    Visit(0, kFirstRegion, rest);
+    Visit(0, first_, rest);
     return best_;
   }
 
@@ -73,6 +72,7 @@ class CompletionSearch {
   }
 
   std::vector<int64_t> taken_;
+  int64_t first_;
   std::vector<int64_t> free_;
   std::optional<std::vector<int64_t>> best_;
   int nodes_left_ = kCompletionNodes;
@@ -81,20 +81,20 @@ class CompletionSearch {
 // The untouched regions for one choice of placed sizes, U's rest (`left`)
 // in a region of its own if that can be made, else in the smallest free one.
 std::optional<std::vector<StartRegion>> UntouchedFor(const std::vector<int64_t>& placed, int64_t left,
-                                                     int64_t rest) {
+                                                     int64_t rest, int64_t first) {
   if (left > 0) {
     std::vector<int64_t> taken = placed;
-    const int64_t own = DoublingSizeHolding(left);
+    const int64_t own = DoublingSizeHolding(left, first);
     taken.push_back(own);
     if (own <= rest) {
-      if (std::optional<std::vector<int64_t>> free = CompleteByDoubling(taken, rest - own)) {
+      if (std::optional<std::vector<int64_t>> free = CompleteByDoubling(taken, rest - own, first)) {
         std::vector<StartRegion> out = {{std::nullopt, own, left, false}};
         for (int64_t f : *free) out.push_back({std::nullopt, f, 0, false});
         return out;
       }
     }
   }
-  std::optional<std::vector<int64_t>> free = CompleteByDoubling(placed, rest);
+  std::optional<std::vector<int64_t>> free = CompleteByDoubling(placed, rest, first);
   if (!free) return std::nullopt;
   std::vector<StartRegion> out;
   for (int64_t f : *free) out.push_back({std::nullopt, f, 0, false});
@@ -131,8 +131,9 @@ std::vector<std::vector<int64_t>> SizeChoices(const std::vector<StartRegion>& pl
 // Every way to spend exactly `doublings` doublings over the regions from `i` on.
 class DoublingEnumerator {
  public:
-  DoublingEnumerator(const std::vector<std::vector<int64_t>>& choices, int64_t left, int64_t target)
-      : choices_(choices), left_(left), target_(target), pick_(choices.size(), 0) {}
+  DoublingEnumerator(const std::vector<std::vector<int64_t>>& choices, int64_t left, int64_t target,
+                     int64_t first)
+      : choices_(choices), left_(left), target_(target), first_(first), pick_(choices.size(), 0) {}
 
   std::optional<DoublingLayout> Spend(size_t i, int doublings) {
     if (tried_ >= kMaxLayoutsTried) return std::nullopt;
@@ -155,7 +156,8 @@ class DoublingEnumerator {
       l.doublings += pick_[i];
     }
     if (sum > target_) return std::nullopt;
-    std::optional<std::vector<StartRegion>> untouched = UntouchedFor(l.placed_sizes, left_, target_ - sum);
+    std::optional<std::vector<StartRegion>> untouched =
+        UntouchedFor(l.placed_sizes, left_, target_ - sum, first_);
     if (!untouched) return std::nullopt;
     l.untouched = std::move(*untouched);
     return l;
@@ -164,15 +166,16 @@ class DoublingEnumerator {
   const std::vector<std::vector<int64_t>>& choices_;
   int64_t left_;
   int64_t target_;
+  int64_t first_;
   std::vector<int> pick_;
   int tried_ = 0;
 };
 
 }  // namespace
 
-bool MadeByDoubling(std::vector<int64_t> sizes) {
+bool MadeByDoubling(std::vector<int64_t> sizes, int64_t first) {
   std::sort(sizes.begin(), sizes.end());
-  int64_t curr = kFirstRegion;
+  int64_t curr = first;
   for (int64_t s : sizes) {
     const std::optional<int64_t> next = AfterRegion(curr, s);
     if (!next) return false;
@@ -181,21 +184,22 @@ bool MadeByDoubling(std::vector<int64_t> sizes) {
   return true;
 }
 
-std::optional<std::vector<int64_t>> CompleteByDoubling(const std::vector<int64_t>& taken, int64_t rest) {
-  if (rest < 0 || rest % kFirstRegion != 0) return std::nullopt;
-  std::vector<int64_t> bits = SetBitRegions(rest);
+std::optional<std::vector<int64_t>> CompleteByDoubling(const std::vector<int64_t>& taken, int64_t rest,
+                                                       int64_t first) {
+  if (first <= 0 || rest < 0 || rest % first != 0) return std::nullopt;
+  std::vector<int64_t> bits = SetBitRegions(rest, first);
   std::vector<int64_t> all = taken;
   all.insert(all.end(), bits.begin(), bits.end());
-  if (MadeByDoubling(all)) return bits;
-  std::optional<std::vector<int64_t>> found = CompletionSearch(taken).Run(rest);
+  if (MadeByDoubling(all, first)) return bits;
+  std::optional<std::vector<int64_t>> found = CompletionSearch(taken, first).Run(rest);
   if (found) std::sort(found->rbegin(), found->rend());
   return found;
 }
 
 std::optional<DoublingLayout> LayOutByDoubling(const std::vector<StartRegion>& placed, int64_t left,
-                                               int64_t target) {
+                                               int64_t target, int64_t first) {
   const std::vector<std::vector<int64_t>> choices = SizeChoices(placed, target);
-  DoublingEnumerator enumerate(choices, left, target);
+  DoublingEnumerator enumerate(choices, left, target, first);
   for (int doublings = 0; doublings <= kMaxDoublingsTried; ++doublings) {
     if (std::optional<DoublingLayout> l = enumerate.Spend(0, doublings)) return l;
   }

@@ -115,6 +115,9 @@ struct StartState {
   bool top_down = false;
   std::optional<int64_t> reserved_before;  // top_down: bytes_reserved (programs) at the first record
   std::vector<StartRegion> regions;      // grown only: in build order (size, then address)
+  // grown only: the first region's size the pool implies when it is not REF's
+  // 2 MiB (a pool of an odd number of MiB: 1 MiB, region_doubling.h)
+  std::optional<int64_t> first_region;
   int64_t unknown_elsewhere = 0;         // grown only: U in regions the recording never touches
   std::vector<StartChunk> chunks;        // address order, tiling [base, highest touched) partly
   std::vector<ResolvedRecord> records;   // one per record of the allocator
