@@ -13,16 +13,16 @@ using bfc::kInvalidChunk;
 
 namespace {
 
-constexpr Bytes kTwoMiB = Bytes::MiB(2);
 constexpr Bytes kDefaultMaxInternalFragmentation = Bytes::MiB(128);
 
 }  // namespace
 
 BfcAllocator::BfcAllocator(const BfcOptions& options) : options_(options) {
-  // REF (since TF 2.7): growth starts with 2 MiB regions; otherwise the first
-  // Extend takes the whole limit.
+  // REF: growth starts with 2 MiB regions (first_region; older builds 1 MiB);
+  // otherwise the first Extend takes the whole limit.
   const Bytes first_region =
-      options_.allow_growth ? std::min(options_.memory_limit, kTwoMiB) : options_.memory_limit;
+      options_.allow_growth ? std::min(options_.memory_limit, std::max(options_.first_region, Bytes(1)))
+                            : options_.memory_limit;  // a first region of 0 would never double
   curr_region_allocation_bytes_ = first_region.RoundUp(kGranule);
   stats_.bytes_limit = StatBytes(options_.memory_limit);
   stats_.pool_bytes = 0;
@@ -41,11 +41,11 @@ bool BfcAllocator::TrackLimitWindow() {
   windows_ = true;
   window_ = LimitWindows{};
   if (options_.allow_growth) {
-    // Growth starts at min(limit, 2 MiB): the same for every limit of 2 MiB
-    // and more. Below, the first region is the limit's, which CloneAt does not
-    // recompute for a growing pool: such a run keeps its limit alone.
-    if (options_.memory_limit >= kTwoMiB) {
-      window_.AtLeast(kTwoMiB);
+    // Growth starts at min(limit, first_region): the same for every limit of
+    // first_region and more. Below, the first region is the limit's, which
+    // CloneAt does not recompute for a growing pool: such a run keeps its limit alone.
+    if (options_.memory_limit >= options_.first_region) {
+      window_.AtLeast(options_.first_region);
     } else {
       window_.Only(options_.memory_limit);
     }

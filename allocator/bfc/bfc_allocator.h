@@ -42,8 +42,8 @@
 //   free       merge next into h, then h into prev                              §1.5
 //   handles    vector indices, recycled LIFO; in one free next's handle is      §1.6
 //              released before h's; a split takes its new handle first
-//   growth     curr starts at RoundedBytes(min(limit, 2 MiB)) with growth,      §1.7
-//              else RoundedBytes(limit). Extend: available = floor256(limit -
+//   growth     curr starts at RoundedBytes(min(limit, first_region)) with       §1.7
+//              growth (2 MiB), else RoundedBytes(limit). Extend: available = floor256(limit -
 //              pool); double curr while rounded > curr; take min(curr,
 //              available); double curr after success only if not doubled before
 //   coalescing with region_coalescing, memory that starts where a region ends  §1.6
@@ -84,7 +84,11 @@ namespace hbmsim {
 
 struct BfcOptions {
   Bytes memory_limit;                 // TSL's total_memory / memory_limit_
-  bool allow_growth = false;          // start with 2 MiB regions instead of the whole limit
+  bool allow_growth = false;          // start with first_region instead of the whole limit
+  // allow_growth's first region: REF's 2 MiB. TF 1.x-2.1 used 1 MiB (reference
+  // §1.7), and so did the builds behind the shared TF profiles of 2022-2023
+  // (their pools are an odd number of MiB: docs/formats/xplane.md).
+  Bytes first_region = Bytes::MiB(2);
   bool garbage_collection = false;    // release fully free regions before failing (TF GPU: true)
   bool region_coalescing = false;     // the sub-allocator supports in-place growth (TF's VMM)
   double fragmentation_fraction = 0;  // > 0: split threshold = fraction · limit

@@ -84,6 +84,7 @@ struct RecordedSettings {
   Framework framework = Framework::kUnknown;  // trace/core/framework.h
   std::optional<bool> host_memory;    // a pinned-host allocator (gpu_host_bfc), not the device's
   std::optional<bool> pool_grown;     // regions grown on demand (allow_growth), as the figures tell
+  std::optional<uint64_t> first_region;  // allow_growth's first region size, when the figures tell it
 };
 
 // The capacity a recorded OOM implies: the bytes reserved when the first

@@ -64,6 +64,7 @@ RecordedSettings ProfileSettings(const xplane::ProfileTrace& trace, const xplane
   s.framework = trace.framework;
   s.host_memory = xplane::IsHostAllocator(dev.recording.name);
   if (dev.start.pool_estimate) s.pool_grown = dev.start.grown;
+  if (dev.start.first_region) s.first_region = static_cast<uint64_t>(*dev.start.first_region);
   return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/container/btree_map.h"
 #include "fmt/format.h"
+#include "trace/xplane/region_doubling.h"
 #include "trace/xplane/region_sizes.h"
 
 namespace hbmsim::xplane {
@@ -86,7 +87,7 @@ std::vector<StartChunk> PlaceGrownClusters(const std::vector<Range>& clusters, c
     }
     const int64_t size = RegionSpanning(base, c.end);
     prev_end = base + static_cast<uint64_t>(size);
-    s.regions.push_back({base, size, 0});
+    s.regions.push_back({base, size, 0, false});
     // Untouched gaps inside the cluster: live while U lasts.
     for (size_t i = 1; i < touched.size(); ++i) {
       if (touched[i].begin <= c.begin || touched[i].begin > c.end) continue;
@@ -96,12 +97,17 @@ std::vector<StartChunk> PlaceGrownClusters(const std::vector<Range>& clusters, c
         left -= gap;
       }
     }
-    const int64_t tail = static_cast<int64_t>(c.begin + static_cast<uint64_t>(size) - c.end);
+    // The region runs from its base (not the cluster's first address): the
+    // tail is what lies between the cluster's end and the region's.
+    const int64_t tail = static_cast<int64_t>(base + static_cast<uint64_t>(size) - c.end);
     const bool ended_there = std::find(unsplit_ends.begin(), unsplit_ends.end(), c.end) != unsplit_ends.end();
     if (tail > 0 && ended_there && tail <= left) {
       live.push_back({c.end, tail, StartChunkKind::kUnknown, 0});
       left -= tail;
     }
+    // A chunk handed out whole ends exactly where the region does: the free
+    // chunk it came from ended there, so the region is no larger.
+    s.regions.back().end_recorded = tail == 0 && ended_there;
   }
   return live;
 }
@@ -131,17 +137,44 @@ void AddUntouchedRegions(int64_t left, StartState& s) {
   int64_t pool = 0;
   for (const StartRegion& r : s.regions) pool = std::min(kCap, pool + r.size);
   if (left > 0) {
-    s.regions.push_back({std::nullopt, RegionSpanning(0, static_cast<uint64_t>(left)), left});
+    s.regions.push_back({std::nullopt, RegionSpanning(0, static_cast<uint64_t>(left)), left, false});
     pool = std::min(kCap, pool + s.regions.back().size);
   }
   for (int64_t free = *s.pool_estimate - pool; free >= kFirstRegion;) {
     int64_t size = kFirstRegion;
     while (size <= free / 2) size *= 2;
-    s.regions.push_back({std::nullopt, size, 0});
+    s.regions.push_back({std::nullopt, size, 0, false});
     free -= size;
   }
   std::stable_sort(s.regions.begin(), s.regions.end(),
                    [](const StartRegion& a, const StartRegion& b) { return a.size < b.size; });
+}
+
+// Sizes the regions can have been made with (region_doubling.h), searched only
+// where the readings' search runs too (region_sizes.h): a hostile file stays
+// fast. A pool of an odd number of MiB can only have grown from a 1 MiB first
+// region; otherwise from REF's 2 MiB, the pool rounded down to it.
+std::optional<DoublingLayout> LayOutForDoubling(int64_t left, StartState& s) {
+  if (s.regions.size() > kMaxRegionsForSearch) return std::nullopt;
+  const int64_t pool = *s.pool_estimate;
+  if (pool % kFirstRegion != 0 && pool % kOldFirstRegion == 0) {
+    if (std::optional<DoublingLayout> l = LayOutByDoubling(s.regions, left, pool, kOldFirstRegion)) {
+      s.first_region = kOldFirstRegion;
+      s.notes.push_back(fmt::format(
+          "the fragmentation readings' pool of {} bytes is an odd number of MiB: regions grown from a 1 MiB "
+          "first one (first_region=1048576, as in TF 1.x-2.1), not REF's 2 MiB",
+          pool));
+      return l;
+    }
+  }
+  const int64_t target = pool / kFirstRegion * kFirstRegion;
+  if (target != pool) {
+    s.notes.push_back(fmt::format(
+        "the fragmentation readings' pool of {} bytes is not a multiple of 2 MiB, which regions grown from a "
+        "2 MiB first one never sum to: the layout holds {}",
+        pool, target));
+  }
+  return LayOutByDoubling(s.regions, left, target, kFirstRegion);
 }
 
 }  // namespace
@@ -159,8 +192,22 @@ void LayOutGrown(const AllocatorRecording& rec, const std::vector<Range>& touche
             [](const StartChunk& a, const StartChunk& b) { return a.addr < b.addr; });
   // A region may be larger than what its chunks span: the readings say (region_sizes.h).
   WidenRegionsToReadings(rec, s, live, *s.pool_estimate, s.regions);
+  // And the regions must be ones BFC's doubling makes, or its replay makes others (region_doubling.h).
+  const std::optional<DoublingLayout> doubled = LayOutForDoubling(left, s);
+  if (doubled) {
+    for (size_t i = 0; i < s.regions.size(); ++i) s.regions[i].size = doubled->placed_sizes[i];
+  }
   TileGrownRegions(live, s);
-  AddUntouchedRegions(left, s);
+  if (doubled) {
+    s.regions.insert(s.regions.end(), doubled->untouched.begin(), doubled->untouched.end());
+    std::stable_sort(s.regions.begin(), s.regions.end(),
+                     [](const StartRegion& a, const StartRegion& b) { return a.size < b.size; });
+  } else {
+    s.notes.push_back(fmt::format(
+        "no layout of the {} placed regions found that BFC's doubling makes: regions as the readings say",
+        s.regions.size()));
+    AddUntouchedRegions(left, s);
+  }
   const size_t placed = static_cast<size_t>(std::count_if(
       s.regions.begin(), s.regions.end(), [](const StartRegion& r) { return r.base.has_value(); }));
   s.notes.push_back(fmt::format(

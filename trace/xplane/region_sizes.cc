@@ -73,7 +73,7 @@ void WidenRegionsToReadings(const AllocatorRecording& rec, const StartState& s,
   if (rec.records.size() > kMaxRecordsForRegionSearch || regions.size() > kMaxRegionsForSearch) return;
   int64_t best = ReadingsReproduced(rec, s, live_before, regions, pool);
   for (size_t i = 0; i < regions.size(); ++i) {
-    if (!regions[i].base) continue;
+    if (!regions[i].base || regions[i].end_recorded) continue;
     const uint64_t base = *regions[i].base;
     std::optional<uint64_t> next;  // the next region up: a region never runs into it
     for (const StartRegion& r : regions) {

@@ -32,8 +32,10 @@
 
 namespace hbmsim::xplane {
 
-// BFC's first region under allow_growth: 2 MiB (REF), doubling from there.
+// BFC's first region under allow_growth: 2 MiB (REF), doubling from there;
+// 1 MiB in TF 1.x-2.1 and in the builds some shared TF profiles come from.
 inline constexpr int64_t kFirstRegion = int64_t{2} << 20;
+inline constexpr int64_t kOldFirstRegion = int64_t{1} << 20;
 
 // The search replays the readings once per candidate size: beyond these
 // (a hostile or unusual file) the smallest spanning sizes are kept.

@@ -43,9 +43,11 @@
 // live while U lasts; the space after a cluster's last chunk only when a
 // chunk ending there was handed out unsplit and larger than its request (so
 // the free chunk it came from ended there). What is left of U is one chunk in
-// a region of its own that the recording never touches. The free regions the
-// recording never touches cannot be placed and are left out (fragmentation
-// then reads lower than recorded).
+// a region of its own that the recording never touches. The sizes must be
+// ones BFC's doubling makes (region_doubling.h): placed regions are widened
+// and the free untouched regions chosen until they are, and U's rest then
+// lies in a region of its own or at the bottom of an untouched one. Where the
+// untouched regions lie is not known: they get no base.
 //
 //   region base                 lowest touched                    highest
 //   │ unknown (U − gaps) │ known │ gap→unknown │ free │ known │ ... │ free tail ...
@@ -93,6 +95,9 @@ struct StartRegion {
   std::optional<uint64_t> base;  // none: a region the recording never touches
   int64_t size = 0;
   int64_t unknown_live = 0;  // untouched regions: live bytes at its bottom, the rest free
+  // A chunk handed out whole, larger than its request, ends at the region's
+  // end: the region is exactly this size and is never widened.
+  bool end_recorded = false;
 };
 
 struct StartState {
@@ -110,6 +115,9 @@ struct StartState {
   bool top_down = false;
   std::optional<int64_t> reserved_before;  // top_down: bytes_reserved (programs) at the first record
   std::vector<StartRegion> regions;      // grown only: in build order (size, then address)
+  // grown only: the first region's size the pool implies when it is not REF's
+  // 2 MiB (a pool of an odd number of MiB: 1 MiB, region_doubling.h)
+  std::optional<int64_t> first_region;
   int64_t unknown_elsewhere = 0;         // grown only: U in regions the recording never touches
   std::vector<StartChunk> chunks;        // address order, tiling [base, highest touched) partly
   std::vector<ResolvedRecord> records;   // one per record of the allocator

@@ -19,7 +19,12 @@ struct BfcOption {
   static constexpr OptionName<bool> kGarbageCollection{"garbage_collection"};
   static constexpr OptionName<double> kFragmentationFraction{"fragmentation_fraction"};
   static constexpr OptionName<bool> kRegionCoalescing{"region_coalescing"};
+  static constexpr OptionName<Bytes> kFirstRegion{"first_region"};
 };
+
+std::string FirstRegionPositive(const OptionValue& v) {
+  return std::get<Bytes>(v).value() > 0 ? "" : "must be at least 1 byte";
+}
 
 std::string FractionInRange(const OptionValue& v) {
   const double f = std::get<double>(v);
@@ -27,20 +32,26 @@ std::string FractionInRange(const OptionValue& v) {
 }
 
 // What a TF/JAX profile tells about its BFC allocator, as options:
-//   TF, device memory     garbage_collection and region_coalescing on (TF's
-//                         GPU allocator over its virtual-memory sub-allocator)
+//   TF, device memory     garbage_collection on; region_coalescing off: TF's
+//                         GPU allocator takes its regions from DeviceMemAllocator
+//                         (cudaMalloc), its virtual-memory sub-allocator being
+//                         compiled out (`#if 0` in gpu_process_state.cc's
+//                         CreateSubAllocator, "Observed OOM issues")
 //   JAX/XLA, or a pinned-host allocator   both off (DeviceMemAllocator, host BFC)
 //   allow_growth          as the fragmentation readings tell (pool grown on
 //                         demand); when they cannot, on for a host allocator
+//   first_region          1 MiB when the readings' pool is an odd number of MiB
 // A recording that says none of this (a PyTorch snapshot, an XLA dump) sets nothing.
 std::vector<OptionEdit> RecordedOptions(const RecordedSettings& s, DeviceId) {
   // An XLA dump says how XLA packed the program, nothing of a BFC allocator.
   if ((s.framework == Framework::kUnknown || s.framework == Framework::kXla) && !s.host_memory) return {};
   const bool host = s.host_memory.value_or(false);
   const bool tf_device = s.framework == Framework::kTensorFlow && !host;
-  return {{BfcOption::kAllowGrowth, s.pool_grown.value_or(host)},
-          {BfcOption::kGarbageCollection, tf_device},
-          {BfcOption::kRegionCoalescing, tf_device}};
+  std::vector<OptionEdit> edits = {{BfcOption::kAllowGrowth, s.pool_grown.value_or(host)},
+                                   {BfcOption::kGarbageCollection, tf_device},
+                                   {BfcOption::kRegionCoalescing, false}};
+  if (s.first_region) edits.push_back({BfcOption::kFirstRegion, Bytes(*s.first_region)});
+  return edits;
 }
 
 }  // namespace
@@ -49,7 +60,7 @@ absl::Status RegisterBfcPolicy(PolicyRegistry& registry) {
   OptionTable<BfcOptions> t;
   t.Limit(&BfcOptions::memory_limit);
   t.Add(BfcOption::kAllowGrowth, &BfcOptions::allow_growth,
-        "false: the first region takes the whole limit; true: regions start at 2 MiB and double");
+        "false: the first region takes the whole limit; true: regions start at first_region and double");
   t.Add(BfcOption::kGarbageCollection, &BfcOptions::garbage_collection,
         "on failure, release fully free regions and retry (TensorFlow: on; JAX: off)");
   t.Add(BfcOption::kFragmentationFraction, &BfcOptions::fragmentation_fraction,
@@ -57,6 +68,10 @@ absl::Status RegisterBfcPolicy(PolicyRegistry& registry) {
         FractionInRange);
   t.Add(BfcOption::kRegionCoalescing, &BfcOptions::region_coalescing,
         "the device can extend a region in place (TensorFlow's virtual-memory sub-allocator)");
+  t.Add(BfcOption::kFirstRegion, &BfcOptions::first_region,
+        "with allow_growth, the first region's size: 2 MiB (TSL); 1 MiB in TF 1.x-2.1 and the TF builds whose "
+        "profiles show a pool of an odd number of MiB",
+        FirstRegionPositive);
   PolicySpec spec = MakePolicySpec<BfcOptions>(
       "bfc", "TensorFlow/XLA best-fit-with-coalescing allocator (TSL BFCAllocator)", std::move(t),
       [](const BfcOptions& o) -> absl::StatusOr<std::unique_ptr<Allocator>> {

@@ -112,8 +112,8 @@ TEST(ConvertedRecordingCliTest, ASnapshotWithoutATraceConvertsToNothingAndSaysWh
             "# hbmsim-trace v1\n# source: torch-snapshot\n# generation: 4\n# devices: none\n# allocator: torch\n");
 }
 
-// A profile's GPU allocator ran with garbage collection and region
-// coalescing on; its host allocator grew on demand. The header keeps the
+// A profile's GPU allocator ran with garbage collection on (and region
+// coalescing off, the default); its host allocator grew on demand. The header keeps the
 // GPU's, the device a replay picks, and the host allocator's as its own.
 TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
   const std::string text = TempPath("tf.trace");
@@ -121,7 +121,7 @@ TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.err.find("settings"), std::string::npos) << c.err;
   EXPECT_NE(Header(ReadFile(text)).find("# allocator: bfc\n# device: 0\n"
-                                        "# allocator_settings: garbage_collection=true region_coalescing=true\n"
+                                        "# allocator_settings: garbage_collection=true\n"
                                         "# allocator_settings.device_1: allow_growth=true\n"
                                         "# device_bytes.device_1: 68719476736\n"),
             std::string::npos)
@@ -135,8 +135,7 @@ TEST(ConvertedRecordingCliTest, AProfileKeepsItsDevicesSettings) {
   EXPECT_EQ(host["allocator"]["bytes_limit_source"], "the trace's # device_bytes.device_1");
   const CliRun size = RunHbmsim("size " + text);
   ASSERT_EQ(size.exit_code, 0) << size.err;
-  EXPECT_NE(size.out.find("  settings:         garbage_collection=true region_coalescing=true (from the "
-                          "recording)\n"),
+  EXPECT_NE(size.out.find("  settings:         garbage_collection=true (from the recording)\n"),
             std::string::npos)
       << size.out;
   EXPECT_NE(size.out.find("  min bytes_limit:  61631536 (58.78MiB)\n"), std::string::npos) << size.out;

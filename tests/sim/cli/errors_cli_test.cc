@@ -49,7 +49,7 @@ TEST(ErrorsCliTest, UnknownAllocator) {
 TEST(ErrorsCliTest, UnknownSetKeyAndBadSetValue) {
   ExpectBadInput(RunHbmsim(std::string(kTrace) + "--allocator bfc --set allow_grwth=true"),
                  "hbmsim replay: --set allow_grwth=true: unknown option for bfc (known: allow_growth, "
-                 "garbage_collection, fragmentation_fraction, region_coalescing)");
+                 "garbage_collection, fragmentation_fraction, region_coalescing, first_region)");
   ExpectBadInput(RunHbmsim(std::string(kTrace) + "--allocator bfc --set allow_growth=maybe"),
                  "hbmsim replay: --set allow_growth=maybe: expected true or false");
   ExpectBadInput(RunHbmsim(std::string(kTrace) + "--allocator bfc --set fragmentation_fraction=1.5"),
@@ -80,7 +80,7 @@ TEST(ErrorsCliTest, UnknownYamlKeyNamesFileLineAndPath) {
       RunHbmsim(std::string(kTrace) + "--allocator " + yaml),
       "hbmsim replay: " + yaml +
           ":4: allocator.allow_grwth: unknown option for bfc (known: allow_growth, garbage_collection, "
-          "fragmentation_fraction, region_coalescing)");
+          "fragmentation_fraction, region_coalescing, first_region)");
 }
 
 TEST(ErrorsCliTest, ABinaryFileAsConfigIsOneLineOfPrintableText) {

@@ -29,11 +29,12 @@ TEST(RecordedAllocatorCliTest, ATensorFlowProfileIsSizedUnderBfcWithItsRecordedO
   const CliRun named = RunHbmsim("size " + kKerasFitProfile + " --allocator bfc");
   ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
   EXPECT_EQ(chosen.out, named.out);
-  // The profile's own settings still apply: TF's GPU allocator over its virtual-memory sub-allocator.
+  // The profile's own settings still apply: TF's GPU allocator collects free regions; its
+  // regions come from cudaMalloc, so they never coalesce.
   EXPECT_NE(chosen.out.find("  allocator:        bfc (built-in)\n"
                             "  options:          allow_growth=false garbage_collection=true fragmentation_fraction=0 "
-                            "region_coalescing=true\n"
-                            "  settings:         garbage_collection=true region_coalescing=true (from the recording)\n"),
+                            "region_coalescing=false first_region=2097152\n"
+                            "  settings:         garbage_collection=true (from the recording)\n"),
             std::string::npos)
       << chosen.out;
   EXPECT_NE(chosen.out.find("  min bytes_limit:  61631536 (58.78MiB)\n"), std::string::npos) << chosen.out;

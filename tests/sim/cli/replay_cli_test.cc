@@ -34,7 +34,8 @@ TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
   EXPECT_EQ(j["peak_live_bytes"], 268435456);
   EXPECT_EQ(
       j["allocator"]["options"].dump(),
-      R"({"allow_growth":false,"fragmentation_fraction":0.0,"garbage_collection":true,"region_coalescing":true})");
+      R"({"allow_growth":false,"first_region":2097152,"fragmentation_fraction":0.0,"garbage_collection":true,)"
+      R"("region_coalescing":true})");
 }
 
 // The answer first: the verdict (with the program's mark), the failing

@@ -26,7 +26,8 @@ TEST(PolicyRegistryTest, BfcHasTheContractOptionsAndDefaults) {
   const PolicySpec* bfc = BuiltinPolicies().Find("bfc");
   ASSERT_NE(bfc, nullptr);
   EXPECT_EQ(Options(DefaultConfig(*bfc)),
-            "allow_growth=false garbage_collection=false fragmentation_fraction=0 region_coalescing=false ");
+            "allow_growth=false garbage_collection=false fragmentation_fraction=0 region_coalescing=false "
+            "first_region=2097152 ");
   EXPECT_EQ(BuiltinPolicies().Find("nope"), nullptr);
 }
 
@@ -91,7 +92,8 @@ TEST(AllocatorConfigTest, SetOverridesAnOptionStrictly) {
   EXPECT_TRUE(ApplySetOption(c, "bytes_limit=1GiB").ok());
   EXPECT_EQ(
       Options(c),
-      "allow_growth=true garbage_collection=false fragmentation_fraction=0.25 region_coalescing=false ");
+      "allow_growth=true garbage_collection=false fragmentation_fraction=0.25 region_coalescing=false "
+      "first_region=2097152 ");
   EXPECT_EQ(c.bytes_limit, Bytes::GiB(1));
   EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_growth=maybe")),
             "--set allow_growth=maybe: expected true or false");
@@ -102,7 +104,7 @@ TEST(AllocatorConfigTest, SetOverridesAnOptionStrictly) {
             "--set fragmentation_fraction=x: expected a number, got 'x'");
   EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_grwth=true")),
             "--set allow_grwth=true: unknown option for bfc (known: allow_growth, garbage_collection, "
-            "fragmentation_fraction, region_coalescing)");
+            "fragmentation_fraction, region_coalescing, first_region)");
   EXPECT_EQ(ErrorOf(ApplySetOption(c, "allow_growth")), "--set allow_growth: expected KEY=VALUE");
 }
 
@@ -118,13 +120,14 @@ TEST(AllocatorConfigTest, LoadsAYamlConfig) {
   EXPECT_EQ(c->source, "configs/x.yaml");
   EXPECT_EQ(c->bytes_limit, Bytes::GiB(16));
   EXPECT_EQ(Options(*c),
-            "allow_growth=false garbage_collection=true fragmentation_fraction=0 region_coalescing=true ");
+            "allow_growth=false garbage_collection=true fragmentation_fraction=0 region_coalescing=true "
+            "first_region=2097152 ");
 }
 
 TEST(AllocatorConfigTest, YamlErrorsNameFileLineAndPath) {
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  allow_growth: false\n  allow_grwth: true\n")),
             "configs/x.yaml:4: allocator.allow_grwth: unknown option for bfc (known: allow_growth, "
-            "garbage_collection, fragmentation_fraction, region_coalescing)");
+            "garbage_collection, fragmentation_fraction, region_coalescing, first_region)");
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  allow_growth: yes\n")),
             "configs/x.yaml:3: allocator.allow_growth: expected true or false");
   EXPECT_EQ(ErrorOf(Parse("allocator:\n  impl: bfc\n  bytes_limit: lots\n"))

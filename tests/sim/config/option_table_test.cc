@@ -128,7 +128,7 @@ TEST(OptionValuesTest, AskingForAnUnknownNameOrTypeIsAnError) {
   EXPECT_EQ(v.Get<bool>("allow_growth").value_or(true), false);
   EXPECT_EQ(v.Get<bool>("allow_grwth").status().message(),
             "no option allow_grwth (known: allow_growth, garbage_collection, fragmentation_fraction, "
-            "region_coalescing)");
+            "region_coalescing, first_region)");
   EXPECT_EQ(v.Get<Bytes>("allow_growth").status().message(), "option allow_growth holds another type");
 }
 

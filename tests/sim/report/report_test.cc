@@ -191,7 +191,8 @@ TEST(JsonReportTest, HasTheContractKeysWithExactValues) {
   EXPECT_EQ(j["allocator"]["name"], "bfc");
   EXPECT_EQ(
       j["allocator"]["options"].dump(),
-      R"({"allow_growth":false,"garbage_collection":false,"fragmentation_fraction":0.0,"region_coalescing":false})");
+      R"({"allow_growth":false,"garbage_collection":false,"fragmentation_fraction":0.0,"region_coalescing":false,)"
+      R"("first_region":2097152})");
   EXPECT_EQ(j["stats"].dump(),
             R"({"num_allocs":2,"bytes_in_use":1536,"peak_bytes_in_use":1536,"largest_alloc_size":1024,)"
             R"("bytes_limit":2048,"bytes_reserved":0,"peak_bytes_reserved":0,"bytes_reservable_limit":null,)"

@@ -103,5 +103,27 @@ TEST(SampledCli, AnAllowGrowthPoolsRegionsAreSizedByItsFragmentationReadings) {
             "peak_bytes_in_use 138/138; ");
 }
 
+// A TF profile recorded mid-run, its pool grown over regions 3 GiB apart
+// (docs/formats/xplane.md). Before: 0/96 addresses, bytes in use 341504 B low
+// and no fragmentation reading (the live bytes below 0x7f5ce2053600 were also
+// counted past the region's end, the regions were sizes BFC's doubling never
+// makes, and the pool of 513 MiB needs a 1 MiB first region).
+TEST(SampledCli, AMidRunTensorFlowPoolIsRebuiltFromRegionsBfcCanMake) {
+  const nlohmann::json j = Replay(kSharedProfiles + "tf_keras_2023_instance2.xplane.pb", "bfc", "GPU_0_bfc");
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(RecordedFigureCounts(j),
+            "address 96/96; chunk_size 192/192; bytes_in_use 192/192; fragmentation 192/192; "
+            "peak_bytes_in_use 192/192; ");
+  EXPECT_EQ(j["recording"]["start_state_notes"][0],
+            "the fragmentation readings' pool of 537919488 bytes is an odd number of MiB: regions grown from a "
+            "1 MiB first one (first_region=1048576, as in TF 1.x-2.1), not REF's 2 MiB");
+  EXPECT_EQ(j["recording"]["start_state_notes"][1],
+            "the fragmentation readings say the pool held 537919488 bytes, less than the limit: regions grown on "
+            "demand (allow_growth), 4 placed from the addresses and 2 the recording never touches (1048576 live "
+            "bytes in them)");
+  EXPECT_EQ(j["recording"]["settings_from_recording"],
+            nlohmann::json({"allow_growth=true", "garbage_collection=true", "first_region=1048576"}));
+}
+
 }  // namespace
 }  // namespace hbmsim::xplane

@@ -50,9 +50,9 @@ TEST(XplaneCli, TensorFlowGpuAllocatorIsReproducedExactly) {
     // The 77 records and the three start-state allocs that carry addr=.
     EXPECT_EQ(j["recorded_check"]["allocs_matched"], 80);
     EXPECT_EQ(j["recorded_check"]["allocs_total"], 80);
-    // allow_growth=false is the default, so only the two TF switches are listed.
-    EXPECT_EQ(j["recording"]["settings_from_recording"],
-              nlohmann::json({"garbage_collection=true", "region_coalescing=true"}));
+    // allow_growth=false and region_coalescing=false (TF's regions come from cudaMalloc) are the
+    // defaults, so only garbage collection is listed.
+    EXPECT_EQ(j["recording"]["settings_from_recording"], nlohmann::json({"garbage_collection=true"}));
   }
 }
 
@@ -144,8 +144,7 @@ TEST(XplaneCli, ConvertWritesTheProfileAsAText) {
       << text.substr(0, 2000);
   // The text trace replays like the profile.
   const auto again = RunHbmsim("replay " + out +
-                               " --allocator bfc --check-recorded --set garbage_collection=true "
-                               "--set region_coalescing=true");
+                               " --allocator bfc --check-recorded --set garbage_collection=true");
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
