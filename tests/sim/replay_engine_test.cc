@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/sim/fake_allocator.h"
 #include "tests/sim/vector_reader.h"
 

@@ -11,7 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/cli/cli_test_util.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 using ::hbmsim::testing::ReadFile;
@@ -104,4 +104,4 @@ TEST(SampledCli, AnAllowGrowthPoolsRegionsAreSizedByItsFragmentationReadings) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

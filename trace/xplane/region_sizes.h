@@ -30,7 +30,7 @@
 #include "trace/xplane/profile.h"
 #include "trace/xplane/start_state.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // BFC's first region under allow_growth: 2 MiB (REF), doubling from there.
 inline constexpr int64_t kFirstRegion = int64_t{2} << 20;
@@ -51,6 +51,6 @@ void WidenRegionsToReadings(const AllocatorRecording& rec, const StartState& s,
                             const std::vector<StartChunk>& live_before, int64_t pool,
                             std::vector<StartRegion>& regions);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_REGION_SIZES_H_
