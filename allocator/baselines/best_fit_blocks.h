@@ -75,7 +75,9 @@ class BestFitBlocks {
   void File(uint32_t id, uint64_t offset, uint64_t size) {
     index_.Insert(allocator::BinNumForSize(Bytes(size)), {size, offset, id});
   }
-  void Unfile(uint64_t offset, uint64_t size) { index_.Remove(allocator::BinNumForSize(Bytes(size)), size, offset); }
+  void Unfile(uint64_t offset, uint64_t size) {
+    index_.Remove(allocator::BinNumForSize(Bytes(size)), size, offset);
+  }
 
   uint64_t region_size_;
   std::vector<Block> blocks_;    // by record; #0 is the block at offset 0

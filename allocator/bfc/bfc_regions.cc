@@ -213,7 +213,8 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
 // releases regions and moves every later one, which CloneAt does not redo:
 // from there the run keeps its limit alone (PinWindow).
 void BfcAllocator::NoteCollect(Bytes rounded, Bytes free_region_bytes, bool declines) {
-  HBMSIM_DCHECK(rounded.value() % allocator::kMinAllocationSize == 0 && free_region_bytes.value() % allocator::kMinAllocationSize == 0,
+  HBMSIM_DCHECK(rounded.value() % allocator::kMinAllocationSize == 0 &&
+                    free_region_bytes.value() % allocator::kMinAllocationSize == 0,
                 "requests and regions are multiples of 256");
   if (declines && last_ == kInvalidChunk) {
     window_.AtMost(pool_bytes_ + rounded - free_region_bytes - Bytes(1));

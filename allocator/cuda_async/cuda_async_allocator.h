@@ -262,7 +262,9 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   // until `fits` accepts one, which stays out; the ones passed over go back.
   template <typename Fits>
   std::optional<allocator::FreeEntry> TakeFree(uint64_t rounded, Fits fits);
-  void PutBack(const allocator::FreeEntry& e) { free_index_.Insert(allocator::BinNumForSize(Bytes(e.size)), e); }
+  void PutBack(const allocator::FreeEntry& e) {
+    free_index_.Insert(allocator::BinNumForSize(Bytes(e.size)), e);
+  }
   void AddHeld(uint32_t id);  // the block becomes in use or queued
   void RemoveHeld(uint32_t id);
 

@@ -113,7 +113,8 @@ uint32_t CudaAsyncAllocator::MakeFree(uint32_t id) {
 
 void CudaAsyncAllocator::Index(uint32_t id) {
   const Block& b = blocks_[id];
-  if (b.kind == Kind::kFree) free_index_.Insert(allocator::BinNumForSize(Bytes(b.size)), {b.size, b.address, id});
+  if (b.kind == Kind::kFree)
+    free_index_.Insert(allocator::BinNumForSize(Bytes(b.size)), {b.size, b.address, id});
   if (b.kind == Kind::kQueued) queued_index_[b.stream].insert({b.size, b.address, id});
 }
 

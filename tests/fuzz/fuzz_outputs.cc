@@ -114,7 +114,8 @@ void Sweep(const std::string& dir, std::string_view bytes) {
   WriteBytes(results + "/task-000000.json", bytes);
   absl::StatusOr<hbmsim::sim::sweep::SweepSummary> summary = hbmsim::sim::sweep::SummarizeResults(results);
   if (!summary.ok()) return;
-  const std::string text = hbmsim::sim::sweep::SummaryText(*summary) + hbmsim::sim::sweep::SummaryCsv(*summary) +
+  const std::string text = hbmsim::sim::sweep::SummaryText(*summary) +
+                           hbmsim::sim::sweep::SummaryCsv(*summary) +
                            hbmsim::sim::sweep::SummaryHtml(*summary);
   if (text.empty()) Fail("an empty sweep report");
 }

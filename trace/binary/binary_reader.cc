@@ -140,8 +140,8 @@ Decode BinaryTraceReader::DecodeString(Cursor& c, std::string_view what, std::st
   uint64_t length = 0;
   HBT_TRY(c.Varint(length));
   if (length > binary::kMaxStringBytes) {
-    return Malformed(c,
-                     fmt::format("{} of {} bytes (at most {} allowed)", what, length, binary::kMaxStringBytes));
+    return Malformed(
+        c, fmt::format("{} of {} bytes (at most {} allowed)", what, length, binary::kMaxStringBytes));
   }
   return c.Bytes(length, out);
 }
@@ -208,8 +208,8 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   const uint8_t kind = head & binary::kKindMask;
   // Marks, the end record and unknown kinds; stream= or tag= where it is an error.
   const bool has_tag = (head & binary::kHasTag) != 0;
-  if (kind >= static_cast<uint8_t>(EventKind::kMark) || ((head & binary::kHasStream) != 0 && !IsBufferKind(kind)) ||
-      (has_tag && !HasBytes(kind))) {
+  if (kind >= static_cast<uint8_t>(EventKind::kMark) ||
+      ((head & binary::kHasStream) != 0 && !IsBufferKind(kind)) || (has_tag && !HasBytes(kind))) {
     return false;
   }
   Cursor c{window_.data(), window_.data() + 1, window_.data() + window_.size()};
@@ -270,7 +270,8 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   uint8_t ext = 0;
   if ((head & binary::kHasExt) != 0) {
     HBT_TRY(c.Byte(ext));
-    if ((ext & ~binary::kExtKnown) != 0) return Malformed(c, fmt::format("unknown attribute bits {:#04x}", ext));
+    if ((ext & ~binary::kExtKnown) != 0)
+      return Malformed(c, fmt::format("unknown attribute bits {:#04x}", ext));
   }
   DeltaState s = state_;
   e.kind = static_cast<EventKind>(kind);
