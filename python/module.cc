@@ -54,11 +54,11 @@ py::tuple RunCaptured(const py::sequence& args) {
   const std::vector<std::string> argv = Arguments(args);
   // An embedded library must not take over SIGINT from the interpreter; the
   // outputs' temporaries are still removed when the command ends normally.
-  hbmsim::io::KeepHostSignalHandlers();
-  hbmsim::cli::CapturedRun run;
+  hbmsim::trace::io::KeepHostSignalHandlers();
+  hbmsim::sim::cli::CapturedRun run;
   {
     py::gil_scoped_release release;
-    run = hbmsim::cli::RunCliCaptured(argv);
+    run = hbmsim::sim::cli::RunCliCaptured(argv);
   }
   return py::make_tuple(run.exit_code, py::bytes(run.out), py::bytes(run.err));
 }
@@ -66,13 +66,13 @@ py::tuple RunCaptured(const py::sequence& args) {
 int RunForwarded(const py::sequence& args) {
   const std::vector<std::string> argv = Arguments(args);
   py::gil_scoped_release release;
-  return hbmsim::cli::RunCli(argv);
+  return hbmsim::sim::cli::RunCli(argv);
 }
 
 // The snapshot object as a recording in memory (trace/formats/memory_recordings.h).
 std::string RegisterSnapshot(py::handle snapshot, const std::string& shown) {
-  const std::string name = hbmsim::NextMemoryRecordingName();
-  hbmsim::RegisterMemorySnapshot(name, hbmsim::python::TreeFromPython(snapshot, name, shown));
+  const std::string name = hbmsim::trace::NextMemoryRecordingName();
+  hbmsim::trace::RegisterMemorySnapshot(name, hbmsim::python::TreeFromPython(snapshot, name, shown));
   return name;
 }
 
@@ -80,7 +80,7 @@ std::string RegisterSnapshot(py::handle snapshot, const std::string& shown) {
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "The hbmsim command line, run in-process (see hbmsim/__init__.py for the Python API).";
-  m.attr("__version__") = hbmsim::cli::kVersion;
+  m.attr("__version__") = hbmsim::sim::cli::kVersion;
   m.def("run_captured", &RunCaptured, py::arg("args"),
         "Runs `hbmsim ARGS...` in-process with its stdout and stderr captured; returns "
         "(exit_code, stdout bytes, stderr bytes). The GIL is released during the run.");
@@ -91,8 +91,8 @@ PYBIND11_MODULE(_native, m) {
         "Converts a torch.cuda.memory._snapshot() object into the snapshot reader's value tree and "
         "registers it; returns the name to pass where a recording path goes. ValueError (naming the "
         "key path, prefixed by `shown`) for a value a snapshot cannot hold.");
-  m.def("release_recording", &hbmsim::ReleaseMemoryRecording, py::arg("name"),
+  m.def("release_recording", &hbmsim::trace::ReleaseMemoryRecording, py::arg("name"),
         "Forgets a registered snapshot.");
-  m.def("memory_snapshot_opens", &hbmsim::MemorySnapshotOpens,
+  m.def("memory_snapshot_opens", &hbmsim::trace::MemorySnapshotOpens,
         "How many times a command opened a registered snapshot (for tests).");
 }

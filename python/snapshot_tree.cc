@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "sim/all_layers.h"
 #include "trace/pickle/tree_builder.h"
 #include "trace/pickle/unpickler.h"
 

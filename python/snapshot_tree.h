@@ -16,6 +16,7 @@
 
 #include <string>
 
+#include "sim/all_layers.h"
 #include "trace/pickle/pickle_tree.h"
 
 namespace hbmsim::python {

@@ -3,7 +3,7 @@
 #include "allocator/core/block_records.h"
 #include "fmt/format.h"
 
-namespace hbmsim::baselines {
+namespace hbmsim::allocator::baselines {
 
 BestFitBlocks::BestFitBlocks(uint64_t region_size) : region_size_(region_size) {
   if (region_size == 0) return;
@@ -15,7 +15,7 @@ BestFitBlocks::BestFitBlocks(uint64_t region_size) : region_size_(region_size) {
 uint32_t BestFitBlocks::NewBlock() { return NewBlockRecord(blocks_, spare_); }
 
 std::optional<BestFitBlocks::Taken> BestFitBlocks::TakeBestFit(uint64_t size) {
-  const std::optional<hbmsim::FreeEntry> e = index_.TakeBestFit(Bytes(size));
+  const std::optional<allocator::FreeEntry> e = index_.TakeBestFit(Bytes(size));
   if (!e) return std::nullopt;
   const uint32_t id = static_cast<uint32_t>(e->handle);
   total_ -= size;
@@ -66,7 +66,7 @@ void BestFitBlocks::Release(uint32_t id) {
 }
 
 uint64_t BestFitBlocks::Largest() const {
-  const std::optional<hbmsim::FreeEntry> e = index_.Largest();
+  const std::optional<allocator::FreeEntry> e = index_.Largest();
   return e ? e->size : 0;
 }
 
@@ -85,7 +85,7 @@ absl::Status BestFitBlocks::Check() const {
       return absl::InternalError(fmt::format("free block at {} follows a free block", b.offset));
     }
     if (b.free) {
-      const hbmsim::FreeEntry* e = index_.Find(hbmsim::BinNumForSize(Bytes(b.size)), b.size, b.offset);
+      const allocator::FreeEntry* e = index_.Find(allocator::BinNumForSize(Bytes(b.size)), b.size, b.offset);
       if (e == nullptr || e->handle != id) {
         return absl::InternalError(fmt::format("free block at {} is missing from the size index", b.offset));
       }
@@ -109,4 +109,4 @@ absl::Status BestFitBlocks::Check() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::baselines
+}  // namespace hbmsim::allocator::baselines

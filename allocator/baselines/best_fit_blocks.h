@@ -29,7 +29,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/bins.h"
 
-namespace hbmsim::baselines {
+namespace hbmsim::allocator::baselines {
 
 class BestFitBlocks {
  public:
@@ -73,17 +73,19 @@ class BestFitBlocks {
 
   uint32_t NewBlock();
   void File(uint32_t id, uint64_t offset, uint64_t size) {
-    index_.Insert(hbmsim::BinNumForSize(Bytes(size)), {size, offset, id});
+    index_.Insert(allocator::BinNumForSize(Bytes(size)), {size, offset, id});
   }
-  void Unfile(uint64_t offset, uint64_t size) { index_.Remove(hbmsim::BinNumForSize(Bytes(size)), size, offset); }
+  void Unfile(uint64_t offset, uint64_t size) {
+    index_.Remove(allocator::BinNumForSize(Bytes(size)), size, offset);
+  }
 
   uint64_t region_size_;
   std::vector<Block> blocks_;    // by record; #0 is the block at offset 0
   std::vector<uint32_t> spare_;  // records of no block
-  hbmsim::BinIndex index_;
+  allocator::BinIndex index_;
   uint64_t total_ = 0;
 };
 
-}  // namespace hbmsim::baselines
+}  // namespace hbmsim::allocator::baselines
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_BEST_FIT_BLOCKS_H_

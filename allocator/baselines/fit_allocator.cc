@@ -6,7 +6,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 FitAllocator::FitAllocator(const FitOptions& options)
     : FixedPoolAllocator(options.memory_limit.RoundDown(options.alignment)),
@@ -131,4 +131,4 @@ absl::Status FitAllocator::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

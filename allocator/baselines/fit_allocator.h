@@ -41,7 +41,7 @@
 #include "allocator/baselines/free_ranges.h"
 #include "allocator/baselines/fixed_pool_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 enum class FitStrategy : uint8_t { kFirstFit, kBestFit };
 
@@ -97,6 +97,6 @@ class FitAllocator final : public baselines::FixedPoolAllocator {
   }
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_FIT_ALLOCATOR_H_

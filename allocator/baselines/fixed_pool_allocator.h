@@ -17,7 +17,7 @@
 #include "allocator/core/dcheck.h"
 #include "allocator/core/reserved_parts.h"
 
-namespace hbmsim::baselines {
+namespace hbmsim::allocator::baselines {
 
 class FixedPoolAllocator : public Allocator {
  public:
@@ -73,6 +73,6 @@ class FixedPoolAllocator : public Allocator {
   Bytes pool_;
 };
 
-}  // namespace hbmsim::baselines
+}  // namespace hbmsim::allocator::baselines
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_FIXED_POOL_ALLOCATOR_H_

@@ -6,7 +6,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::baselines {
+namespace hbmsim::allocator::baselines {
 namespace {
 
 // Below this many ranges a chunk that lost one is merged with (or refilled
@@ -18,7 +18,7 @@ constexpr uint32_t kMergedAtMost = FreeRanges::kChunkRanges * 3 / 4;
 }  // namespace
 
 FreeRanges::FreeRanges(bool index_by_size) : index_by_size_(index_by_size) {
-  if (index_by_size_) by_size_ = std::make_unique<hbmsim::BinIndex>();
+  if (index_by_size_) by_size_ = std::make_unique<allocator::BinIndex>();
   order_.push_back(NewChunk());
   Rebuild();
 }
@@ -54,11 +54,11 @@ uint32_t FreeRanges::CountBelow(const Chunk& c, uint64_t offset) {
 }
 
 void FreeRanges::IndexInsert(Range r) {
-  if (by_size_) by_size_->Insert(hbmsim::BinNumForSize(Bytes(r.size)), {r.size, r.offset, 0});
+  if (by_size_) by_size_->Insert(allocator::BinNumForSize(Bytes(r.size)), {r.size, r.offset, 0});
 }
 
 void FreeRanges::IndexRemove(Range r) {
-  if (by_size_) by_size_->Remove(hbmsim::BinNumForSize(Bytes(r.size)), r.size, r.offset);
+  if (by_size_) by_size_->Remove(allocator::BinNumForSize(Bytes(r.size)), r.size, r.offset);
 }
 
 void FreeRanges::Refresh(uint32_t p) {
@@ -232,7 +232,7 @@ std::optional<uint64_t> FreeRanges::TakeFirstFit(uint64_t size) {
 }
 
 std::optional<uint64_t> FreeRanges::TakeBestFit(uint64_t size) {
-  const std::optional<hbmsim::FreeEntry> e = by_size_->TakeBestFit(Bytes(size));
+  const std::optional<allocator::FreeEntry> e = by_size_->TakeBestFit(Bytes(size));
   if (!e) return std::nullopt;
   const uint32_t p = Locate(e->ptr);
   const uint32_t i = CountBelow(At(p), e->ptr);
@@ -260,7 +260,7 @@ absl::Status FreeRanges::Check() const {
         return absl::InternalError(
             fmt::format("free range at {} overlaps or touches the one before", offset));
       }
-      if (by_size_ && by_size_->Find(hbmsim::BinNumForSize(Bytes(length)), length, offset) == nullptr) {
+      if (by_size_ && by_size_->Find(allocator::BinNumForSize(Bytes(length)), length, offset) == nullptr) {
         return absl::InternalError(fmt::format("free range at {} is missing from the size index", offset));
       }
       prev_end = offset + length;
@@ -288,4 +288,4 @@ absl::Status FreeRanges::Check() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::baselines
+}  // namespace hbmsim::allocator::baselines

@@ -40,7 +40,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/bins.h"
 
-namespace hbmsim::baselines {
+namespace hbmsim::allocator::baselines {
 
 class FreeRanges {
  public:
@@ -118,11 +118,11 @@ class FreeRanges {
   std::vector<uint64_t> firsts_;  // first offset per position (unused for an empty sole chunk)
   std::vector<uint64_t> tree_;    // max tree: node n's children 2n, 2n+1; leaves from leaves_
   uint32_t leaves_ = 1;
-  std::unique_ptr<hbmsim::BinIndex> by_size_;
+  std::unique_ptr<allocator::BinIndex> by_size_;
   uint64_t total_ = 0;
   uint64_t ranges_ = 0;
 };
 
-}  // namespace hbmsim::baselines
+}  // namespace hbmsim::allocator::baselines
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_FREE_RANGES_H_

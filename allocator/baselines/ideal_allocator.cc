@@ -7,7 +7,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 IdealAllocator::IdealAllocator(Bytes memory_limit) : FixedPoolAllocator(memory_limit), limit_(memory_limit) {}
 
@@ -70,4 +70,4 @@ absl::Status IdealAllocator::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -27,7 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "allocator/baselines/fixed_pool_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class IdealAllocator final : public baselines::FixedPoolAllocator {
  public:
@@ -52,6 +52,6 @@ class IdealAllocator final : public baselines::FixedPoolAllocator {
   absl::flat_hash_map<uint64_t, Block> live_;  // handle -> block; looked up only: the walk sorts
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_IDEAL_ALLOCATOR_H_

@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 OfflineAllocator::OfflineAllocator(std::shared_ptr<const OfflinePlan> plan, Bytes memory_limit)
     : FixedPoolAllocator(memory_limit), plan_(std::move(plan)), limit_(memory_limit) {}
@@ -94,4 +94,4 @@ absl::Status OfflineAllocator::CheckInvariants() const {
   return CheckMemoryMapTiling(*this);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -27,7 +27,7 @@
 #include "allocator/baselines/offline_planner.h"
 #include "allocator/baselines/fixed_pool_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class OfflineAllocator final : public baselines::FixedPoolAllocator {
  public:
@@ -57,6 +57,6 @@ class OfflineAllocator final : public baselines::FixedPoolAllocator {
   std::map<uint64_t, Block> live_;  // offset -> block; the handle is the offset
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_OFFLINE_ALLOCATOR_H_

@@ -7,7 +7,7 @@
 
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 // A static centered interval tree: each node keeps the intervals containing
@@ -208,4 +208,4 @@ OfflinePlan PlanOffline(const std::vector<BufferInterval>& intervals, uint64_t a
   return best;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -47,7 +47,7 @@
 
 #include "allocator/core/buffer_interval.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 enum class PlannerRules : uint8_t { kHbmsim, kXla };
 
@@ -79,6 +79,6 @@ OfflinePlan PlanWithOrder(const std::vector<BufferInterval>& intervals, uint64_t
 OfflinePlan PlanOffline(const std::vector<BufferInterval>& intervals, uint64_t alignment,
                         PlannerRules rules = PlannerRules::kHbmsim);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_OFFLINE_PLANNER_H_

@@ -7,7 +7,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 PagedAllocator::PagedAllocator(const PagedOptions& options)
     : options_(options),
@@ -130,4 +130,4 @@ absl::Status PagedAllocator::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

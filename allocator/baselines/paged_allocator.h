@@ -40,7 +40,7 @@
 #include "allocator/baselines/free_ranges.h"
 #include "allocator/core/allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct PagedOptions {
   Bytes memory_limit;
@@ -88,6 +88,6 @@ class PagedAllocator final : public Allocator {
   AllocatorStats stats_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_BASELINES_PAGED_ALLOCATOR_H_

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 using bfc::ChunkHandle;
 using bfc::kInvalidChunk;
@@ -132,7 +132,7 @@ void BfcAllocator::TailWithin(Bytes a, Bytes b) {
 }
 
 // A best fit just took `fit` (or nothing): which limits would have taken the same?
-void BfcAllocator::NoteFit(Bytes rounded, const std::optional<hbmsim::FreeEntry>& fit) {
+void BfcAllocator::NoteFit(Bytes rounded, const std::optional<allocator::FreeEntry>& fit) {
   const bfc::Chunk& last = chunks_.at(last_);
   if (last.in_use()) return;  // no free tail: nothing here depends on the limit
   const Bytes tail(last.size);
@@ -141,7 +141,7 @@ void BfcAllocator::NoteFit(Bytes rounded, const std::optional<hbmsim::FreeEntry>
     // (one as long lies below it, so would win).
     // The tail is out of the bins now: the best fit of the rest, looked up in place.
     Bytes longest = Bytes::Max();
-    if (const std::optional<hbmsim::FreeEntry> other = bins_.LowerBound(rounded.value(), 0)) {
+    if (const std::optional<allocator::FreeEntry> other = bins_.LowerBound(rounded.value(), 0)) {
       longest = Bytes(other->size - 1);
     }
     TailWithin(rounded, longest);
@@ -218,7 +218,7 @@ AllocResult BfcAllocator::Fail(Bytes rounded) const {
 
 // REF's FindChunkPtr: best fit, maybe split, mark in use.
 std::optional<ChunkHandle> BfcAllocator::FindChunk(Bytes rounded, const AllocRequest& req) {
-  const std::optional<hbmsim::FreeEntry> fit = bins_.TakeBestFit(rounded);
+  const std::optional<allocator::FreeEntry> fit = bins_.TakeBestFit(rounded);
   if (windows_ && last_ != kInvalidChunk) NoteFit(rounded, fit);
   if (!fit) return std::nullopt;
   const ChunkHandle h = fit->handle;
@@ -342,8 +342,8 @@ void BfcAllocator::Merge(ChunkHandle left, ChunkHandle right) {
 
 void BfcAllocator::InsertIntoBin(ChunkHandle h) {
   bfc::Chunk& c = chunks_.at(h);
-  c.bin_num = hbmsim::BinNumForSize(Bytes(c.size));
-  bins_.Insert(c.bin_num, hbmsim::FreeEntry{c.size, c.ptr, h});
+  c.bin_num = allocator::BinNumForSize(Bytes(c.size));
+  bins_.Insert(c.bin_num, allocator::FreeEntry{c.size, c.ptr, h});
 }
 
 void BfcAllocator::RemoveFromBin(ChunkHandle h) {
@@ -352,4 +352,4 @@ void BfcAllocator::RemoveFromBin(ChunkHandle h) {
   c.bin_num = bfc::kNotBinned;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -80,7 +80,7 @@
 #include "allocator/core/device.h"
 #include "allocator/core/limit_window.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct BfcOptions {
   Bytes memory_limit;                 // TSL's total_memory / memory_limit_
@@ -124,9 +124,9 @@ struct BfcOptions {
 // Other options: the window is the limit alone.
 class BfcAllocator final : public Allocator, public LimitWindowPolicy {
  public:
-  static constexpr int kNumBins = hbmsim::kNumBins;
-  static int BinNumForSize(Bytes bytes) { return hbmsim::BinNumForSize(bytes); }
-  static Bytes BinSize(int bin) { return hbmsim::BinSize(bin); }
+  static constexpr int kNumBins = allocator::kNumBins;
+  static int BinNumForSize(Bytes bytes) { return allocator::BinNumForSize(bytes); }
+  static Bytes BinSize(int bin) { return allocator::BinSize(bin); }
 
   explicit BfcAllocator(const BfcOptions& options);
   BfcAllocator& operator=(const BfcAllocator&) = delete;
@@ -195,7 +195,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   // The window's bookkeeping (only while windows_): the tail's length as the
   // limits that keep it in [a, b] bytes.
   void TailWithin(Bytes a, Bytes b);
-  void NoteFit(Bytes rounded, const std::optional<hbmsim::FreeEntry>& fit);
+  void NoteFit(Bytes rounded, const std::optional<allocator::FreeEntry>& fit);
 
   // Chunk surgery.
   void SplitChunk(bfc::ChunkHandle h, Bytes rounded);
@@ -234,7 +234,7 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   BfcOptions options_;
   SimulatedDevice device_;
   bfc::ChunkStore chunks_;
-  hbmsim::BinIndex bins_;
+  allocator::BinIndex bins_;
   std::vector<Region> regions_;  // address order
   Bytes max_internal_fragmentation_;
   Bytes curr_region_allocation_bytes_;
@@ -264,6 +264,6 @@ class BfcAllocator final : public Allocator, public LimitWindowPolicy {
   std::optional<int64_t> largest_rel_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_BFC_BFC_ALLOCATOR_H_

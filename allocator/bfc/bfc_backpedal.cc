@@ -9,7 +9,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 namespace {
 
@@ -79,7 +79,7 @@ std::optional<Bytes> BfcAllocator::NegotiateWithDevice(Bytes bytes, Bytes rounde
 // Replays the allocation ladder for `rounded` on copies of the state it
 // touches (curr, the backpedal flag, the pool after GC), changing nothing.
 bool BfcAllocator::WouldSucceed(Bytes rounded, bool extend_only) const {
-  const std::optional<hbmsim::FreeEntry> largest_chunk = bins_.Largest();
+  const std::optional<allocator::FreeEntry> largest_chunk = bins_.Largest();
   if (!extend_only && largest_chunk && Bytes(largest_chunk->size) >= rounded) return true;
   Bytes curr = curr_region_allocation_bytes_;
   bool started = started_backpedal_;
@@ -110,7 +110,7 @@ bool BfcAllocator::WouldSucceed(Bytes rounded, bool extend_only) const {
 // first candidate, from the top, that WouldSucceed is the answer.
 Bytes BfcAllocator::LargestRequestUnderCapacity(bool extend_only) const {
   std::vector<Bytes> candidates;
-  const std::optional<hbmsim::FreeEntry> largest_chunk = bins_.Largest();
+  const std::optional<allocator::FreeEntry> largest_chunk = bins_.Largest();
   if (largest_chunk && !extend_only) candidates.push_back(Bytes(largest_chunk->size));
   std::vector<Bytes> pools = {pool_bytes_};
   if (options_.garbage_collection && !extend_only) {
@@ -142,4 +142,4 @@ Bytes BfcAllocator::LargestRequestUnderCapacity(bool extend_only) const {
   return Bytes();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -6,7 +6,7 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 using bfc::ChunkHandle;
 using bfc::kInvalidChunk;
@@ -119,7 +119,7 @@ absl::Status BfcAllocator::CheckChunks() const {
       const bfc::Chunk& c = chunks_.at(h);
       if (c.prev != prev)
         return absl::InternalError(fmt::format("chunk {} has prev {}, not {}", h, c.prev, prev));
-      if (c.size % hbmsim::kMinAllocationSize != 0 || c.ptr % hbmsim::kMinAllocationSize != 0) {
+      if (c.size % allocator::kMinAllocationSize != 0 || c.ptr % allocator::kMinAllocationSize != 0) {
         return absl::InternalError(
             fmt::format("chunk {} at {} of size {} is not 256-aligned", h, c.ptr, c.size));
       }
@@ -155,10 +155,10 @@ absl::Status BfcAllocator::CheckFreeChunk(ChunkHandle h, ChunkHandle prev, const
   if (prev != kInvalidChunk && !chunks_.at(prev).in_use()) {
     return absl::InternalError(fmt::format("free chunks {} and {} are adjacent", prev, h));
   }
-  if (c.bin_num != hbmsim::BinNumForSize(Bytes(c.size))) {
+  if (c.bin_num != allocator::BinNumForSize(Bytes(c.size))) {
     return absl::InternalError(fmt::format("free chunk {} of size {} is in bin {}", h, c.size, c.bin_num));
   }
-  const hbmsim::FreeEntry* e = bins_.Find(c.bin_num, c.size, c.ptr);
+  const allocator::FreeEntry* e = bins_.Find(c.bin_num, c.size, c.ptr);
   if (e == nullptr || e->handle != h) {
     return absl::InternalError(fmt::format("free chunk {} has no bin entry of its own", h));
   }
@@ -187,7 +187,7 @@ absl::Status BfcAllocator::CheckBins() const {
   if (absl::Status s = bins_.CheckInvariants(); !s.ok()) return s;
   absl::Status status = absl::OkStatus();
   for (int b = 0; b < kNumBins && status.ok(); ++b) {
-    bins_.ForEach(b, [&](const hbmsim::FreeEntry& e) {
+    bins_.ForEach(b, [&](const allocator::FreeEntry& e) {
       if (!status.ok()) return;
       if (e.handle >= chunks_.records()) {
         status = absl::InternalError(fmt::format("bin {} holds handle {}, never issued", b, e.handle));
@@ -210,7 +210,7 @@ absl::Status BfcAllocator::CheckBins() const {
 ReservedCause BfcAllocator::CauseOf(const BlockContext& c) const {
   if (c.block.state != BlockState::kFree) return GenericCause(c);
   if (c.last_in_region) return {"region_tail", fmt::format("region {}", c.region.index)};
-  return {"free_chunk", fmt::format("bin {}", hbmsim::BinNumForSize(c.block.size))};
+  return {"free_chunk", fmt::format("bin {}", allocator::BinNumForSize(c.block.size))};
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -5,13 +5,13 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "allocator/core/dcheck.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 using bfc::ChunkHandle;
 using bfc::kInvalidChunk;
 
 Bytes BfcAllocator::Available() const {
-  return options_.memory_limit.SaturatingSub(pool_bytes_).RoundDown(hbmsim::kMinAllocationSize);
+  return options_.memory_limit.SaturatingSub(pool_bytes_).RoundDown(allocator::kMinAllocationSize);
 }
 
 // REF's Extend. The backpedal runs only under BfcOptions::device_capacity.
@@ -94,7 +94,7 @@ const BfcAllocator::Region* BfcAllocator::OverlappingRegion(Offset base, Bytes s
 }
 
 std::optional<Offset> BfcAllocator::RecordedBase(Offset recorded, Bytes size) const {
-  if (recorded.value() % hbmsim::kMinAllocationSize != 0) return std::nullopt;  // not a BFC address
+  if (recorded.value() % allocator::kMinAllocationSize != 0) return std::nullopt;  // not a BFC address
   Offset base = recorded;
   if (options_.region_coalescing) {
     for (const Region& r : regions_) {
@@ -213,7 +213,8 @@ bool BfcAllocator::GarbageCollect(Bytes rounded) {
 // releases regions and moves every later one, which CloneAt does not redo:
 // from there the run keeps its limit alone (PinWindow).
 void BfcAllocator::NoteCollect(Bytes rounded, Bytes free_region_bytes, bool declines) {
-  HBMSIM_DCHECK(rounded.value() % hbmsim::kMinAllocationSize == 0 && free_region_bytes.value() % hbmsim::kMinAllocationSize == 0,
+  HBMSIM_DCHECK(rounded.value() % allocator::kMinAllocationSize == 0 &&
+                    free_region_bytes.value() % allocator::kMinAllocationSize == 0,
                 "requests and regions are multiples of 256");
   if (declines && last_ == kInvalidChunk) {
     window_.AtMost(pool_bytes_ + rounded - free_region_bytes - Bytes(1));
@@ -236,17 +237,17 @@ void BfcAllocator::PinWindow() {
 // the limit, or an Extend after GC released every fully free region.
 Bytes BfcAllocator::LargestRequest() const {
   if (options_.device_capacity) return LargestRequestUnderCapacity(/*extend_only=*/false);
-  const std::optional<hbmsim::FreeEntry> largest_chunk = bins_.Largest();
+  const std::optional<allocator::FreeEntry> largest_chunk = bins_.Largest();
   Bytes best = largest_chunk ? Bytes(largest_chunk->size) : Bytes();
   best = std::max(best, Available());
   if (options_.garbage_collection) {
     const Bytes free_region_bytes = FreeRegionBytes();
     if (!free_region_bytes.is_zero()) {
       const Bytes after_gc = options_.memory_limit.SaturatingSub(pool_bytes_) + free_region_bytes;
-      best = std::max(best, after_gc.RoundDown(hbmsim::kMinAllocationSize));
+      best = std::max(best, after_gc.RoundDown(allocator::kMinAllocationSize));
     }
   }
   return best;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -13,7 +13,7 @@
 
 #include "allocator/core/bins.h"
 
-namespace hbmsim::bfc {
+namespace hbmsim::allocator::bfc {
 
 using ChunkHandle = uint64_t;
 // TSL's kInvalidChunkHandle (SIZE_MAX): dumps print it as 18446744073709551615.
@@ -80,6 +80,6 @@ class ChunkStore {
   uint64_t released_ = 0;
 };
 
-}  // namespace hbmsim::bfc
+}  // namespace hbmsim::allocator::bfc
 
 #endif  // HBMSIM_ALLOCATOR_BFC_CHUNKS_H_

@@ -39,7 +39,7 @@
 #include "allocator/core/stats.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct AllocRequest {
   BufferId id;
@@ -197,6 +197,6 @@ class Allocator {
   PolicyObserver* observer_ = nullptr;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_ALLOCATOR_H_

@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 Bytes BinSize(int bin) { return Bytes(kMinAllocationSize << bin); }
 
@@ -189,4 +189,4 @@ absl::Status BinIndex::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

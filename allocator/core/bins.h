@@ -46,7 +46,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 inline constexpr int kNumBins = 21;
 inline constexpr uint64_t kMinAllocationSize = 256;  // TSL's 1 << kMinAllocationBits
@@ -317,6 +317,6 @@ class BinIndex {
   uint64_t entries_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_BINS_H_

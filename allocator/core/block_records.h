@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // The index of a record for a new block: the last spare one, else a new one
 // at the end (which may move every record: hold no reference across it).
@@ -24,6 +24,6 @@ uint32_t NewBlockRecord(std::vector<Record>& records, std::vector<uint32_t>& spa
   return static_cast<uint32_t>(records.size() - 1);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_BLOCK_RECORDS_H_

@@ -1,6 +1,6 @@
 #include "allocator/core/block_state.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 std::string_view BlockStateName(BlockState s) {
   switch (s) {
@@ -32,4 +32,4 @@ std::string_view TorchBlockStateName(BlockState s) {
   return "?";
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

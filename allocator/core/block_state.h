@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 enum class BlockState : uint8_t {
   kFree,         // reusable now
@@ -32,6 +32,6 @@ std::string_view BlockStateName(BlockState s);
 // active_allocated; unmapped space is inactive).
 std::string_view TorchBlockStateName(BlockState s);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_BLOCK_STATE_H_

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct BufferInterval {
   uint64_t key = 0;    // the alloc's event index: how the replay finds the buffer again
@@ -19,6 +19,6 @@ struct BufferInterval {
   uint64_t first_end = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_BUFFER_INTERVAL_H_

@@ -12,17 +12,18 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace hbmsim::internal {
+namespace hbmsim::allocator::internal {
 
 [[noreturn]] inline void DcheckFailed(const char* cond, const char* what, const char* file, int line) {
   std::fprintf(stderr, "%s:%d: HBMSIM_DCHECK(%s) failed: %s\n", file, line, cond, what);
   std::abort();
 }
 
-}  // namespace hbmsim::internal
+}  // namespace hbmsim::allocator::internal
 
 #define HBMSIM_DCHECK(cond, what) \
-  ((cond) ? static_cast<void>(0) : ::hbmsim::internal::DcheckFailed(#cond, what, __FILE__, __LINE__))
+  ((cond) ? static_cast<void>(0)  \
+          : ::hbmsim::allocator::internal::DcheckFailed(#cond, what, __FILE__, __LINE__))
 #else
 #define HBMSIM_DCHECK(cond, what) static_cast<void>(0)
 #endif

@@ -7,7 +7,7 @@
 
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class SimulatedDevice {
  public:
@@ -29,6 +29,6 @@ class SimulatedDevice {
   Offset next_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_DEVICE_H_

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class HandleTable {
  public:
@@ -111,6 +111,6 @@ class HandleTable {
   size_t displaced_ = 0;  // entries not in their home slot
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_HANDLE_TABLE_H_

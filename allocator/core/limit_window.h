@@ -23,7 +23,7 @@
 #include "allocator/core/allocator.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // The closed interval [lo, hi] of limits.
 struct LimitWindow {
@@ -98,6 +98,6 @@ class LimitWindowPolicy {
   virtual LimitWindow TakeRecentWindow() { return LimitWindow{}; }
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_LIMIT_WINDOW_H_

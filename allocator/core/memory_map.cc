@@ -5,7 +5,7 @@
 #include "allocator/core/allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 std::string_view AllocStatusName(AllocStatus s) {
   switch (s) {
@@ -114,4 +114,4 @@ absl::Status CheckMemoryMapTiling(const Allocator& a) {
   return checker.Finish(a.GetStats());
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

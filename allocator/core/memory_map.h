@@ -19,7 +19,7 @@
 #include "allocator/core/block_state.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct RegionInfo {
   Offset base;
@@ -64,6 +64,6 @@ class Allocator;
 // program blocks equal stats.bytes_reserved.
 absl::Status CheckMemoryMapTiling(const Allocator& a);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_MEMORY_MAP_H_

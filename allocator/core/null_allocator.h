@@ -11,7 +11,7 @@
 
 #include "allocator/core/allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class NullAllocator final : public Allocator {
  public:
@@ -44,6 +44,6 @@ class NullAllocator final : public Allocator {
   uint64_t allocs_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_NULL_ALLOCATOR_H_

@@ -6,7 +6,7 @@
 
 #include "allocator/core/allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 bool HoldsLive(BlockState s) { return s != BlockState::kFree && s != BlockState::kUnmapped; }
@@ -159,4 +159,4 @@ Bytes ReservedBytesByWalk(const Allocator& a) {
   return v.reserved;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

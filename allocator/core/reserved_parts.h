@@ -32,7 +32,7 @@
 #include "allocator/core/memory_map.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // Why a block takes reserved bytes: a cause ("inactive_split") and, within
 // it, a subdivision ("large pool", "bin 12", "stream 7"; "" for none).
@@ -130,6 +130,6 @@ ReservedWalk WalkReserved(const Allocator& a, size_t largest_free,
 // Σ region sizes − Σ unmapped blocks: Allocator::ReservedBytes's default.
 Bytes ReservedBytesByWalk(const Allocator& a);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_RESERVED_PARTS_H_

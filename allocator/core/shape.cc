@@ -8,7 +8,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 struct DTypeSpelling {
@@ -146,4 +146,4 @@ uint64_t UnpaddedBytes(const TensorShape& s) {
   return (elements * bits + 7) / 8;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

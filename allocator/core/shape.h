@@ -11,7 +11,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 enum class DType : uint8_t {
   kPred,
@@ -61,6 +61,6 @@ std::string FormatShape(const TensorShape& s);
 // Saturates at UINT64_MAX instead of wrapping.
 uint64_t UnpaddedBytes(const TensorShape& s);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_SHAPE_H_

@@ -11,7 +11,7 @@
 
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // A stat with no bound: the limit of a device of unlimited size, the largest
 // request such a device could serve, PyTorch's unset max_split_size. Reports
@@ -60,6 +60,6 @@ struct Counter {
 };
 using Counters = std::vector<Counter>;
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CORE_STATS_H_

@@ -17,7 +17,7 @@
 
 #include "allocator/core/dcheck.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // A count of bytes. Unsigned 64-bit; saturating addition and rounding.
 class Bytes {
@@ -122,11 +122,11 @@ using EventIndex = StrongId<EventIndexTag>;  // 0-based position among event lin
 struct HandleTag {};
 using Handle = StrongId<HandleTag>;
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 template <typename Tag, typename Rep>
-struct std::hash<hbmsim::StrongId<Tag, Rep>> {
-  size_t operator()(hbmsim::StrongId<Tag, Rep> id) const { return std::hash<Rep>()(id.value()); }
+struct std::hash<hbmsim::allocator::StrongId<Tag, Rep>> {
+  size_t operator()(hbmsim::allocator::StrongId<Tag, Rep> id) const { return std::hash<Rep>()(id.value()); }
 };
 
 #endif  // HBMSIM_ALLOCATOR_CORE_UNITS_H_

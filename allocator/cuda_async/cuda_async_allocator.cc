@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 uint64_t RoundUpTo(uint64_t v, uint64_t granule) { return Bytes(v).RoundUp(granule).value(); }
@@ -78,18 +78,18 @@ AllocResult CudaAsyncAllocator::Allocate(const AllocRequest& req) {
 }
 
 template <typename Fits>
-std::optional<hbmsim::FreeEntry> CudaAsyncAllocator::TakeFree(uint64_t rounded, Fits fits) {
-  std::optional<hbmsim::FreeEntry> e = free_index_.TakeBestFit(Bytes(rounded));
+std::optional<allocator::FreeEntry> CudaAsyncAllocator::TakeFree(uint64_t rounded, Fits fits) {
+  std::optional<allocator::FreeEntry> e = free_index_.TakeBestFit(Bytes(rounded));
   if (!e || fits(*e)) return e;  // nearly always: the best fit needs no more than the limit allows
-  std::vector<hbmsim::FreeEntry> passed{*e};
+  std::vector<allocator::FreeEntry> passed{*e};
   while ((e = free_index_.TakeBestFit(Bytes(rounded))) && !fits(*e)) passed.push_back(*e);
-  for (const hbmsim::FreeEntry& p : passed) PutBack(p);
+  for (const allocator::FreeEntry& p : passed) PutBack(p);
   return e;
 }
 
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const Want& w) {
   const uint64_t room = physical_granules_ - mapped_.count();
-  const std::optional<hbmsim::FreeEntry> free = TakeFree(w.rounded, [&](const hbmsim::FreeEntry& e) {
+  const std::optional<allocator::FreeEntry> free = TakeFree(w.rounded, [&](const allocator::FreeEntry& e) {
     const Range& r = *blocks_[e.handle].range;
     if (SurelyMapped(r, e.ptr, e.ptr + w.rounded)) return true;
     const uint64_t need = NeedToMap(r, e.ptr, w.rounded);
@@ -111,7 +111,7 @@ std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindReuse(const
 std::optional<CudaAsyncAllocator::Placement> CudaAsyncAllocator::FindWithRemap(const Want& w,
                                                                                uint64_t* unmap) {
   const uint64_t budget = physical_granules_ - HeldGranules();
-  const std::optional<hbmsim::FreeEntry> free = TakeFree(w.rounded, [&](const hbmsim::FreeEntry& e) {
+  const std::optional<allocator::FreeEntry> free = TakeFree(w.rounded, [&](const allocator::FreeEntry& e) {
     const uint64_t cost = RemapCost(blocks_[e.handle], w.rounded);
     PSays(cost <= budget, HeldGranules() + cost);
     return cost <= budget;
@@ -219,4 +219,4 @@ void CudaAsyncAllocator::CompleteFree(Handle h) {
   Free(h);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -121,7 +121,7 @@
 #include "allocator/core/limit_window.h"
 #include "allocator/cuda_async/mapped_granules.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct CudaAsyncOptions {
   Bytes memory_limit;                         // the physical memory the pool may map
@@ -253,16 +253,18 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   void Index(uint32_t id);
   void Unindex(uint32_t id);
   void FileFree(uint32_t id, uint64_t address, uint64_t size) {
-    free_index_.Insert(hbmsim::BinNumForSize(Bytes(size)), {size, address, id});
+    free_index_.Insert(allocator::BinNumForSize(Bytes(size)), {size, address, id});
   }
   void UnfileFree(uint64_t address, uint64_t size) {
-    free_index_.Remove(hbmsim::BinNumForSize(Bytes(size)), size, address);
+    free_index_.Remove(allocator::BinNumForSize(Bytes(size)), size, address);
   }
   // Takes free blocks out of the free index in best-fit order (size, address)
   // until `fits` accepts one, which stays out; the ones passed over go back.
   template <typename Fits>
-  std::optional<hbmsim::FreeEntry> TakeFree(uint64_t rounded, Fits fits);
-  void PutBack(const hbmsim::FreeEntry& e) { free_index_.Insert(hbmsim::BinNumForSize(Bytes(e.size)), e); }
+  std::optional<allocator::FreeEntry> TakeFree(uint64_t rounded, Fits fits);
+  void PutBack(const allocator::FreeEntry& e) {
+    free_index_.Insert(allocator::BinNumForSize(Bytes(e.size)), e);
+  }
   void AddHeld(uint32_t id);  // the block becomes in use or queued
   void RemoveHeld(uint32_t id);
 
@@ -324,7 +326,7 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   // Free blocks by (size, address), FreeEntry::handle = the block: BFC's bin
   // index, whose search is exactly the least (size, address) >= a size.
   // May crowd: every placement at a free block splits it.
-  hbmsim::BinIndex free_index_{/*may_crowd=*/true};
+  allocator::BinIndex free_index_{/*may_crowd=*/true};
   std::map<uint64_t, QueuedIndex> queued_index_;     // stream -> queued blocks
   // handle -> block; homed at the handle itself, as handles are consecutive
   // (a hash map's random slots cost ~12% of a churn replay)
@@ -348,6 +350,6 @@ class CudaAsyncAllocator final : public Allocator, public LimitWindowPolicy {
   LimitWindows window_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_CUDA_ASYNC_CUDA_ASYNC_ALLOCATOR_H_

@@ -4,7 +4,7 @@
 #include "allocator/core/block_records.h"
 #include "allocator/cuda_async/cuda_async_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 uint32_t CudaAsyncAllocator::ReserveRange(uint64_t rounded) {
   const uint64_t size = std::max(options_.va_range, mapped_.Ceil(rounded));
@@ -113,13 +113,14 @@ uint32_t CudaAsyncAllocator::MakeFree(uint32_t id) {
 
 void CudaAsyncAllocator::Index(uint32_t id) {
   const Block& b = blocks_[id];
-  if (b.kind == Kind::kFree) free_index_.Insert(hbmsim::BinNumForSize(Bytes(b.size)), {b.size, b.address, id});
+  if (b.kind == Kind::kFree)
+    free_index_.Insert(allocator::BinNumForSize(Bytes(b.size)), {b.size, b.address, id});
   if (b.kind == Kind::kQueued) queued_index_[b.stream].insert({b.size, b.address, id});
 }
 
 void CudaAsyncAllocator::Unindex(uint32_t id) {
   const Block& b = blocks_[id];
-  if (b.kind == Kind::kFree) free_index_.Remove(hbmsim::BinNumForSize(Bytes(b.size)), b.size, b.address);
+  if (b.kind == Kind::kFree) free_index_.Remove(allocator::BinNumForSize(Bytes(b.size)), b.size, b.address);
   if (b.kind != Kind::kQueued) return;
   auto it = queued_index_.find(b.stream);
   if (it == queued_index_.end()) return;
@@ -168,4 +169,4 @@ void CudaAsyncAllocator::RemoveHeld(uint32_t id) {
   }
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -7,7 +7,7 @@
 
 #include "allocator/cuda_async/cuda_async_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 uint64_t CudaAsyncAllocator::NeedToMap(const Range& r, uint64_t begin, uint64_t size) const {
   if (r.mapped * options_.granule == r.size) return 0;  // a fully mapped range
@@ -58,12 +58,12 @@ uint64_t CudaAsyncAllocator::LargestAt(const Block& b, uint64_t budget) const {
 uint64_t CudaAsyncAllocator::LargestRequest(const Want& w) const {
   const uint64_t budget = physical_granules_ - HeldGranules();
   uint64_t best = budget * options_.granule;  // a new range
-  std::vector<hbmsim::FreeEntry> bin_entries;
-  for (int bin = hbmsim::kNumBins - 1; bin >= 0; --bin) {
+  std::vector<allocator::FreeEntry> bin_entries;
+  for (int bin = allocator::kNumBins - 1; bin >= 0; --bin) {
     if (free_index_.empty(bin)) continue;
-    if (bin < hbmsim::kNumBins - 1 && hbmsim::BinSize(bin + 1).value() <= best) break;
+    if (bin < allocator::kNumBins - 1 && allocator::BinSize(bin + 1).value() <= best) break;
     bin_entries.clear();
-    free_index_.ForEach(bin, [&](const hbmsim::FreeEntry& e) { bin_entries.push_back(e); });
+    free_index_.ForEach(bin, [&](const allocator::FreeEntry& e) { bin_entries.push_back(e); });
     for (auto it = bin_entries.rbegin(); it != bin_entries.rend() && it->size > best; ++it) {
       best = std::max(best, LargestAt(blocks_[it->handle], budget));
     }
@@ -186,4 +186,4 @@ void CudaAsyncAllocator::DropEmptyRanges() {
   }
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

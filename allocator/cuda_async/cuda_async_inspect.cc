@@ -5,7 +5,7 @@
 #include "allocator/cuda_async/cuda_async_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 AllocatorStats CudaAsyncAllocator::GetStats() const {
   AllocatorStats s = stats_;
@@ -209,8 +209,8 @@ absl::Status CudaAsyncAllocator::CheckTally(const BlockTally& tally) const {
                                            spare_blocks_.size(), tally.records));
   }
   std::set<QueuedKey> indexed;
-  for (int bin = 0; bin < hbmsim::kNumBins; ++bin) {
-    free_index_.ForEach(bin, [&](const hbmsim::FreeEntry& e) {
+  for (int bin = 0; bin < allocator::kNumBins; ++bin) {
+    free_index_.ForEach(bin, [&](const allocator::FreeEntry& e) {
       indexed.insert({e.size, e.ptr, static_cast<uint32_t>(e.handle)});
     });
   }
@@ -227,4 +227,4 @@ absl::Status CudaAsyncAllocator::CheckTally(const BlockTally& tally) const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

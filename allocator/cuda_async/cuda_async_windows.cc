@@ -4,7 +4,7 @@
 #include "allocator/core/dcheck.h"
 #include "allocator/cuda_async/cuda_async_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 bool CudaAsyncAllocator::TrackLimitWindow() {
   if (options_.preallocate) return false;  // P granules mapped from the start: the state is the limit's
@@ -78,4 +78,4 @@ CudaAsyncAllocator::CudaAsyncAllocator(const CudaAsyncAllocator& from, Bytes lim
   }
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

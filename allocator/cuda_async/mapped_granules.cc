@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::cuda_async {
+namespace hbmsim::allocator::cuda_async {
 
 uint64_t MappedGranules::MappedIn(uint64_t begin, uint64_t end) const {
   uint64_t bytes = 0;
@@ -83,4 +83,4 @@ absl::Status MappedGranules::Check() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::cuda_async
+}  // namespace hbmsim::allocator::cuda_async

@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 
-namespace hbmsim::cuda_async {
+namespace hbmsim::allocator::cuda_async {
 
 class MappedGranules {
  public:
@@ -60,6 +60,6 @@ class MappedGranules {
   uint64_t count_ = 0;
 };
 
-}  // namespace hbmsim::cuda_async
+}  // namespace hbmsim::allocator::cuda_async
 
 #endif  // HBMSIM_ALLOCATOR_CUDA_ASYNC_MAPPED_GRANULES_H_

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 TorchAllocator::TorchAllocator(TorchOptions options) : options_(std::move(options)) {
   stats_.max_split_size = options_.max_split_size.value() == kUnlimited
@@ -327,4 +327,4 @@ Bytes TorchAllocator::TryMerge(BlockIndex dst, BlockIndex src) {
 
 void TorchAllocator::EmptyCache() { ReleaseCachedBlocks(); }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

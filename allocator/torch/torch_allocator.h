@@ -90,7 +90,7 @@
 #include "allocator/torch/torch_pool.h"
 #include "allocator/torch/torch_stats.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 // PolicyEvent::detail values, in PyTorch's trace words (allocator/core/allocator.h).
 inline constexpr uint64_t kDetailSegment = kRegionWhole;        // segment_alloc / segment_free
@@ -306,6 +306,6 @@ class TorchAllocator final : public Allocator, public LimitWindowPolicy {
   LimitWindow window_;
 };
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch
 
 #endif  // HBMSIM_ALLOCATOR_TORCH_TORCH_ALLOCATOR_H_

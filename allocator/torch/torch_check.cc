@@ -8,7 +8,7 @@
 #include "allocator/torch/torch_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 absl::Status Broken(std::string msg) { return absl::InternalError(std::move(msg)); }
@@ -151,4 +151,4 @@ absl::Status TorchAllocator::CheckStatsRecount() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -5,7 +5,7 @@
 
 #include "allocator/torch/torch_allocator.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 Bytes TorchAllocator::PageSize(bool small) const {
   return small ? Bytes(kSmallBuffer) : options_.large_segment_size;
@@ -202,4 +202,4 @@ void TorchAllocator::ReleaseExpandableSegment(BlockIndex b) {
   DeleteBlock(b);
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -6,7 +6,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 std::string FormatSize(uint64_t bytes) {
   const double b = static_cast<double>(bytes);
@@ -122,4 +122,4 @@ std::string FormatMemorySummary(const TorchStats& stats, int device, bool abbrev
   return out;
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

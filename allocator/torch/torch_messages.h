@@ -11,7 +11,7 @@
 #include "allocator/core/units.h"
 #include "allocator/torch/torch_stats.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 // What an OutOfMemoryError reports about the state at the failure.
 struct OomNumbers {
@@ -36,6 +36,6 @@ std::string FormatOutOfMemoryMessage(const OomNumbers& n);
 // memory_summary(device, abbreviated): the 75-column table, every line `|...|`.
 std::string FormatMemorySummary(const TorchStats& stats, int device, bool abbreviated = false);
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch
 
 #endif  // HBMSIM_ALLOCATOR_TORCH_TORCH_MESSAGES_H_

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
@@ -252,4 +252,4 @@ Bytes AllocationSize(Bytes rounded, const TorchOptions& options) {
   return rounded.RoundUp(kRoundLarge);
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

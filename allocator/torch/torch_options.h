@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 inline constexpr uint64_t kMinBlockSize = 512;           // every request rounds to a multiple
 inline constexpr uint64_t kSmallSize = 1ull << 20;       // rounded <= 1 MiB: small pool
@@ -90,6 +90,6 @@ Bytes AllocationSize(Bytes rounded, const TorchOptions& options);
 // True when the rounded size is served by the small pool.
 inline bool IsSmallSize(Bytes rounded) { return rounded.value() <= kSmallSize; }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch
 
 #endif  // HBMSIM_ALLOCATOR_TORCH_TORCH_OPTIONS_H_

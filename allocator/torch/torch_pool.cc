@@ -5,14 +5,14 @@
 
 #include "allocator/core/dcheck.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 FreePool& FreePool::operator=(const FreePool& other) {
   if (this == &other) return *this;
   streams_.clear();
   for (const StreamBins& s : other.streams_) {
-    auto bins = std::make_unique<hbmsim::BinIndex>();
-    for (int b = 0; b < hbmsim::kNumBins; ++b) {
+    auto bins = std::make_unique<allocator::BinIndex>();
+    for (int b = 0; b < allocator::kNumBins; ++b) {
       if (!s.bins->empty(b)) s.bins->ForEach(b, [&](const PoolEntry& e) { bins->Insert(b, e); });
     }
     streams_.push_back(StreamBins{s.stream, std::move(bins)});
@@ -22,8 +22,8 @@ FreePool& FreePool::operator=(const FreePool& other) {
 }
 
 void FreePool::Remove(uint64_t stream, uint64_t size, uint64_t addr, bool expandable) {
-  hbmsim::BinIndex* bins = Find(stream);
-  const int b = hbmsim::BinNumForSize(Bytes(size));
+  allocator::BinIndex* bins = Find(stream);
+  const int b = allocator::BinNumForSize(Bytes(size));
   // BinIndex::Remove takes whatever sits at the key's place; a block that is
   // not pooled would corrupt the index (std::set::erase would do nothing).
   HBMSIM_DCHECK(bins != nullptr && bins->Find(b, size, addr) != nullptr, "erase of a block not in the pool");
@@ -33,10 +33,10 @@ void FreePool::Remove(uint64_t stream, uint64_t size, uint64_t addr, bool expand
 
 std::vector<PoolEntry> FreePool::StreamEntries(uint64_t stream) const {
   std::vector<PoolEntry> out;
-  const hbmsim::BinIndex* bins = Find(stream);
+  const allocator::BinIndex* bins = Find(stream);
   if (bins == nullptr) return out;
   out.reserve(bins->size());
-  for (int b = 0; b < hbmsim::kNumBins; ++b) {
+  for (int b = 0; b < allocator::kNumBins; ++b) {
     if (!bins->empty(b)) bins->ForEach(b, [&](const PoolEntry& e) { out.push_back(e); });
   }
   return out;
@@ -58,13 +58,13 @@ absl::Status FreePool::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-hbmsim::BinIndex& FreePool::AddStream(uint64_t stream) {
+allocator::BinIndex& FreePool::AddStream(uint64_t stream) {
   auto at = std::lower_bound(streams_.begin(), streams_.end(), stream,
                              [](const StreamBins& s, uint64_t v) { return s.stream < v; });
   if (at == streams_.end() || at->stream != stream) {
-    at = streams_.insert(at, StreamBins{stream, std::make_unique<hbmsim::BinIndex>()});
+    at = streams_.insert(at, StreamBins{stream, std::make_unique<allocator::BinIndex>()});
   }
   return *at->bins;
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -33,10 +33,10 @@
 #include "allocator/core/bins.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 // A free block as the pool sees it; `handle` of the bin entry is the block's index.
-using PoolEntry = hbmsim::FreeEntry;
+using PoolEntry = allocator::FreeEntry;
 
 class FreePool {
  public:
@@ -50,20 +50,20 @@ class FreePool {
   FreePool& operator=(FreePool&&) = default;
 
   void Insert(uint64_t stream, uint64_t size, uint64_t addr, uint32_t block, bool expandable) {
-    Bins(stream).Insert(hbmsim::BinNumForSize(Bytes(size)), PoolEntry{size, addr, block});
+    Bins(stream).Insert(allocator::BinNumForSize(Bytes(size)), PoolEntry{size, addr, block});
     expandable_ += expandable ? 1 : 0;
   }
   // The entry must be there (the callers erase only blocks they know are pooled).
   void Remove(uint64_t stream, uint64_t size, uint64_t addr, bool expandable);
   // Removes and returns the least (size, address) >= (rounded, 0) on `stream`.
   std::optional<PoolEntry> TakeBestFit(uint64_t stream, Bytes rounded) {
-    hbmsim::BinIndex* bins = Find(stream);
+    allocator::BinIndex* bins = Find(stream);
     if (bins == nullptr) return std::nullopt;
     return bins->TakeBestFit(rounded);
   }
   // The least entry >= (size, addr) on `stream`, left in place.
   std::optional<PoolEntry> LowerBound(uint64_t stream, uint64_t size, uint64_t addr) const {
-    const hbmsim::BinIndex* bins = Find(stream);
+    const allocator::BinIndex* bins = Find(stream);
     if (bins == nullptr) return std::nullopt;
     return bins->LowerBound(size, addr);
   }
@@ -74,7 +74,7 @@ class FreePool {
   template <typename F>
   void ForEach(F f) const {
     for (const StreamBins& s : streams_) {
-      for (int b = 0; b < hbmsim::kNumBins; ++b) {
+      for (int b = 0; b < allocator::kNumBins; ++b) {
         if (!s.bins->empty(b)) s.bins->ForEach(b, [&](const PoolEntry& e) { f(s.stream, e); });
       }
     }
@@ -89,27 +89,27 @@ class FreePool {
  private:
   struct StreamBins {
     uint64_t stream;
-    std::unique_ptr<hbmsim::BinIndex> bins;  // BinIndex does not move
+    std::unique_ptr<allocator::BinIndex> bins;  // BinIndex does not move
   };
-  hbmsim::BinIndex* Find(uint64_t stream) const {
+  allocator::BinIndex* Find(uint64_t stream) const {
     for (const StreamBins& s : streams_) {
       if (s.stream == stream) return s.bins.get();
     }
     return nullptr;
   }
   // The stream's index, made on its first free block (and kept when it empties).
-  hbmsim::BinIndex& Bins(uint64_t stream) {
+  allocator::BinIndex& Bins(uint64_t stream) {
     if (!streams_.empty() && streams_.front().stream == stream) [[likely]] {
       return *streams_.front().bins;
     }
     return AddStream(stream);
   }
-  hbmsim::BinIndex& AddStream(uint64_t stream);
+  allocator::BinIndex& AddStream(uint64_t stream);
 
   std::vector<StreamBins> streams_;  // ascending by stream
   uint64_t expandable_ = 0;
 };
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch
 
 #endif  // HBMSIM_ALLOCATOR_TORCH_TORCH_POOL_H_

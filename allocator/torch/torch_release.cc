@@ -5,7 +5,7 @@
 
 #include "allocator/torch/torch_allocator.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 // release_block: cudaFree of a whole, free, non-expandable segment.
 void TorchAllocator::ReleaseBlock(BlockIndex b) {
@@ -148,4 +148,4 @@ Offset TorchAllocator::NewSegmentBase(Bytes size, std::optional<Offset> recorded
   return base;
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

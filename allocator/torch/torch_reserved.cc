@@ -10,7 +10,7 @@
 #include "allocator/torch/torch_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 std::string PoolKey(const BlockContext& c) {
@@ -51,4 +51,4 @@ ReservedCause TorchAllocator::CauseOf(const BlockContext& c) const {
   return {"free_segment", PoolKey(c)};
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

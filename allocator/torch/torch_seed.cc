@@ -19,7 +19,7 @@
 #include "allocator/torch/torch_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 bool IsFreeState(BlockState s) { return s == BlockState::kFree; }
@@ -205,4 +205,4 @@ Handle TorchAllocator::SeedLiveBlock(BlockIndex b, const SeedBlock& sb) {
   return Handle(live.handle);
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -3,7 +3,7 @@
 
 #include "allocator/torch/torch_allocator.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 TorchAllocator::BlockIndex TorchAllocator::NewBlock(const Block& b) {
   if (!free_slots_.empty()) {
@@ -150,4 +150,4 @@ void TorchAllocator::WalkMemoryMap(MemoryMapVisitor& v) const {
   }
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -7,7 +7,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 void AppendStat(std::string_view prefix, const Stat& s, Counters& out) {
@@ -50,4 +50,4 @@ void AppendTorchCounters(const TorchStats& s, Counters& out) {
   out.insert(out.end(), keys.begin(), keys.end());
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

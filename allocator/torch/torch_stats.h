@@ -8,7 +8,7 @@
 
 #include "allocator/core/stats.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 
 // current/peak plus the running sums of increases (allocated) and decreases (freed).
 struct Stat {
@@ -82,6 +82,6 @@ struct TorchStats {
 // `active.all.allocated`, ..., `requested_bytes.small_pool.peak`.
 void AppendTorchCounters(const TorchStats& s, Counters& out);
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch
 
 #endif  // HBMSIM_ALLOCATOR_TORCH_TORCH_STATS_H_

@@ -29,7 +29,7 @@
 // capacity alone.
 #include "allocator/torch/torch_allocator.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 // No VA range is reserved larger (a capacity of 2^48 / 1.125, 250 TB, and
@@ -197,4 +197,4 @@ void TorchAllocator::LayOutRangesAgain(const std::array<Bytes, 2>& before) {
   }
 }
 
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

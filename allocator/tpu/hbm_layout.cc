@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 HbmLayout::HbmLayout(Bytes capacity) : capacity_(capacity) {
   if (capacity.is_zero()) return;
@@ -29,7 +29,7 @@ HbmLayout& HbmLayout::operator=(const HbmLayout& other) {
 }
 
 Bytes HbmLayout::largest_free_block() const {
-  const std::optional<hbmsim::FreeEntry> e = free_index_.Largest();
+  const std::optional<allocator::FreeEntry> e = free_index_.Largest();
   return e ? Bytes(e->size) : Bytes(0);
 }
 
@@ -61,13 +61,13 @@ inline void HbmLayout::DeleteBlock(Ref r) {
 
 inline void HbmLayout::IndexFree(Ref r) {
   const Block& b = pool_[r];
-  free_index_.Insert(hbmsim::BinNumForSize(b.size), {b.size.value(), IndexPtr(b.offset), r});
+  free_index_.Insert(allocator::BinNumForSize(b.size), {b.size.value(), IndexPtr(b.offset), r});
   free_bytes_ += b.size;
 }
 
 inline void HbmLayout::UnindexFree(Ref r) {
   const Block& b = pool_[r];
-  free_index_.Remove(hbmsim::BinNumForSize(b.size), b.size.value(), IndexPtr(b.offset));
+  free_index_.Remove(allocator::BinNumForSize(b.size), b.size.value(), IndexPtr(b.offset));
   free_bytes_ -= b.size;
 }
 
@@ -98,7 +98,7 @@ inline HbmLayout::Ref HbmLayout::Carve(Ref r, uint64_t offset, Bytes size, Block
 
 std::optional<HbmLayout::Ref> HbmLayout::PlaceBestFitTop(Bytes size, BlockState state, uint64_t owner) {
   if (size.is_zero()) return std::nullopt;
-  const std::optional<hbmsim::FreeEntry> best = free_index_.TakeBestFit(size);
+  const std::optional<allocator::FreeEntry> best = free_index_.TakeBestFit(size);
   if (!best) return std::nullopt;
   const Ref r = static_cast<Ref>(best->handle);
   free_bytes_ -= pool_[r].size;
@@ -250,8 +250,8 @@ absl::Status HbmLayout::Check() const {
     if (is_free) {
       ++free_blocks;
       free_sum += block.size;
-      const hbmsim::FreeEntry* e =
-          free_index_.Find(hbmsim::BinNumForSize(block.size), block.size.value(), IndexPtr(offset));
+      const allocator::FreeEntry* e =
+          free_index_.Find(allocator::BinNumForSize(block.size), block.size.value(), IndexPtr(offset));
       if (e == nullptr || e->handle != r) {
         return absl::InternalError(fmt::format("free block at {} ({} B) missing from the best-fit index",
                                                offset, block.size.value()));
@@ -282,4 +282,4 @@ absl::Status HbmLayout::Check() const {
   return free_index_.CheckInvariants();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

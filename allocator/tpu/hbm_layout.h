@@ -40,7 +40,7 @@
 #include "allocator/core/memory_map.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class HbmLayout {
  public:
@@ -137,7 +137,7 @@ class HbmLayout {
   size_t spares_ = 0;
   Ref head_ = kNone;
   Ref tail_ = kNone;
-  hbmsim::BinIndex free_index_;  // by value: one load less per index operation than behind a pointer
+  allocator::BinIndex free_index_;  // by value: one load less per index operation than behind a pointer
   std::vector<Ref> fixed_;    // reused by CompactWalk: fixed blocks above the cursor
 };
 
@@ -180,6 +180,6 @@ Bytes HbmLayout::PlanCompaction(RoleOf role_of, OnPlace on_place) const {
   return Bytes(std::max(largest, cursor));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_HBM_LAYOUT_H_

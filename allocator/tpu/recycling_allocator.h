@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 class NodeFreeLists {
  public:
@@ -72,6 +72,6 @@ class RecyclingAllocator {
   std::shared_ptr<NodeFreeLists> pool_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_RECYCLING_ALLOCATOR_H_

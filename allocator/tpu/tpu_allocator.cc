@@ -7,7 +7,7 @@
 #include "allocator/tpu/tpu_padding.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 namespace {
 
@@ -164,4 +164,4 @@ void TpuAllocator::CompleteFree(Handle h) {
   Free(h);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -73,7 +73,7 @@
 #include "allocator/tpu/tpu_options.h"
 #include "allocator/tpu/tpu_snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // Counters beyond AllocatorStats, appended in this order by AppendCounters.
 struct TpuCounters {
@@ -235,6 +235,6 @@ class TpuAllocator final : public Allocator {
   std::vector<TpuOomSnapshot> oom_snapshots_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_TPU_ALLOCATOR_H_

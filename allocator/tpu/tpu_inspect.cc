@@ -6,7 +6,7 @@
 #include "allocator/tpu/tpu_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 Bytes TpuAllocator::FreeAfterLadder() const {
   return options_.hbm_bytes.SaturatingSub(in_use_).SaturatingSub(reserved_);
@@ -213,4 +213,4 @@ Offset TpuAllocator::ReservableStart() const {
   return highest.offset + highest.size;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -5,7 +5,7 @@
 #include "allocator/tpu/tpu_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 absl::Status Broken(std::string what) { return absl::InternalError(std::move(what)); }
@@ -85,4 +85,4 @@ absl::Status TpuAllocator::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

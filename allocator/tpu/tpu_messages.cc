@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 std::string ShapeText(const TpuBufferInfo& b) { return b.shape ? FormatShape(*b.shape) : "-"; }
@@ -70,4 +70,4 @@ std::string FormatAllocationDump(const TpuOomSnapshot& s) {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

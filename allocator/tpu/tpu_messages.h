@@ -19,7 +19,7 @@
 #include "allocator/core/units.h"
 #include "allocator/tpu/tpu_snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // The memory-space tag of Google's sample message (device 0's HBM).
 inline constexpr std::string_view kDefaultHbmSpace = "0x0x1_HBM0";
@@ -37,6 +37,6 @@ std::string FormatProgramLoadError(std::string_view program, Bytes reserve, Byte
 // Every live buffer of the snapshot (largest first), then the resident programs.
 std::string FormatAllocationDump(const TpuOomSnapshot& snapshot);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_TPU_MESSAGES_H_

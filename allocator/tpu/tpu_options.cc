@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 std::string_view EvictionOrderName(EvictionOrder o) {
   return o == EvictionOrder::kLru ? "lru" : "largest_first";
@@ -23,4 +23,4 @@ absl::Status ValidateTpuOptions(const TpuOptions& o) {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // Which resident program rung 3 evicts first. Google does not document the
 // order (tpu-and-xla.md §1.2), so both are assumptions.
@@ -45,6 +45,6 @@ struct TpuOptions {
 // OkStatus, or which option is unusable and why (messages name the option).
 absl::Status ValidateTpuOptions(const TpuOptions& o);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_TPU_OPTIONS_H_

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 constexpr uint64_t kLaneTile = 128;     // minor-most dimension
@@ -55,4 +55,4 @@ Bytes TiledBufferBytes(Bytes requested, const TensorShape& shape, Bytes granule)
   return RoundUpToGranule(std::max(requested, layout), std::max<uint64_t>(granule.value(), 1));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

@@ -18,7 +18,7 @@
 #include "allocator/core/shape.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 // Tile of the second-to-last dimension for `dtype`.
 uint64_t SublaneTile(DType dtype);
@@ -50,6 +50,6 @@ inline Bytes TpuBufferBytes(Bytes requested, const TensorShape* shape, bool tile
   return RoundUpToGranule(requested, granule.value() == 0 ? 1 : granule.value());
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_TPU_PADDING_H_

@@ -4,7 +4,7 @@
 
 #include "allocator/tpu/tpu_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 namespace {
 
 ProgramResult Loaded(const auto& program) {
@@ -121,4 +121,4 @@ void TpuAllocator::Evict(ProgramId pid) {
   Notify({PolicyEventKind::kProgramEvicted, p.size, p.offset, pid.value()});
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

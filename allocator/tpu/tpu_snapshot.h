@@ -11,7 +11,7 @@
 #include "allocator/core/shape.h"
 #include "allocator/core/units.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct TpuBufferInfo {
   BufferId id;
@@ -42,6 +42,6 @@ struct TpuOomSnapshot {
   std::vector<TpuProgramInfo> programs;  // by address
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_ALLOCATOR_TPU_TPU_SNAPSHOT_H_

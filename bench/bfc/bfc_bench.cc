@@ -13,6 +13,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "benchmark/benchmark.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "bench/common/bench_data.h"
 #include "benchmark/benchmark.h"
+#include "sim/all_layers.h"
 #include "trace/pickle/unpickler.h"
 #include "trace/torch/snapshot.h"
 

@@ -23,6 +23,7 @@
 #include "allocator/core/null_allocator.h"
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
 #include "trace/formats/format_table.h"

@@ -41,6 +41,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
 #include "trace/formats/format_table.h"

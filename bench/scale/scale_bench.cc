@@ -26,7 +26,7 @@
 #include "sim/scale/scale_predict.h"
 #include "sim/whatif/whatif_common.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 // A member of the training-step family, from HBMSIM_BENCH_DATA.
@@ -106,6 +106,6 @@ BENCHMARK(BM_PredictAndReplay)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FitLimit)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 BENCHMARK_MAIN();

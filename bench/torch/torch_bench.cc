@@ -9,7 +9,7 @@
 #include "allocator/torch/torch_allocator.h"
 #include "benchmark/benchmark.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 enum class Action : uint8_t { kAlloc, kFreeRequested, kFreeCompleted, kOther };
@@ -96,6 +96,6 @@ BENCHMARK_CAPTURE(ReplayWorkload, cs336_ctx256_burst, "cs336_ctx256_forward_segm
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch
 
 BENCHMARK_MAIN();

@@ -9,6 +9,7 @@
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "benchmark/benchmark.h"
+#include "sim/all_layers.h"
 #include "tests/common/random_ops.h"
 
 namespace hbmsim {

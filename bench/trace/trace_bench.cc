@@ -16,6 +16,7 @@
 
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "trace/text/text_reader.h"
 #include "trace/text/text_writer.h"
 

@@ -35,6 +35,7 @@
 
 #include "benchmark/benchmark.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"

@@ -13,6 +13,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/advice.h"
@@ -24,7 +25,7 @@
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 int Fail(const absl::Status& s) {
@@ -172,4 +173,4 @@ const CommandRegistration kAdvise(
     []() -> std::unique_ptr<Command> { return std::make_unique<AdviseCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

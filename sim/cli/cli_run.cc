@@ -15,10 +15,11 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/version.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/viz/progress.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 std::string CommandPath(const CLI::App& app) {
@@ -159,4 +160,4 @@ CapturedRun RunCliCaptured(const std::vector<std::string>& args) {
   return run;
 }
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

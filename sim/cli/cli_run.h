@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 // `args` without the program name ("replay", "t.trace", "--allocator", "bfc").
 // Prints to the process's stdout and stderr; returns the exit code
@@ -25,6 +25,6 @@ struct CapturedRun {
 // thread's output, so several runs may go on in parallel threads.
 CapturedRun RunCliCaptured(const std::vector<std::string>& args);
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_CLI_RUN_H_

@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 // A function-local static: safe to use from other files' static initializers.
@@ -91,4 +92,4 @@ std::vector<CommandInfo> RegisteredCommands() {
   return out;
 }
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -14,7 +14,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 // Exit codes shared by every subcommand (docs/cli.md).
 enum ExitCode : int {
@@ -95,6 +95,6 @@ class ScopedErrorCapture {
 // files is unspecified; help output must not depend on it).
 std::vector<CommandInfo> RegisteredCommands();
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_COMMAND_H_

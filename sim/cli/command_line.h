@@ -13,7 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "sim/cli/command.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 struct CommandLine {
   CLI::App app;
@@ -22,6 +22,6 @@ struct CommandLine {
 
 std::unique_ptr<CommandLine> MakeCommandLine();
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_COMMAND_LINE_H_

@@ -25,6 +25,7 @@
 #include "sim/cli/size_progress.h"
 #include "sim/config/policy_registry.h"
 #include "sim/inspect/held_diff.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/comparison.h"
@@ -37,7 +38,7 @@
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class CompareCommand : public Command {
@@ -315,4 +316,4 @@ const CommandRegistration kCompare(
     []() -> std::unique_ptr<Command> { return std::make_unique<CompareCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -15,9 +15,10 @@
 #include "sim/cli/help_topics.h"
 #include "sim/cli/version.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 // "--bytes-limit --json -o --output ...": every name of every option of `app`.
@@ -101,4 +102,4 @@ const CommandRegistration kCompletion(
     []() -> std::unique_ptr<Command> { return std::make_unique<CompletionCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -24,13 +24,14 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/cli/command.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario_config.h"
 #include "trace/formats/format_table.h"
 #include "trace/binary/trace_sink.h"
 #include "trace/io/output_file.h"
 #include "trace/io/path_identity.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class ConvertCommand : public Command {
@@ -206,4 +207,4 @@ const CommandRegistration kConvert(
     []() -> std::unique_ptr<Command> { return std::make_unique<ConvertCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -19,6 +19,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/cli/command.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/report/profile_report.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
@@ -30,7 +31,7 @@
 #include "trace/xla/remat_warning.h"
 #include "trace/xplane/profile_trace.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class DiagnoseCommand : public Command {
@@ -171,4 +172,4 @@ const CommandRegistration kDiagnose("diagnose",
                                     });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -8,11 +8,12 @@
 
 #include "fmt/format.h"
 #include "sim/cli/command.h"
+#include "sim/layer.h"
 #include "trace/binary/trace_sink.h"
 #include "trace/gen/generators.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class GenCommand : public Command {
@@ -108,4 +109,4 @@ const CommandRegistration kGen(
     []() -> std::unique_ptr<Command> { return std::make_unique<GenCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

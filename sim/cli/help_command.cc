@@ -8,9 +8,10 @@
 #include "fmt/format.h"
 #include "sim/cli/command.h"
 #include "sim/cli/help_topics.h"
+#include "sim/layer.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 std::string TopicList() {
@@ -65,4 +66,4 @@ const CommandRegistration kHelp("help", "print a page of the manual: the formats
                                 []() -> std::unique_ptr<Command> { return std::make_unique<HelpCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -9,7 +9,7 @@
 #include <span>
 #include <string_view>
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 struct HelpTopic {
   std::string_view name;     // the file's name without .md: "text-trace", "cli"
@@ -21,6 +21,6 @@ struct HelpTopic {
 // Every topic, sorted by name.
 std::span<const HelpTopic> HelpTopics();
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_HELP_TOPICS_H_

@@ -16,12 +16,13 @@
 #include "sim/config/device_presets.h"
 #include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
+#include "sim/layer.h"
 #include "trace/core/json_text.h"
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class InspectCommand : public Command {
@@ -155,4 +156,4 @@ const CommandRegistration kInspect(
     "with a request (--probe)",
     []() -> std::unique_ptr<Command> { return std::make_unique<InspectCommand>(); });
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

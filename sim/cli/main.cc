@@ -7,5 +7,5 @@
 #include "sim/cli/cli_run.h"
 
 int main(int argc, char** argv) {
-  return hbmsim::cli::RunCli(std::vector<std::string>(argv + 1, argv + argc));
+  return hbmsim::sim::cli::RunCli(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -8,9 +8,10 @@
 #include "nlohmann/json.hpp"
 #include "sim/cli/command.h"
 #include "sim/config/device_presets.h"
+#include "sim/layer.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 nlohmann::ordered_json PresetsJson() {
@@ -57,4 +58,4 @@ const CommandRegistration kPresets(
     []() -> std::unique_ptr<Command> { return std::make_unique<PresetsCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -13,7 +13,7 @@
 #include "sim/whatif/size_search.h"
 #include "sim/whatif/whatif_common.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 void SetStartAnswers(const StartAnswers& a, const std::string& policy, ReplayReportInput& report) {
@@ -104,4 +104,4 @@ void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, const Re
       config.policy->name, report);
 }
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -23,7 +23,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 // The replay's flags the trials follow.
 struct ReplayTrials {
@@ -41,6 +41,6 @@ void AddAdvice(const Scenario& scenario, const AllocatorConfig& config, const Re
 void AddStartAnswers(const Scenario& scenario, const AllocatorConfig& config, const ReplayTrials& trials,
                      ReplayReportInput& report);
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_REPLAY_ADVICE_H_

@@ -15,6 +15,7 @@
 #include "sim/config/allocator_config.h"
 #include "sim/config/device_presets.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 #include "sim/report/failure_spill.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/placements_writer.h"
@@ -38,7 +39,7 @@
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 // "Where the memory went" lists this many of the largest live buffers.
@@ -393,4 +394,4 @@ const CommandRegistration kReplay(
     []() -> std::unique_ptr<Command> { return std::make_unique<ReplayCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -7,9 +7,10 @@
 #include "sim/config/device_presets.h"
 #include "sim/inspect/held_report.h"
 #include "sim/inspect/inspect_report.h"
+#include "sim/layer.h"
 #include "trace/core/json_text.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 // The outputs a replay would have filled are not written, each with a note.
@@ -103,4 +104,4 @@ std::optional<CommandFailure> AnswerWithState(RecordingAnswer answer,
   return AnswerWithRecordedState(std::move(recording), question);
 }
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

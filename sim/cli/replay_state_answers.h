@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "sim/cli/command.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario.h"
 #include "trace/formats/recording.h"
 #include "trace/io/output_set.h"
 #include "trace/io/path_identity.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 // The report a recording gets from `hbmsim replay`.
 enum class RecordingAnswer {
@@ -50,6 +51,6 @@ std::optional<CommandFailure> AnswerWithState(RecordingAnswer answer,
                                               std::shared_ptr<const Recording> recording,
                                               const StateQuestion& question);
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_REPLAY_STATE_ANSWERS_H_

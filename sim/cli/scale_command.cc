@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "sim/cli/command.h"
 #include "sim/cli/scenario_flags.h"
+#include "sim/layer.h"
 #include "sim/scale/fit_limit.h"
 #include "sim/scale/predicted_trace.h"
 #include "sim/scale/scale_check.h"
@@ -23,7 +24,7 @@
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class ScaleCommand : public Command {
@@ -208,4 +209,4 @@ const CommandRegistration kScale(
     []() -> std::unique_ptr<Command> { return std::make_unique<ScaleCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 void AddDeviceFlag(CLI::App& app, std::string& device, std::string_view what) {
   app.add_option("--device", device,
@@ -24,4 +24,4 @@ void AddJobsFlag(CLI::App& app, int& jobs, std::string_view what) {
                  fmt::format("{} run in parallel (default: all cores); the output never depends on it", what));
 }
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -12,7 +12,7 @@
 
 #include "CLI/CLI.hpp"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 // --device: `what` is the command's use of it ("size this device"); the
 // default the scenario picks follows it, as replay, size and compare say it.
@@ -28,6 +28,6 @@ void AddSetFlag(CLI::App& app, std::vector<std::string>& sets, std::string_view 
 // --jobs: `what` runs in parallel on all cores by default ("trials").
 void AddJobsFlag(CLI::App& app, int& jobs, std::string_view what);
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_SCENARIO_FLAGS_H_

@@ -14,6 +14,7 @@
 #include "sim/cli/command.h"
 #include "sim/cli/scenario_flags.h"
 #include "sim/cli/size_progress.h"
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/checkpoints.h"
@@ -27,7 +28,7 @@
 #include "trace/formats/format_table.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 class SizeCommand : public Command {
@@ -265,4 +266,4 @@ const CommandRegistration kSize(
     []() -> std::unique_ptr<Command> { return std::make_unique<SizeCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 // Ticks the survey's progress once per alloc and once per release: the events
@@ -61,4 +61,4 @@ void SizeProgressLine::Finish() {
   drawn_ = false;
 }
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

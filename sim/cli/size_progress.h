@@ -27,7 +27,7 @@
 #include "sim/viz/progress.h"
 #include "sim/whatif/size_search.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 
 class SizeProgressLine {
  public:
@@ -68,6 +68,6 @@ class SizeProgressLine {
   std::unique_ptr<ReplayObserver> survey_;
 };
 
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli
 
 #endif  // HBMSIM_SIM_CLI_SIZE_PROGRESS_H_

@@ -25,6 +25,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/cli/cli_run.h"
 #include "sim/cli/command.h"
+#include "sim/layer.h"
 #include "sim/sweep/sweep_report.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/whatif/thread_pool.h"
@@ -33,7 +34,7 @@
 #include "trace/io/output_file.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 using sweep::SweepTask;
@@ -281,4 +282,4 @@ const CommandRegistration kSweep(
     []() -> std::unique_ptr<Command> { return std::make_unique<SweepCommand>(); });
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -1,9 +1,10 @@
 #include "sim/config/allocator_config.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 bool LooksLikeFile(std::string_view arg) {
@@ -69,4 +70,4 @@ absl::StatusOr<std::unique_ptr<Allocator>> BuildAllocator(const AllocatorConfig&
   return config.policy->factory(bytes_limit, config.options);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

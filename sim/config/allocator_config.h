@@ -26,8 +26,9 @@
 #include "allocator/core/allocator.h"
 #include "sim/config/option.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct AllocatorConfig {
   const PolicySpec* policy = nullptr;  // owned by the registry
@@ -61,6 +62,6 @@ absl::Status ApplySetOption(AllocatorConfig& config, std::string_view key_value)
 // Builds the policy with `bytes_limit` (already resolved by the caller).
 absl::StatusOr<std::unique_ptr<Allocator>> BuildAllocator(const AllocatorConfig& config, Bytes bytes_limit);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_ALLOCATOR_CONFIG_H_

@@ -4,10 +4,11 @@
 #include <cctype>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 constexpr std::string_view kNvmlTable =
@@ -93,4 +94,4 @@ std::string DevicePresetsText() {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -25,8 +25,9 @@
 
 #include "absl/status/statusor.h"
 #include "allocator/core/units.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct DevicePreset {
   std::string_view name;    // what --bytes-limit takes: "a100-40gb"
@@ -56,6 +57,6 @@ std::string DevicePresetNames();
 // The table `hbmsim presets` prints.
 std::string DevicePresetsText();
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_DEVICE_PRESETS_H_

@@ -4,9 +4,10 @@
 #include <cmath>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
@@ -138,4 +139,4 @@ absl::Status OptionValues::WrongType(std::string_view name) const {
   return absl::InvalidArgumentError(fmt::format("option {} holds another type", name));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -16,8 +16,9 @@
 
 #include "absl/status/statusor.h"
 #include "allocator/core/units.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 enum class OptionType : uint8_t { kBool, kInt, kBytes, kDouble, kString, kEnum };
 std::string_view OptionTypeName(OptionType t);  // "bool", "int", "bytes", ...
@@ -111,6 +112,6 @@ class OptionValues {
   std::vector<std::pair<std::string, OptionValue>> entries_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_OPTION_H_

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string AtLeastOneByte(const OptionValue& v) {
   return std::get<Bytes>(v).is_zero() ? "must be at least 1 byte" : "";
@@ -15,4 +15,4 @@ std::string IntRangeProblem(const OptionValue& v) {
   return i >= kMin && i <= kMax ? "" : fmt::format("must be an int between {} and {}", kMin, kMax);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -38,8 +38,9 @@
 #include "allocator/core/units.h"
 #include "fmt/format.h"
 #include "sim/config/option.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 using OptionCheck = std::function<std::string(const OptionValue&)>;
 
@@ -238,6 +239,6 @@ class OptionTable {
   std::vector<Binding> bindings_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_OPTION_TABLE_H_

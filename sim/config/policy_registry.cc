@@ -6,7 +6,7 @@
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/stats_text.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // The options a row's own advice and decides_as rules name are its own.
@@ -157,4 +157,4 @@ std::string PolicyRegistry::Names() const {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -26,10 +26,15 @@
 #include "sim/config/state_view.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "trace/core/recorded.h"
 #include "trace/core/trace_format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
+class LimitWindowPolicy;  // allocator/core/limit_window.h
+}  // namespace hbmsim::allocator
+
+namespace hbmsim::sim {
 
 using AllocatorFactory =
     std::function<absl::StatusOr<std::unique_ptr<Allocator>>(Bytes bytes_limit, const OptionValues& options)>;
@@ -89,8 +94,7 @@ struct PolicyTexts {
   std::function<std::string(const Allocator&)> stats;
 };
 
-class LimitWindowPolicy;  // allocator/core/limit_window.h
-class LogReader;          // sim/engine/log_reader.h
+class LogReader;  // sim/engine/log_reader.h
 
 // What lets `size` share the work of its trials under a policy
 // (sim/whatif/checkpoints.h): the policy's limit windows, and the engine's
@@ -229,6 +233,6 @@ const PolicyRegistry& BuiltinPolicies();
 // every command on it, exit 3).
 const absl::Status& BuiltinPoliciesStatus();
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_POLICY_REGISTRY_H_

@@ -14,8 +14,9 @@
 
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // A live block, as inspect lists the largest ones with their stacks.
 struct LiveBlockView {
@@ -56,6 +57,6 @@ struct StateAnalysisSupport {
   std::function<ProbeView(const Allocator&, Bytes size, StreamId stream)> probe;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_STATE_VIEW_H_

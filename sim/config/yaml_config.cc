@@ -9,10 +9,11 @@
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/yaml_guard.h"
+#include "sim/layer.h"
 #include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 absl::Status Error(const std::string& file, int line, std::string_view what) {
@@ -149,4 +150,4 @@ absl::StatusOr<AllocatorConfig> LoadAllocatorConfigFile(const PolicyRegistry& re
   return ParseAllocatorConfig(registry, text, path);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

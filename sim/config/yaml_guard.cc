@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 int FirstTooDeepLine(std::string_view text, int max_depth) {
   std::vector<size_t> indents;
@@ -36,4 +36,4 @@ int FirstTooDeepLine(std::string_view text, int max_depth) {
   return 0;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -8,12 +8,12 @@
 
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The first line whose nesting (indentation levels, plus `- ` markers opening
 // the line, plus open flow brackets) exceeds `max_depth`; 0 when none does.
 int FirstTooDeepLine(std::string_view text, int max_depth);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_CONFIG_YAML_GUARD_H_

@@ -2,8 +2,8 @@
 
 #include "sim/dumps/memory_map_text.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string GenericFailureText(const Allocator& a, const FailureRecord&) { return MemoryMapText(a); }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

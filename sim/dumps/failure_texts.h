@@ -10,12 +10,13 @@
 
 #include "allocator/core/allocator.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Called right after the failed request, while the allocator is in that state.
 std::string GenericFailureText(const Allocator& a, const FailureRecord& f);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_DUMPS_FAILURE_TEXTS_H_

@@ -5,7 +5,7 @@
 #include "fmt/format.h"
 #include "sim/dumps/memory_snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string_view StateLabel(BlockState s) {
@@ -49,4 +49,4 @@ std::string MemoryMapText(const Allocator& a) {
   return text;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -11,11 +11,12 @@
 #include <string>
 
 #include "allocator/core/allocator.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string MemoryMapText(const Allocator& a);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_DUMPS_MEMORY_MAP_TEXT_H_

@@ -1,6 +1,6 @@
 #include "sim/dumps/memory_snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 class SnapshotVisitor : public MemoryMapVisitor {
@@ -24,4 +24,4 @@ std::vector<RegionSnapshot> TakeMemorySnapshot(const Allocator& a) {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -8,8 +8,9 @@
 
 #include "allocator/core/allocator.h"
 #include "allocator/core/memory_map.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct RegionSnapshot {
   RegionInfo region;
@@ -23,6 +24,6 @@ inline bool IsHeld(const BlockInfo& b) {
   return b.state == BlockState::kInUse || b.state == BlockState::kPendingFree;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_DUMPS_MEMORY_SNAPSHOT_H_

@@ -4,9 +4,10 @@
 #include <string_view>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string StatValueText(int64_t v) { return IsUnlimitedStat(v) ? "unlimited" : fmt::format("{}", v); }
 
@@ -42,4 +43,4 @@ std::string TensorFlowStatsText(const Allocator& a) {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -14,8 +14,9 @@
 
 #include "allocator/core/allocator.h"
 #include "allocator/core/stats.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // "Limit:            %20lld\n" ... "LargestFreeBlock: %20lld\n": 8 lines, each
 // label left-justified in 18 columns and each value right-aligned in 20. An
@@ -29,6 +30,6 @@ std::string StatBytesText(int64_t v);
 
 std::string TensorFlowStatsText(const Allocator& a);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_DUMPS_STATS_TEXT_H_

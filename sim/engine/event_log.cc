@@ -4,7 +4,7 @@
 #include <new>
 #include <utility>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 LoggingReader::LoggingReader(EventReader& inner, uint64_t expected_events)
     : inner_(inner), log_(std::make_shared<EventLog>()) {
@@ -142,4 +142,4 @@ std::optional<uint32_t> LoggingReader::LaneOf(DeviceId device, StreamId stream) 
   return last_lane_ = at->second;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

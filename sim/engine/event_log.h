@@ -28,9 +28,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "sim/engine/huge_page_vector.h"
+#include "sim/layer.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // An event as the log gives it back: what the engine reads of it.
 struct WideEvent {
@@ -207,6 +208,6 @@ class LoggingReader : public EventReader {
 // fills it; nullptr where the system refuses the address space.
 std::shared_ptr<EventLog> NewGrowingLog();
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_ENGINE_EVENT_LOG_H_

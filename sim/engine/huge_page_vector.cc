@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace hbmsim::huge_pages {
+namespace hbmsim::sim::huge_pages {
 namespace {
 
 size_t RoundUp(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
@@ -31,4 +31,4 @@ void* Map(size_t bytes) {
 
 void Unmap(void* p, size_t bytes) { munmap(p, RoundUp(bytes)); }
 
-}  // namespace hbmsim::huge_pages
+}  // namespace hbmsim::sim::huge_pages

@@ -14,7 +14,7 @@
 #include <new>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 namespace huge_pages {
 inline constexpr size_t kHugePage = size_t{2} << 20;
@@ -51,6 +51,6 @@ struct HugePageAllocator {
 template <typename T>
 using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_ENGINE_HUGE_PAGE_VECTOR_H_

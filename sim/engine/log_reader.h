@@ -18,9 +18,10 @@
 #include "fmt/format.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/event_log.h"
+#include "sim/layer.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The captured events, from `next`; `before(i)` runs before event i is read
 // for every i that is a multiple of `stride`, when every earlier event has
@@ -130,6 +131,6 @@ class LogReader : public EventReader {
   std::function<bool(uint64_t)> before_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_ENGINE_LOG_READER_H_

@@ -5,7 +5,7 @@
 #include "fmt/format.h"
 #include "sim/engine/replay_engine.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 absl::Status BadProgram(const EventReader& reader, const Event& e, std::string_view why) {
@@ -90,4 +90,4 @@ absl::Status ReplayEngine::ApplyProgramAsBuffer(const Event& e, EventIndex index
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

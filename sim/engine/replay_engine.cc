@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // The reader normally rejects these; the engine still never trusts it blindly.
@@ -192,4 +192,4 @@ void ReplayEngine::OnPolicyEvent(const PolicyEvent& e) {
   for (ReplayObserver* o : observers_) o->OnPolicyEvent(current_, e);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

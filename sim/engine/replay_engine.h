@@ -40,10 +40,11 @@
 #include "allocator/core/allocator.h"
 #include "allocator/core/dcheck.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "trace/core/live_id_table.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 enum class OnOom : uint8_t { kContinue, kStop };
 
@@ -341,6 +342,6 @@ absl::StatusOr<ReplaySummary> ReplayEngine::RunPlain(PlainReader& reader, Policy
   return summary_;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_ENGINE_REPLAY_ENGINE_H_

@@ -9,9 +9,10 @@
 
 #include "allocator/core/allocator.h"
 #include "allocator/core/units.h"
+#include "sim/layer.h"
 #include "trace/core/event.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // One failed request, with the two numbers that decide its verdict (see
 // allocator/core/allocator.h): kind is oom when rounded > free_bytes, else
@@ -62,6 +63,6 @@ class ReplayObserver {
   virtual void OnStartStateBuilt(EventIndex last) {}
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_ENGINE_REPLAY_OBSERVER_H_

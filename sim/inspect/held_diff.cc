@@ -6,9 +6,10 @@
 #include <map>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -134,4 +135,4 @@ Json RenderHeldDiffJson(const HeldDiff& d) {
   return Json{{"baseline", d.baseline}, {"candidate", d.candidate}, {"held", std::move(scopes)}};
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect

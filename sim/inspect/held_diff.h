@@ -14,7 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/inspect/held_report.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 
 struct HeldDelta {
   std::string key;
@@ -43,6 +43,6 @@ inline constexpr size_t kDiffRows = 15;
 std::string RenderHeldDiffText(const HeldDiff& d);
 nlohmann::ordered_json RenderHeldDiffJson(const HeldDiff& d);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect
 
 #endif  // HBMSIM_SIM_INSPECT_HELD_DIFF_H_

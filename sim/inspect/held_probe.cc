@@ -6,7 +6,7 @@
 #include "sim/scenario/scenario_config.h"
 #include "sim/scenario/scenario_run.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 
 absl::StatusOr<AllocatorConfig> HeldPolicy(std::shared_ptr<const Recording> recording, DeviceId device,
                                            const std::string& allocator) {
@@ -57,4 +57,4 @@ absl::StatusOr<HeldProbe> ProbeHeld(std::shared_ptr<const Recording> recording, 
   return probe;
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect

@@ -21,9 +21,10 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/allocator.h"
 #include "sim/config/allocator_config.h"
+#include "sim/layer.h"
 #include "trace/formats/recording.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 
 struct HeldProbe {
   Bytes requested;
@@ -42,6 +43,6 @@ absl::StatusOr<AllocatorConfig> HeldPolicy(std::shared_ptr<const Recording> reco
 absl::StatusOr<HeldProbe> ProbeHeld(std::shared_ptr<const Recording> recording, DeviceId device,
                                     const AllocatorConfig& config, Bytes limit, Bytes size);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect
 
 #endif  // HBMSIM_SIM_INSPECT_HELD_PROBE_H_

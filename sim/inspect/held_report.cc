@@ -5,10 +5,11 @@
 
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/report/user_frames.h"
 #include "trace/core/json_text.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -204,4 +205,4 @@ Json RenderHeldJson(const HeldReport& r) {
 
 std::string HeldJsonText(const HeldReport& r) { return JsonText(RenderHeldJson(r), 2) + "\n"; }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect

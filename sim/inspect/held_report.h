@@ -17,9 +17,10 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "sim/inspect/held_probe.h"
+#include "sim/layer.h"
 #include "trace/formats/recording.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 
 // Holdings grouped under one key (a kind, or a frame).
 struct HeldGroup {
@@ -75,6 +76,6 @@ nlohmann::ordered_json RenderHeldJson(const HeldReport& r);
 // not UTF-8 are replaced (a stack's file names are whatever the job had).
 std::string HeldJsonText(const HeldReport& r);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect
 
 #endif  // HBMSIM_SIM_INSPECT_HELD_REPORT_H_

@@ -3,9 +3,10 @@
 
 #include "fmt/format.h"
 #include "sim/inspect/held_report.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -98,4 +99,4 @@ std::string RenderHeldText(const HeldReport& r) {
   return text;
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect

@@ -8,7 +8,7 @@
 #include "fmt/format.h"
 #include "sim/report/user_frames.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -185,4 +185,4 @@ Json RenderInspectJson(const InspectReport& r) {
   return out;
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect

@@ -13,7 +13,7 @@
 #include "sim/inspect/inspect_source.h"
 #include "sim/report/reserved_explained.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 
 struct InspectReport {
   std::string file;
@@ -32,6 +32,6 @@ bool AnyProbeFailed(const InspectReport& r);
 std::string RenderInspectText(const InspectReport& r);
 nlohmann::ordered_json RenderInspectJson(const InspectReport& r);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect
 
 #endif  // HBMSIM_SIM_INSPECT_INSPECT_REPORT_H_

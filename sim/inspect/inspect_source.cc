@@ -6,11 +6,12 @@
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario_config.h"
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 namespace {
 
 // Ends a trace right after the event --at names: its index, a mark's label
@@ -229,4 +230,4 @@ absl::StatusOr<InspectedState> LoadInspectedState(const SourceOptions& options) 
   return InspectRecording(std::shared_ptr<const Recording>(*std::move(recording)), options);
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect

@@ -27,7 +27,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_run.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::inspect {
 
 struct SourceOptions {
   std::string path;
@@ -65,6 +65,6 @@ absl::StatusOr<InspectedState> LoadInspectedState(const SourceOptions& options);
 absl::StatusOr<InspectedState> InspectRecording(std::shared_ptr<const Recording> recording,
                                                 const SourceOptions& options);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::inspect
 
 #endif  // HBMSIM_SIM_INSPECT_INSPECT_SOURCE_H_

@@ -2,7 +2,7 @@
 // folders, allocator/<name>/ and sim/policies/<name>/ (docs/contributing.md).
 #include "sim/config/policy_registry.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 absl::Status RegisterBaselinePolicies(PolicyRegistry& registry);
 absl::Status RegisterBfcPolicy(PolicyRegistry& registry);
@@ -45,4 +45,4 @@ const BuiltinRegistry& Builtins() {
 
 [[gnu::weak]] const absl::Status& BuiltinPoliciesStatus() { return Builtins().status; }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -1,9 +1,10 @@
 #include "sim/report/failure_spill.h"
 
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "trace/core/json_text.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // A value no report field holds unescaped, so it is found only where it was put.
@@ -44,4 +45,4 @@ absl::Status WriteJsonReport(nlohmann::ordered_json report, FailureSpill* spill,
   return out.Write(std::string_view(text).substr(value_at + kPlaceholder.size()));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -17,11 +17,12 @@
 
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
+#include "sim/layer.h"
 #include "sim/report/replay_recorder.h"
 #include "trace/io/output_file.h"
 #include "trace/io/spill_file.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 class FailureSpill : public FailureSink {
  public:
@@ -43,6 +44,6 @@ class FailureSpill : public FailureSink {
 // ones `report` holds.
 absl::Status WriteJsonReport(nlohmann::ordered_json report, FailureSpill* spill, io::OutputFile& out);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_FAILURE_SPILL_H_

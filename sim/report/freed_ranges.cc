@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 void FreedRanges::Freed(Offset offset, Bytes size, const FreeRecord& who) {
   if (size.is_zero()) return;
@@ -48,4 +48,4 @@ std::vector<FreedRanges::Run> FreedRanges::RunsIn(Offset offset, Bytes size) con
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -27,8 +27,9 @@
 
 #include "absl/container/btree_map.h"
 #include "allocator/core/units.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The free that left a range free. `label` indexes the caller's label texts.
 struct FreeRecord {
@@ -92,6 +93,6 @@ struct FreeHistory {
 // The label of free bytes no free in the trace left free.
 inline constexpr std::string_view kNotFreedInTrace = "(not freed in the trace)";
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_FREED_RANGES_H_

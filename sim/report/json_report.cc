@@ -7,7 +7,7 @@
 #include "sim/report/user_frames.h"
 #include "sim/report/verdict.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -136,4 +136,4 @@ nlohmann::ordered_json JsonReport(const ReplayReportInput& in) {
   return j;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

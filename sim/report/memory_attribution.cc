@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 constexpr std::string_view kUntagged = "(untagged)";
@@ -176,4 +176,4 @@ MemoryBreakdown MemoryAttribution::Breakdown(EventIndex event,
   return m;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -34,9 +34,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "trace/core/live_id_table.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The op of a tag: "fusion.12" -> "fusion", "copy_3" -> "copy", "weights" -> "weights".
 std::string OpOfTag(std::string_view tag);
@@ -172,6 +173,6 @@ std::string RenderMemoryAttributionJson(const MemoryAttribution& a);
 // The same as a value, for reports that embed it (the replay's --json `memory`).
 nlohmann::json MemoryAttributionJson(const MemoryAttribution& a);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_MEMORY_ATTRIBUTION_H_

@@ -1,11 +1,12 @@
 // Text and JSON of MemoryAttribution (see the header for the layout).
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "sim/layer.h"
 #include "sim/report/memory_attribution.h"
 #include "trace/core/human_bytes.h"
 #include "trace/core/json_text.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string Human(uint64_t bytes) { return HumanReadableNumBytes(Bytes(bytes)); }
@@ -150,4 +151,4 @@ std::string RenderMemoryAttributionJson(const MemoryAttribution& a) {
   return JsonText(root, 2) + "\n";
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

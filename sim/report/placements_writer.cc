@@ -3,7 +3,7 @@
 #include <iterator>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 16;
@@ -36,4 +36,4 @@ absl::Status PlacementsWriter::Finish() {
   return status_;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

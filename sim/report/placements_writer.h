@@ -13,9 +13,10 @@
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 class PlacementsWriter : public ReplayObserver {
  public:
@@ -35,6 +36,6 @@ class PlacementsWriter : public ReplayObserver {
   absl::Status status_;      // the first failed write; later rows are dropped
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_PLACEMENTS_WRITER_H_

@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using xplane::AllocatorSummary;
@@ -190,4 +191,4 @@ std::string RenderProfileHtml(const xplane::ProfileTrace& t, const std::vector<A
   return out + "</body></html>\n";
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

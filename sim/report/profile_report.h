@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "sim/layer.h"
 #include "trace/xplane/profile_summary.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string RenderProfileText(const xplane::ProfileTrace& t, const std::vector<xplane::AllocatorSummary>& s);
 nlohmann::ordered_json RenderProfileJson(const xplane::ProfileTrace& t,
                                          const std::vector<xplane::AllocatorSummary>& s);
 std::string RenderProfileHtml(const xplane::ProfileTrace& t, const std::vector<xplane::AllocatorSummary>& s);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_PROFILE_REPORT_H_

@@ -1,6 +1,6 @@
 #include "sim/report/replay_recorder.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 void ReplayRecorder::OnAlloc(EventIndex index, const Event& e, const AllocResult& r) {
   if (r.ok()) {  // placed allocs cost one test here: the replay's hot path
@@ -60,4 +60,4 @@ std::vector<std::pair<std::string_view, uint64_t>> ReplayRecorder::PolicyEventCo
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -21,10 +21,11 @@
 #include "allocator/core/allocator.h"
 #include "sim/config/policy_registry.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "trace/core/context_table.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // What the user's code said about a failed request.
 struct FailureLabels {
@@ -110,6 +111,6 @@ class ReplayRecorder : public ReplayObserver {
   uint64_t zero_byte_allocs_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_REPLAY_RECORDER_H_

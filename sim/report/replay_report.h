@@ -11,11 +11,12 @@
 #include "nlohmann/json.hpp"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/report/replay_recorder.h"
 #include "sim/report/reserved_explained.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct ReplayReportInput {
   std::string trace;         // the path as given
@@ -68,6 +69,6 @@ OptionValues EffectiveOptions(const AllocatorConfig& config);
 // "allow_growth=false garbage_collection=true ..." of EffectiveOptions.
 std::string EffectiveOptionsText(const AllocatorConfig& config);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_REPLAY_REPORT_H_

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 constexpr std::string_view kNoFrameOrTag = "(untagged)";
@@ -289,4 +289,4 @@ ReservedMoment ReservedExplainer::Explain(EventIndex event) const {
       &creators_, kLargestCached, &history);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -55,10 +55,11 @@
 #include "allocator/core/allocator.h"
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "sim/report/freed_ranges.h"
 #include "trace/core/live_id_table.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Who made a region: the alloc whose request obtained it from the device.
 struct RegionCreator {
@@ -234,6 +235,6 @@ nlohmann::ordered_json ReservedExplainedJson(const ReservedExplainer& x);
 std::string RenderReservedMomentText(std::string_view title, const ReservedMoment& m, size_t rows = 8);
 nlohmann::ordered_json ReservedMomentJson(const ReservedMoment& m);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_RESERVED_EXPLAINED_H_

@@ -4,10 +4,11 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/report/reserved_explained.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -226,4 +227,4 @@ Json ReservedExplainedJson(const ReservedExplainer& x) {
               {"end", MomentOrNull(x.end())}};
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

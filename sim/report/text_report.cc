@@ -15,11 +15,12 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/dumps/stats_text.h"
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "sim/report/verdict.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -176,4 +177,4 @@ std::string DetailsText(const ReplayReportInput& in) {
   return text;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

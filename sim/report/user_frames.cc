@@ -3,9 +3,10 @@
 #include <string_view>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/python_frames.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string_view BaseName(std::string_view path) {
@@ -45,4 +46,4 @@ std::function<std::string(const Event&)> TopUserFrames(const EventReader& events
   return [&events, table](const Event&) { return TopUserFrame(table, events.context().frames); };
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

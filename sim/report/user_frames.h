@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/layer.h"
 #include "trace/core/context_table.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // A Python source line outside the frameworks and the standard library
 // (trace/core/python_frames.h).
@@ -34,6 +35,6 @@ std::string TopUserFrame(const ContextTable* table, uint32_t frames);
 // alloc. `events` must outlive it.
 std::function<std::string(const Event&)> TopUserFrames(const EventReader& events);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_USER_FRAMES_H_

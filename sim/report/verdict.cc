@@ -3,10 +3,11 @@
 #include <iterator>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/report/user_frames.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -101,4 +102,4 @@ std::string FailingRequestText(const ReplayReportInput& in) {
   return text;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -12,7 +12,7 @@
 
 #include "sim/report/replay_report.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // At most this many user frames of the failing request are listed.
 inline constexpr size_t kMaxListedFrames = 8;
@@ -22,6 +22,6 @@ std::string VerdictText(const ReplayReportInput& in);
 // "Failing request ..." with its labels and user frames; "" when nothing failed.
 std::string FailingRequestText(const ReplayReportInput& in);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_REPORT_VERDICT_H_

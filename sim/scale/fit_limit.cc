@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 class Search {
@@ -115,4 +115,4 @@ absl::StatusOr<FitLimitResult> FitLimit(const ScaleModel& model, const Allocator
   return out;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

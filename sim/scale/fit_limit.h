@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "sim/scale/scale_predict.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 // Values above this are not searched (a fit that never fails a limit).
 inline constexpr uint64_t kMaxSearchedValue = uint64_t{1} << 40;
@@ -40,6 +40,6 @@ struct FitLimitResult {
 absl::StatusOr<FitLimitResult> FitLimit(const ScaleModel& model, const AllocatorConfig& config, Bytes limit,
                                         uint64_t step);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_FIT_LIMIT_H_

@@ -5,7 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 // FNV-1a: a hash whose value does not depend on the build or the run, so
@@ -167,4 +167,4 @@ absl::StatusOr<MemberStream> ReadMemberStream(std::shared_ptr<const Scenario> sc
   return out;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

@@ -25,11 +25,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario.h"
 #include "trace/core/context_table.h"
 #include "trace/core/event.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 inline constexpr uint32_t kNoAlloc = UINT32_MAX;
 
@@ -72,6 +73,6 @@ std::vector<uint64_t> StepTokens(const MemberStream& m, bool loose);
 absl::StatusOr<MemberStream> ReadMemberStream(std::shared_ptr<const Scenario> scenario, uint64_t value,
                                               std::string name);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_MEMBER_STREAM_H_

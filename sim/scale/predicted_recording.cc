@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 struct Shared {
@@ -151,4 +151,4 @@ absl::StatusOr<PredictedScenario> MakePredictedScenario(std::shared_ptr<const Me
   return PredictedScenario{*std::move(scenario), kept, carried, resized.size(), blocks};
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

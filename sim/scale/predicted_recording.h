@@ -26,11 +26,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/layer.h"
 #include "sim/scale/member_stream.h"
 #include "sim/scenario/scenario.h"
 #include "trace/formats/recording.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 struct PredictedScenario {
   Scenario scenario;
@@ -46,6 +47,6 @@ absl::StatusOr<PredictedScenario> MakePredictedScenario(std::shared_ptr<const Me
                                                         std::vector<uint64_t> alloc_bytes, std::string name,
                                                         bool carry_cache = false);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_PREDICTED_RECORDING_H_

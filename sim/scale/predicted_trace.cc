@@ -5,10 +5,11 @@
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario_config.h"
 #include "trace/binary/trace_sink.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 TraceMetadata Header(const Scenario& predicted) {
@@ -48,4 +49,4 @@ absl::Status WritePredictedTrace(const Scenario& predicted, std::ostream& out, s
   return (*sink)->Finish();
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

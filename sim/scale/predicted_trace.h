@@ -15,11 +15,11 @@
 #include "absl/status/status.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 // `format`: "text", "binary" or "binary-zstd" (TraceFormatForPath).
 absl::Status WritePredictedTrace(const Scenario& predicted, std::ostream& out, std::string_view format);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_PREDICTED_TRACE_H_

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 using Int = Rational::Int;
@@ -110,4 +110,4 @@ std::string Rational::Text() const {
   return Int128Text(num_) + "/" + Int128Text(den_);
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 class Rational {
  public:
@@ -45,6 +45,6 @@ class Rational {
 
 std::string Int128Text(Rational::Int v);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_RATIONAL_H_

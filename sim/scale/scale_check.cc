@@ -7,7 +7,7 @@
 #include "sim/report/user_frames.h"
 #include "sim/scale/stream_align.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 double RelativeError(Bytes predicted, Bytes real) {
@@ -112,4 +112,4 @@ absl::StatusOr<std::vector<CheckRow>> CheckLeaveOneOut(const ScaleModel& model, 
   return rows;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

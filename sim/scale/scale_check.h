@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "sim/scale/scale_predict.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 struct CheckRow {
   uint64_t value = 0;
@@ -56,6 +56,6 @@ struct CheckRow {
 absl::StatusOr<std::vector<CheckRow>> CheckLeaveOneOut(const ScaleModel& model, const AllocatorConfig& config,
                                                        std::string_view limit_flag);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SCALE_CHECK_H_

@@ -5,7 +5,7 @@
 #include "fmt/format.h"
 #include "sim/scale/stream_align.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 // Consecutive unmatched steps of one side, as runs.
@@ -180,4 +180,4 @@ std::vector<uint64_t> PredictAllocSizes(const ScaleModel& model, uint64_t n, uin
   return out;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

@@ -29,7 +29,7 @@
 #include "sim/scale/member_stream.h"
 #include "sim/scale/size_fit.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 // A run of consecutive steps of one recording that have no counterpart.
 struct UnalignedRun {
@@ -98,6 +98,6 @@ absl::StatusOr<ScaleModel> BuildScaleModel(std::vector<std::shared_ptr<const Mem
 // to n (negative or too large there) and kept their size.
 std::vector<uint64_t> PredictAllocSizes(const ScaleModel& model, uint64_t n, uint64_t* unextended = nullptr);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SCALE_MODEL_H_

@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 absl::StatusOr<std::vector<std::shared_ptr<const MemberStream>>> OpenMembers(
     const std::vector<MemberInput>& inputs, const ScenarioRequest& request) {
@@ -51,4 +51,4 @@ absl::StatusOr<ScaleRunResult> ReplayMember(const MemberStream& member, const Al
   return RunForScale(*member.scenario, config, limit->limit, ScaleRunOptions{});
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

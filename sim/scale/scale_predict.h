@@ -18,7 +18,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_config.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 struct MemberInput {
   uint64_t value = 0;
@@ -48,6 +48,6 @@ absl::StatusOr<Prediction> PredictAt(const ScaleModel& model, const AllocatorCon
 absl::StatusOr<ScaleRunResult> ReplayMember(const MemberStream& member, const AllocatorConfig& config,
                                             std::string_view limit_flag);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SCALE_PREDICT_H_

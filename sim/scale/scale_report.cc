@@ -5,12 +5,13 @@
 #include <map>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "sim/report/user_frames.h"
 #include "sim/scale/stream_align.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -277,4 +278,4 @@ std::string ScaleText(const ScaleReport& r) {
   return out;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

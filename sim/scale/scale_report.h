@@ -16,7 +16,7 @@
 #include "sim/scale/scale_check.h"
 #include "sim/scale/scale_predict.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 // How far beyond the largest recording a prediction may go before the report
 // warns that it extrapolates far: 4x the largest value.
@@ -53,6 +53,6 @@ std::vector<UnexplainedGroup> UnexplainedGroups(const ScaleModel& model);
 std::string ScaleText(const ScaleReport& r);
 nlohmann::ordered_json ScaleJson(const ScaleReport& r);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SCALE_REPORT_H_

@@ -6,7 +6,7 @@
 #include "sim/scale/scale_report.h"
 #include "sim/whatif/whatif_common.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -142,4 +142,4 @@ nlohmann::ordered_json ScaleJson(const ScaleReport& r) {
   return j;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

@@ -5,7 +5,7 @@
 #include "sim/report/user_frames.h"
 #include "sim/scenario/scenario_run.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 // Counts the trace's allocations (the start state's blocks are not its
@@ -122,4 +122,4 @@ absl::StatusOr<ScaleRunResult> RunForScale(const Scenario& scenario, const Alloc
   return out;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

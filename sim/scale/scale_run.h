@@ -13,12 +13,13 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/allocator.h"
 #include "sim/config/allocator_config.h"
+#include "sim/layer.h"
 #include "sim/report/memory_attribution.h"
 #include "sim/scenario/scenario.h"
 #include "sim/viz/viz_outputs.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 // The call's innermost user frame, else (a backward pass runs on autograd's
 // own thread, with C++ frames only) its innermost ATen kernel or op and the
@@ -62,6 +63,6 @@ struct ScaleRunOptions {
 absl::StatusOr<ScaleRunResult> RunForScale(const Scenario& scenario, const AllocatorConfig& config,
                                            Bytes limit, const ScaleRunOptions& options);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SCALE_RUN_H_

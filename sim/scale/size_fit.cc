@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 using Int = Rational::Int;
@@ -194,4 +194,4 @@ std::optional<uint64_t> GuessSize(std::span<const SizePoint> points, uint64_t n)
   return PredictSize(*fit, n);
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

@@ -24,7 +24,7 @@
 
 #include "sim/scale/rational.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 // In the order they are tried; the value is the mask of terms (1, n, n^2).
 enum class SizeForm : uint8_t {
@@ -75,6 +75,6 @@ std::optional<uint64_t> PredictSize(const SizeFit& fit, uint64_t n);
 // line is negative or beyond 64 bits at n (the caller keeps the recorded size).
 std::optional<uint64_t> GuessSize(std::span<const SizePoint> points, uint64_t n);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_SIZE_FIT_H_

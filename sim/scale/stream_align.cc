@@ -7,7 +7,7 @@
 
 #include "sim/scale/member_stream.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 // V[k] of Myers' algorithm for k in [-limit, limit], and the copy of it kept
@@ -168,4 +168,4 @@ MemberSteps AlignMemberSteps(const MemberStream& templ, const MemberStream& othe
   return out;
 }
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 
 inline constexpr uint32_t kNoStep = UINT32_MAX;
 inline constexpr size_t kMaxEdits = 4000;
@@ -42,6 +42,6 @@ struct MemberSteps {
 struct MemberStream;
 MemberSteps AlignMemberSteps(const MemberStream& templ, const MemberStream& other);
 
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale
 
 #endif  // HBMSIM_SIM_SCALE_STREAM_ALIGN_H_

@@ -2,7 +2,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // Tracks one device's live buffers (programs in their own id space) and
@@ -50,4 +50,4 @@ absl::StatusOr<std::vector<BufferInterval>> ScenarioIntervals(const Scenario& sc
   return collector.Take();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -8,9 +8,10 @@
 
 #include "absl/status/statusor.h"
 #include "allocator/core/buffer_interval.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // One interval per alloc and program_load of the scenario's device (a
 // program is a buffer of its own id space), keyed by the event's index as
@@ -19,6 +20,6 @@ namespace hbmsim {
 // Errors: the reader's.
 absl::StatusOr<std::vector<BufferInterval>> ScenarioIntervals(const Scenario& scenario);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_INTERVALS_H_

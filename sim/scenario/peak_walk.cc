@@ -8,7 +8,7 @@
 #include "sim/report/user_frames.h"
 #include "sim/scenario/scenario_run.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 absl::Status WalkPassedOverPeak(const Scenario& scenario, const AllocatorConfig& config, Bytes limit,
                                 const ReplayOptions& options, ReservedExplainer& explainer) {
@@ -29,4 +29,4 @@ absl::Status WalkPassedOverPeak(const Scenario& scenario, const AllocatorConfig&
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

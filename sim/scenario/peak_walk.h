@@ -17,13 +17,13 @@
 #include "sim/report/reserved_explained.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Nothing when `explainer` walked its last peak; else replays `scenario` as
 // the first run did and gives `explainer` the walk of that peak.
 absl::Status WalkPassedOverPeak(const Scenario& scenario, const AllocatorConfig& config, Bytes limit,
                                 const ReplayOptions& options, ReservedExplainer& explainer);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_PEAK_WALK_H_

@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // The free pool and its largest block, from the memory map. The pool is the
@@ -118,4 +118,4 @@ void FiguresCheck::Count(FigureMeasure m, bool ok, uint64_t event, const Recorde
   }
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

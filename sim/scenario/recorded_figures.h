@@ -28,9 +28,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "allocator/core/allocator.h"
+#include "sim/layer.h"
 #include "trace/core/recorded.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 enum class FigureMeasure : uint8_t { kAddress, kChunkSize, kBytesInUse, kFragmentation, kPeak };
 inline constexpr int kNumFigureMeasures = 5;
@@ -74,6 +75,6 @@ class FiguresCheck {
   int64_t peak_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_RECORDED_FIGURES_H_

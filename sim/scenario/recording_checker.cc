@@ -5,7 +5,7 @@
 #include "absl/container/btree_map.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 uint64_t SegmentComparison::matched() const {
   uint64_t n = 0;
@@ -155,4 +155,4 @@ RecordedCheck RecordingChecker::Check() const {
   return c;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -28,11 +28,12 @@
 
 #include "sim/config/policy_registry.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 #include "sim/scenario/recorded_figures.h"
 #include "trace/core/reader.h"
 #include "trace/core/recorded.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // One recorded segment event, or one the policy did: (address, size) at an event.
 struct SegmentRecord {
@@ -130,6 +131,6 @@ class RecordingChecker : public ReplayObserver {
   std::optional<FiguresCheck> figures_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_RECORDING_CHECKER_H_

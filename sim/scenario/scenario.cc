@@ -1,11 +1,12 @@
 #include "sim/scenario/scenario.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario_config.h"
 #include "trace/core/numbers.h"
 #include "trace/formats/format_table.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // "0, 1", or "0 (GPU_0_bfc), 1 (xla_gpu_host_bfc)" when the recording names them.
@@ -206,4 +207,4 @@ absl::Status CheckReplayedSomething(const Scenario& scenario, const ReplaySummar
                                                 device, name, device, devices));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

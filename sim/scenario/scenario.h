@@ -39,9 +39,10 @@
 
 #include "absl/status/statusor.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 #include "trace/formats/recording.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 enum class StartStateMode : uint8_t { kSeed, kPlace };
 std::string_view StartStateModeName(StartStateMode m);  // "seed", "place"
@@ -108,6 +109,6 @@ absl::StatusOr<std::pair<DeviceId, std::string>> ChooseDevice(const Recording& r
                                                               const std::vector<DeviceEvents>& devices,
                                                               std::optional<DeviceId> wanted);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_SCENARIO_H_

@@ -5,9 +5,10 @@
 
 #include "fmt/format.h"
 #include "sim/config/device_presets.h"
+#include "sim/layer.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 const OptionValue* Find(const OptionValues& values, std::string_view name) {
@@ -257,4 +258,4 @@ absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& s, const AllocatorConfi
                   s.path()));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -12,7 +12,7 @@
 #include "sim/config/allocator_config.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Sets the options the recording ran with (the policy's
 // RecordingHooks::recorded_options) on every option still at its default: a
@@ -99,6 +99,6 @@ absl::StatusOr<std::optional<LimitChoice>> RecordedLimitChoice(const Scenario& s
 absl::StatusOr<LimitChoice> ResolveLimit(const Scenario& scenario, const AllocatorConfig& config,
                                          std::string_view flag);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_SCENARIO_CONFIG_H_

@@ -6,7 +6,7 @@
 #include "fmt/ranges.h"
 #include "sim/scenario/scenario_config.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -260,4 +260,4 @@ Json ScenarioJson(const ScenarioReportInput& in) {
   return j;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

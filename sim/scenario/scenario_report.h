@@ -15,7 +15,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_run.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct ScenarioReportInput {
   const Scenario* scenario = nullptr;
@@ -35,6 +35,6 @@ bool HasScenarioSection(const Scenario& scenario);
 std::string ScenarioText(const ScenarioReportInput& in);
 nlohmann::ordered_json ScenarioJson(const ScenarioReportInput& in);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_SCENARIO_REPORT_H_

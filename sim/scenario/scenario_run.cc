@@ -4,7 +4,7 @@
 #include "sim/scenario/scenario_config.h"
 #include "sim/scenario/intervals.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 ScenarioRun::~ScenarioRun() {
   // The engine observes the driven allocator, the adapter observes the policy:
@@ -124,4 +124,4 @@ absl::StatusOr<ReplaySummary> ScenarioRun::Run(EventReader& reader) {
   return summary;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -27,7 +27,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/seeded_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The policy of `config` for any limit, made once per scenario: a policy that
 // plans from the whole trace (PolicySpec::plan) reads the scenario's events
@@ -91,6 +91,6 @@ class ScenarioRun {
   HistoryAddresses final_history_;  // compared with the final state after the run
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_SCENARIO_RUN_H_

@@ -1,6 +1,6 @@
 #include "sim/scenario/seeded_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 SeededAllocator::SeededAllocator(Allocator& inner, const std::vector<SeededBlock>& blocks) : inner_(inner) {
   inner_.set_observer(this);
@@ -15,4 +15,4 @@ AllocResult SeededAllocator::Allocate(const AllocRequest& req) {
   return r;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

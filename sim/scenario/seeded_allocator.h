@@ -18,7 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "sim/config/policy_registry.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 class SeededAllocator final : public Allocator, private PolicyObserver {
  public:
@@ -55,6 +55,6 @@ class SeededAllocator final : public Allocator, private PolicyObserver {
   absl::flat_hash_map<uint64_t, AllocResult> seeded_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_SCENARIO_SEEDED_ALLOCATOR_H_

@@ -8,7 +8,7 @@
 #include "sim/sweep/spec_yaml.h"
 #include "sim/sweep/sweep_spec.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 
 absl::Status CheckSpecItems(std::string_view text, const std::string& path) {
   const size_t items = static_cast<size_t>(std::count(text.begin(), text.end(), ',')) +
@@ -99,4 +99,4 @@ absl::Status TooLargeTasks(const std::string& file, const YAML::Node& node, size
                                tasks, task_bytes, kMaxSweepTaskBytes));
 }
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

@@ -23,7 +23,7 @@
 #include "sim/sweep/sweep_scale.h"
 #include "yaml-cpp/yaml.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 
 // Items: commas plus lines, an upper bound on the YAML nodes of the text.
 inline constexpr size_t kMaxSweepSpecItems = 100'000;
@@ -72,6 +72,6 @@ absl::Status CheckValueLength(const std::string& file, const YAML::Node& scalar,
 absl::Status TooManyTasks(const std::string& file, const YAML::Node& node, size_t max_tasks);
 absl::Status TooLargeTasks(const std::string& file, const YAML::Node& node, size_t tasks, size_t task_bytes);
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep
 
 #endif  // HBMSIM_SIM_SWEEP_SPEC_BOUNDS_H_

@@ -8,7 +8,7 @@
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 
 // "FILE:LINE: WHAT", LINE being the node's (1 when yaml-cpp has no mark).
 inline absl::Status SpecError(const std::string& file, const YAML::Node& node, const std::string& what) {
@@ -23,4 +23,4 @@ inline std::string ResolveSpecPath(const std::string& folder, const std::string&
   return folder + "/" + path;
 }
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

@@ -9,9 +9,10 @@
 #include <tuple>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/json_text.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -272,4 +273,4 @@ std::string SummaryCsv(const SweepSummary& s) {
   return out;
 }
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

@@ -26,7 +26,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 
 // What a task's line keeps of its command's --json report: enough for the
 // summary and for a user's own analysis, without a replay's per-failure list
@@ -66,6 +66,6 @@ std::string SummaryText(const SweepSummary& s);
 std::string SummaryCsv(const SweepSummary& s);
 std::string SummaryHtml(const SweepSummary& s);
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep
 
 #endif  // HBMSIM_SIM_SWEEP_SWEEP_REPORT_H_

@@ -8,7 +8,7 @@
 #include "fmt/format.h"
 #include "sim/sweep/sweep_report.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 namespace {
 
 std::string Escape(const std::string& text) {
@@ -100,4 +100,4 @@ std::string SummaryHtml(const SweepSummary& s) {
   return page + "</body></html>\n";
 }
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

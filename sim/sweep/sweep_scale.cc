@@ -1,10 +1,11 @@
 #include "sim/sweep/sweep_scale.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/sweep/spec_yaml.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 namespace {
 
 absl::Status ScaleError(const std::string& file, const YAML::Node& node, const std::string& what) {
@@ -103,4 +104,4 @@ std::string ScaleRecordingText(const std::vector<std::pair<std::string, std::str
   return out;
 }
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

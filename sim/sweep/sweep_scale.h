@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "yaml-cpp/yaml.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 
 struct ScaleQuestion {
   std::vector<std::pair<std::string, std::string>> at;  // (value, path), in spec order
@@ -42,6 +42,6 @@ absl::StatusOr<std::optional<ScaleQuestion>> ParseScaleQuestion(
 // "128=fam/ctx128.pickle 256=fam/ctx256.pickle": the task's recording in its key.
 std::string ScaleRecordingText(const std::vector<std::pair<std::string, std::string>>& at);
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep
 
 #endif  // HBMSIM_SIM_SWEEP_SWEEP_SCALE_H_

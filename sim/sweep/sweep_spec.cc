@@ -13,13 +13,14 @@
 #include "fmt/format.h"
 #include "sim/config/device_presets.h"
 #include "sim/config/yaml_guard.h"
+#include "sim/layer.h"
 #include "sim/sweep/spec_bounds.h"
 #include "sim/sweep/spec_yaml.h"
 #include "sim/sweep/sweep_scale.h"
 #include "trace/core/numbers.h"
 #include "yaml-cpp/yaml.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 namespace {
 
 // Keys a spec may have; anything else is a typo the user should hear about.
@@ -394,4 +395,4 @@ absl::StatusOr<std::pair<size_t, size_t>> ParseShard(const std::string& text) {
   return std::make_pair(i, n);
 }
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

@@ -35,7 +35,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 
 struct SweepTask {
   size_t index = 0;
@@ -94,6 +94,6 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view text, const std::strin
 // "I/N" with 0 <= I < N.
 absl::StatusOr<std::pair<size_t, size_t>> ParseShard(const std::string& text);
 
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep
 
 #endif  // HBMSIM_SIM_SWEEP_SWEEP_SPEC_H_

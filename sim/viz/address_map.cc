@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 bool Held(BlockState s) { return s == BlockState::kInUse || s == BlockState::kPendingFree; }
@@ -91,4 +91,4 @@ AddressMap TakeAddressMap(const Allocator& a, uint64_t event, std::string title)
   return map;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

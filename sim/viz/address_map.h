@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "allocator/core/allocator.h"
+#include "sim/layer.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 struct MapCell {
   uint64_t begin = 0;  // in units, [begin, end)
@@ -44,6 +45,6 @@ struct AddressMap {
 // Walks `a` and aggregates it; cost O(blocks), memory O(kUnits).
 AddressMap TakeAddressMap(const Allocator& a, uint64_t event, std::string title);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_ADDRESS_MAP_H_

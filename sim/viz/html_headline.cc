@@ -1,9 +1,10 @@
 #include "sim/viz/html_headline.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 std::string Human(Bytes b) { return HumanReadableNumBytes(b); }
@@ -60,4 +61,4 @@ std::string ChangedOptionsText(const AllocatorConfig& config) {
   return out.empty() ? "its defaults" : out;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

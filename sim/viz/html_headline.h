@@ -10,7 +10,7 @@
 
 #include "sim/report/replay_report.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // Plain text (the caller escapes it), ending without a newline.
 std::string HeadlineText(const ReplayReportInput& in);
@@ -19,6 +19,6 @@ std::string HeadlineText(const ReplayReportInput& in);
 // or "its defaults" when none does: an option at its default says nothing.
 std::string ChangedOptionsText(const AllocatorConfig& config);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_HTML_HEADLINE_H_

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/report/verdict.h"
 #include "sim/viz/html_headline.h"
 #include "sim/viz/memory_chart.h"
@@ -10,7 +11,7 @@
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 constexpr std::string_view kStyle = R"(<style>
@@ -171,4 +172,4 @@ std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& in) {
   return out;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

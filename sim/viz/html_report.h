@@ -15,7 +15,7 @@
 #include "sim/report/replay_report.h"
 #include "sim/viz/viz_recorder.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& report);
 
@@ -23,6 +23,6 @@ std::string HtmlReport(const VizRecorder& viz, const ReplayReportInput& report);
 std::string TimelineSvg(const Timeline& t);
 std::string AddressMapSvg(const AddressMap& m);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_HTML_REPORT_H_

@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/viz/html_report.h"
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 constexpr uint64_t kRowUnits = 1100;
@@ -72,4 +73,4 @@ std::string AddressMapSvg(const AddressMap& m) {
   return out;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -5,10 +5,11 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 // Groups drawn one by one; the rest share one grey segment.
@@ -124,4 +125,4 @@ std::string MemorySection(const ReplayReportInput& in) {
   return out;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

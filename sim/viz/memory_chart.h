@@ -10,11 +10,11 @@
 
 #include "sim/report/replay_report.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // "" when the replay kept no attribution and has no advice.
 std::string MemorySection(const ReplayReportInput& in);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_MEMORY_CHART_H_

@@ -7,7 +7,7 @@
 #include "fmt/format.h"
 #include "sim/dumps/memory_snapshot.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 MemoryVizRecorder::MemoryVizRecorder(const Allocator& allocator, const ReplayOptions& options,
                                      size_t max_entries)
@@ -241,4 +241,4 @@ void MemoryVizRecorder::ApplyChanges(std::vector<Change>& changes) {
   }
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -58,10 +58,11 @@
 #include "nlohmann/json.hpp"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "sim/viz/tap_reader.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // Which addresses the export shows (--memory-viz-addresses).
 enum class VizAddresses : uint8_t {
@@ -189,6 +190,6 @@ class MemoryVizRecorder : public ReplayObserver {
 // segment_pool_id becomes a tuple, the rest maps one to one.
 std::string SnapshotPickle(const nlohmann::ordered_json& snapshot);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_MEMORY_VIZ_H_

@@ -5,11 +5,12 @@
 
 #include "fmt/format.h"
 #include "sim/dumps/memory_snapshot.h"
+#include "sim/layer.h"
 #include "sim/viz/memory_viz.h"
 #include "trace/core/json_text.h"
 #include "trace/pickle/pickle_writer.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 using Json = nlohmann::ordered_json;
 
@@ -279,4 +280,4 @@ std::string SnapshotPickle(const Json& snapshot) {
   return w.Finish();
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -91,4 +91,4 @@ nlohmann::ordered_json PerfettoTrace(const VizRecorder& viz, std::string_view al
   return out;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -16,10 +16,10 @@
 #include "nlohmann/json.hpp"
 #include "sim/viz/viz_recorder.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 nlohmann::ordered_json PerfettoTrace(const VizRecorder& viz, std::string_view allocator_name);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_PERFETTO_TRACE_H_

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 using Clock = std::chrono::steady_clock;
 
@@ -62,4 +62,4 @@ void Progress::Finish() {
   drawn_ = false;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // When a progress line first shows and how often it is redrawn. A second
 // before the first line: short runs end before anyone could read one.
@@ -57,6 +57,6 @@ class Progress {
   std::optional<std::chrono::steady_clock::time_point> last_draw_;  // none before the first line
 };
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_PROGRESS_H_

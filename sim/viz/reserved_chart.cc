@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -127,4 +128,4 @@ std::string ReservedSection(const ReplayReportInput& in) {
          body;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

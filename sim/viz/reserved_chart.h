@@ -12,7 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/report/replay_report.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // "" when the input has no reserved_explained.
 std::string ReservedSection(const ReplayReportInput& in);
@@ -21,6 +21,6 @@ std::string ReservedSection(const ReplayReportInput& in);
 // whose parts do not add up to its reserved bytes says so under the bar.
 std::string ReservedMoment(const std::string& title, const nlohmann::ordered_json& moment);
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_RESERVED_CHART_H_

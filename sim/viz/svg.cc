@@ -1,9 +1,10 @@
 #include "sim/viz/svg.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 std::string Escape(std::string_view s) {
   std::string out;
@@ -52,4 +53,4 @@ std::string_view StateColour(BlockState s) {
   return "#000000";
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -7,8 +7,9 @@
 #include <string_view>
 
 #include "allocator/core/memory_map.h"
+#include "sim/layer.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // Text made safe for HTML/XML content and attribute values.
 std::string Escape(std::string_view s);
@@ -21,6 +22,6 @@ inline constexpr std::string_view kWasteColour = "#f28e2b";
 inline constexpr int kBarWidth = 1000;
 inline constexpr int kBarHeight = 28;
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_SVG_H_

@@ -9,9 +9,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "sim/layer.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 // `Owner` has Track(const Event&), and may have BeforeRead(); it befriends
 // TapReader<Owner> when they are private.
@@ -35,6 +36,6 @@ class TapReader : public EventReader {
   EventReader& inner_;
 };
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_TAP_READER_H_

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 std::string_view SeriesName(int s) {
   switch (s) {
@@ -62,4 +62,4 @@ void Timeline::Sample(uint64_t index, const std::array<int64_t, kSeriesCount>& v
 
 void Timeline::Mark(uint64_t index, MarkerKind kind) { ++ColumnFor(index).markers[kind]; }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

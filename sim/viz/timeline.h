@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 enum Series : int { kLiveRequested, kBytesInUse, kPoolBytes, kLargestFree, kSeriesCount };
 std::string_view SeriesName(int s);  // "live_requested", "bytes_in_use", ...
@@ -52,6 +52,6 @@ class Timeline {
   std::array<int64_t, kSeriesCount> peak_{};
 };
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_TIMELINE_H_

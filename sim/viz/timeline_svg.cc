@@ -3,11 +3,12 @@
 #include <array>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/viz/html_report.h"
 #include "sim/viz/svg.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 constexpr int kPlotLeft = 70, kTop = 10, kPlotW = 1200, kPlotH = 320;
@@ -118,4 +119,4 @@ std::string TimelineSvg(const Timeline& t) {
   return out;
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -4,11 +4,12 @@
 #include <cstdio>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/viz/html_report.h"
 #include "sim/viz/perfetto_trace.h"
 #include "trace/core/json_text.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 // The file was created with the command's other outputs before the replay
@@ -121,4 +122,4 @@ absl::Status VizOutputs::Write(const ReplayReportInput& report, const io::Output
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -12,13 +12,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "sim/viz/memory_viz.h"
 #include "sim/viz/progress.h"
 #include "sim/viz/viz_recorder.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 struct VizFlags {
   std::string html;        // --html FILE
@@ -60,6 +61,6 @@ class VizOutputs {
   std::unique_ptr<MemoryVizRecorder> memory_viz_;
 };
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_VIZ_OUTPUTS_H_

@@ -1,9 +1,10 @@
 #include "sim/viz/viz_recorder.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 VizRecorder::VizRecorder(const Allocator& allocator, const ReplayOptions& options, Progress* progress,
                          bool record)
@@ -144,4 +145,4 @@ void VizRecorder::OnMark(EventIndex index, std::string_view label) {
   Keep(marks_, {index.value(), std::string(label), ""});
 }
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -25,13 +25,14 @@
 #include "allocator/core/allocator.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 #include "sim/viz/address_map.h"
 #include "sim/viz/progress.h"
 #include "sim/viz/tap_reader.h"
 #include "sim/viz/timeline.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 
 struct Instant {
   uint64_t event = 0;
@@ -103,6 +104,6 @@ class VizRecorder : public ReplayObserver {
   bool mark_restates_allocator_ = false;  // the last event: EventContext::allocator_action
 };
 
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz
 
 #endif  // HBMSIM_SIM_VIZ_VIZ_RECORDER_H_

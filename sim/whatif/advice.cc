@@ -7,11 +7,12 @@
 
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "sim/whatif/whatif_common.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string BytesText(Bytes b) { return fmt::format("{} ({})", b.value(), HumanReadableNumBytes(b)); }
@@ -260,4 +261,4 @@ nlohmann::ordered_json AdviceJson(const Scenario& scenario, std::optional<Bytes>
   return j;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -15,7 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/whatif/comparison.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct AdviceLine {
   std::string how;  // the exact setting to use; "today" for the job's own
@@ -66,6 +66,6 @@ std::string FreshStartAdviceText(std::optional<Bytes> limit, const Advice& fresh
 // `min_limit` ("0.62"); nullopt when it would exceed the whole device.
 std::optional<std::string> LimitFraction(Bytes min_limit, Bytes device_memory);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_ADVICE_H_

@@ -12,7 +12,7 @@
 #include "sim/scenario/scenario_run.h"
 #include "sim/whatif/scenario_event_log.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct SharedTrials::Checkpoint {
   uint64_t next_event = 0;  // events [0, next_event) applied
@@ -317,4 +317,4 @@ uint64_t SharedTrials::events_replayed() const {
   return stats_.events_replayed();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

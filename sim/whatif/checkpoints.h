@@ -47,11 +47,12 @@
 #include "absl/status/statusor.h"
 #include "allocator/core/limit_window.h"
 #include "sim/engine/event_log.h"
+#include "sim/layer.h"
 #include "sim/whatif/reconvergence.h"
 #include "sim/whatif/shared_trials_stats.h"
 #include "sim/whatif/trial.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 class SharedTrials {
  public:
@@ -154,6 +155,6 @@ class EarlyLeader {
   std::thread thread_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_CHECKPOINTS_H_

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/report/replay_report.h"
 #include "trace/core/human_bytes.h"
 #include "sim/whatif/checkpoints.h"
@@ -10,7 +11,7 @@
 #include "sim/whatif/thread_pool.h"
 #include "sim/whatif/whatif_common.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::optional<double> Fragmentation(uint64_t free, uint64_t largest) {
@@ -363,4 +364,4 @@ nlohmann::ordered_json BaselineCandidateJson(const ScenarioSurvey& a, const Scen
   return j;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -31,7 +31,7 @@
 #include "sim/scenario/scenario_config.h"
 #include "sim/whatif/size_search.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct AtLimit {
   uint64_t failures = 0, oom = 0, fragmentation = 0;
@@ -80,6 +80,6 @@ nlohmann::ordered_json BaselineCandidateJson(const ScenarioSurvey& a, const Scen
                                              const std::optional<LimitChoice>& limit, const CompareRow& ra,
                                              const CompareRow& rb);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_COMPARISON_H_

@@ -1,9 +1,10 @@
 #include "sim/whatif/fresh_start.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string MinWords(const SizeResult& r) {
@@ -67,4 +68,4 @@ nlohmann::ordered_json StartAnswersJson(const StartAnswers& a) {
           {"fresh_start", min(a.fresh_start)}};
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -18,7 +18,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/size_search.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // True when `scenario` begins with memory reserved that a run of `config`
 // installs as recorded: a start state with segments, replayed in seed mode
@@ -57,6 +57,6 @@ inline constexpr std::string_view kFreshStartMeans =
     "a new run of the job: its live blocks placed through the policy, the cache rebuilt (--start-state "
     "place)";
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_FRESH_START_H_

@@ -7,11 +7,12 @@
 #include "fmt/format.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/report/user_frames.h"
 #include "sim/scenario/scenario_run.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string Signed(int64_t bytes) {
@@ -126,4 +127,4 @@ nlohmann::ordered_json GroupDeltaJson(const MemoryBreakdown& baseline, const Mem
   return j;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -17,7 +17,7 @@
 #include "sim/report/memory_attribution.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The breakdown at the peak of live bytes; an empty one when nothing was held.
 absl::StatusOr<MemoryBreakdown> PeakLiveBreakdown(const Scenario& scenario);
@@ -39,6 +39,6 @@ std::string GroupDeltaText(const MemoryBreakdown& baseline, const MemoryBreakdow
 // "by_frame"}.
 nlohmann::ordered_json GroupDeltaJson(const MemoryBreakdown& baseline, const MemoryBreakdown& candidate);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_GROUP_DELTA_H_

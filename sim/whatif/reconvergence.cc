@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 namespace {
 
@@ -79,4 +79,4 @@ uint64_t TrialTracks::met() const {
   return met_;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -35,8 +35,9 @@
 #include <vector>
 
 #include "allocator/core/limit_window.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // One finished trial's marks.
 struct TrialTrack {
@@ -122,6 +123,6 @@ class TrialMarker {
   std::optional<bool> met_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_RECONVERGENCE_H_

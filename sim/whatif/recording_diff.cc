@@ -6,12 +6,13 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/report/user_frames.h"
 #include "sim/scenario/peak_walk.h"
 #include "sim/scenario/scenario_run.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using DiffJson = nlohmann::ordered_json;
@@ -228,4 +229,4 @@ DiffJson RecordingDiffJson(const RecordingPeaks& a, const RecordingPeaks& b, con
   return j;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -31,7 +31,7 @@
 #include "sim/report/reserved_explained.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // One recording replayed at L, as `hbmsim replay` replays it.
 struct RecordingPeaks {
@@ -82,6 +82,6 @@ std::string RecordingDiffText(const RecordingPeaks& a, const RecordingPeaks& b, 
                               size_t rows = 12);
 nlohmann::ordered_json RecordingDiffJson(const RecordingPeaks& a, const RecordingPeaks& b, const DivergenceList& d);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_RECORDING_DIFF_H_

@@ -1,6 +1,6 @@
 #include "sim/whatif/scenario_event_log.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t expected_events) {
   absl::StatusOr<std::unique_ptr<EventReader>> reader = scenario.Events();
@@ -14,4 +14,4 @@ std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t 
   }
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

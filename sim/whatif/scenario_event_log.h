@@ -9,12 +9,12 @@
 #include "sim/engine/event_log.h"
 #include "sim/scenario/scenario.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // nullptr when the events cannot be logged or do not read (the trials report
 // the error).
 std::shared_ptr<const EventLog> ReadEventLog(const Scenario& scenario, uint64_t expected_events);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_SCENARIO_EVENT_LOG_H_

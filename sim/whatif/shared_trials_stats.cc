@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 const auto kProgramStartTime = std::chrono::steady_clock::now();
@@ -48,4 +48,4 @@ void SharedTrialsStats::PrintSummary(uint64_t events, uint64_t met) const {
                Ull(events_called_off_));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -18,8 +18,9 @@
 
 #include "allocator/core/limit_window.h"
 #include "allocator/core/units.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The events one trial replayed: [start, end) at `limit`, begun at
 // `began_ms` (MsSinceStart()).
@@ -61,6 +62,6 @@ class SharedTrialsStats {
   uint64_t events_called_off_ = 0;  // by trials called off (their checkpoints kept)
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_SHARED_TRIALS_STATS_H_

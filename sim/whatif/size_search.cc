@@ -10,7 +10,7 @@
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/thread_pool.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // Grid points beyond this are not tried: 2^62 bytes is past any device.
@@ -415,4 +415,4 @@ absl::StatusOr<SizedScenario> SizeScenario(const Scenario& scenario, const Alloc
   return SizedScenario{*std::move(target), *std::move(r)};
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

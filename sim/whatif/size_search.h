@@ -54,7 +54,7 @@
 #include "absl/status/statusor.h"
 #include "sim/whatif/trial.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 class ReplayObserver;
 
@@ -118,6 +118,6 @@ struct SizedScenario {
 absl::StatusOr<SizedScenario> SizeScenario(const Scenario& scenario, const AllocatorConfig& config,
                                            const SizeOptions& options);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_SIZE_SEARCH_H_

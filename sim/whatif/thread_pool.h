@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // All cores, at least 1.
 inline int DefaultJobs() {
@@ -155,6 +155,6 @@ class TaskQueue {
   std::vector<std::thread> workers_;  // last: they start once the rest is built
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_THREAD_POOL_H_

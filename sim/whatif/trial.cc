@@ -1,9 +1,10 @@
 #include "sim/whatif/trial.h"
 
 #include "allocator/core/null_allocator.h"
+#include "sim/layer.h"
 #include "sim/scenario/scenario_run.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // Counts failures by verdict and takes the probes of TrialOptions.
@@ -146,4 +147,4 @@ absl::StatusOr<TrialResult> RunTrial(const TrialTarget& target, Bytes limit, con
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -17,7 +17,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/engine/event_log.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // What one pass over the scenario with no limit says: the peak live bytes
 // (the lower bound every search starts from) and the events replayed.
@@ -103,6 +103,6 @@ struct TrialResult {
 // Errors: the maker's, the recording's, or a broken invariant (InternalError).
 absl::StatusOr<TrialResult> RunTrial(const TrialTarget& target, Bytes limit, const TrialOptions& options);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_TRIAL_H_

@@ -6,7 +6,7 @@
 #include "fmt/ranges.h"
 #include "sim/scenario/scenario_config.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 absl::StatusOr<std::string> AllocatorFor(std::string_view given, const Scenario& scenario, std::string& chosen) {
   if (!given.empty()) return std::string(given);
@@ -111,4 +111,4 @@ nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config) {
   return {{"name", config.policy->name}, {"options", options}};
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -14,7 +14,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/trial.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The --allocator argument: `given` when not empty, else the allocator that
 // ran the job as the recording says (RecordedPolicy, sim/scenario/
@@ -47,6 +47,6 @@ std::string DeviceLine(const Scenario& scenario, const ScenarioSurvey& survey);
 // {"name": ..., "options": {...}} in spec order.
 nlohmann::ordered_json AllocatorJson(const AllocatorConfig& config);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_WHATIF_WHATIF_COMMON_H_

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/all_layers.h"
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "sim/all_layers.h"
+
 namespace {
 std::atomic<uint64_t> g_heap_allocations{0};
 }  // namespace

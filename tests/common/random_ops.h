@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "allocator/core/allocator.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 

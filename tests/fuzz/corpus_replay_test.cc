@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace hbmsim::fuzz {

@@ -11,7 +11,7 @@
 #include "trace/bfc_dump/render.h"
 
 HBMSIM_FUZZ_ENTRY(bfc_dump, BfcDumpFuzzCorpus) {
-  using namespace hbmsim::bfc_dump;
+  using namespace hbmsim::trace::bfc_dump;
   const std::string name = "fuzz.log";
   const std::string text = hbmsim::fuzz::AsString(data, size);
   absl::StatusOr<BfcLog> log = ParseBfcLog(text, name);

@@ -44,7 +44,7 @@ using hbmsim::fuzz::Fail;
 // One scratch folder per process, emptied between inputs.
 const std::string& ScratchDir() {
   static const std::string dir = [] {
-    hbmsim::io::KeepHostSignalHandlers();  // libFuzzer owns SIGINT and friends
+    hbmsim::trace::io::KeepHostSignalHandlers();  // libFuzzer owns SIGINT and friends
     std::string t = (std::filesystem::temp_directory_path() / "hbmsim-fuzz-outputs-XXXXXX").string();
     if (::mkdtemp(t.data()) == nullptr) Fail("cannot make a scratch folder");
     return t;
@@ -74,7 +74,7 @@ void CheckJsonFile(const std::string& path, bool lines) {
 }
 
 void Run(const std::vector<std::string>& args) {
-  const hbmsim::cli::CapturedRun run = hbmsim::cli::RunCliCaptured(args);
+  const hbmsim::sim::cli::CapturedRun run = hbmsim::sim::cli::RunCliCaptured(args);
   if (run.exit_code == 3 || run.exit_code < 0 || run.exit_code > 3) {
     Fail(fmt::format("exit {} from hbmsim {}: {}", run.exit_code, args.front(), run.err));
   }
@@ -100,22 +100,23 @@ void Diagnose(const std::string& dir, const std::string& input) {
 
 // `sweep SPEC --list` and `sweep report DIR` as the commands print them.
 void Sweep(const std::string& dir, std::string_view bytes) {
-  hbmsim::sweep::SweepSpecOptions options;
+  hbmsim::sim::sweep::SweepSpecOptions options;
   options.expand = [](const std::string& pattern) { return std::vector<std::string>{pattern}; };
   options.max_tasks = 2000;
-  absl::StatusOr<hbmsim::sweep::SweepSpec> spec =
-      hbmsim::sweep::ParseSweepSpec(bytes, dir + "/s.yaml", options);
+  absl::StatusOr<hbmsim::sim::sweep::SweepSpec> spec =
+      hbmsim::sim::sweep::ParseSweepSpec(bytes, dir + "/s.yaml", options);
   if (spec.ok()) {
     std::string list;
-    for (const hbmsim::sweep::SweepTask& t : spec->tasks) list += hbmsim::JsonText(t.Key()) + "\n";
+    for (const hbmsim::sim::sweep::SweepTask& t : spec->tasks) list += hbmsim::JsonText(t.Key()) + "\n";
   }
   const std::string results = dir + "/results";
   std::filesystem::create_directories(results);
   WriteBytes(results + "/task-000000.json", bytes);
-  absl::StatusOr<hbmsim::sweep::SweepSummary> summary = hbmsim::sweep::SummarizeResults(results);
+  absl::StatusOr<hbmsim::sim::sweep::SweepSummary> summary = hbmsim::sim::sweep::SummarizeResults(results);
   if (!summary.ok()) return;
-  const std::string text = hbmsim::sweep::SummaryText(*summary) + hbmsim::sweep::SummaryCsv(*summary) +
-                           hbmsim::sweep::SummaryHtml(*summary);
+  const std::string text = hbmsim::sim::sweep::SummaryText(*summary) +
+                           hbmsim::sim::sweep::SummaryCsv(*summary) +
+                           hbmsim::sim::sweep::SummaryHtml(*summary);
   if (text.empty()) Fail("an empty sweep report");
 }
 

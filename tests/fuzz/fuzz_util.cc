@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "trace/core/validator.h"
 
 namespace hbmsim::fuzz {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "sim/all_layers.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim::fuzz {

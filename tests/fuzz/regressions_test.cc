@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "trace/bfc_dump/parser.h"
 #include "trace/bfc_dump/render.h"
 #include "trace/torch/snapshot.h"

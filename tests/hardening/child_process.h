@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 
 namespace hbmsim::testing {

@@ -35,6 +35,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/scenario/scenario_run.h"
 #include "tests/common/random_ops.h"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/hardening/differential.h"
 
 namespace hbmsim::testing {

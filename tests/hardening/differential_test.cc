@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 namespace {

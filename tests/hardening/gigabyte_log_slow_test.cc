@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/hardening/child_process.h"
 
 namespace hbmsim::testing {

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/policy_registry.h"
 #include "tests/hardening/child_process.h"
 

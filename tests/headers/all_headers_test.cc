@@ -3,6 +3,7 @@
 #include "all_headers.h"  // IWYU pragma: keep
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {
@@ -23,7 +24,7 @@ TEST(AllHeadersTest, OneBlockStateWithHbmsimAndPyTorchNames) {
 // A snapshot block and a seeded block carry the same type as a memory-map block.
 TEST(AllHeadersTest, SnapshotAndSeedBlocksUseTheSameBlockState) {
   static_assert(std::is_same_v<decltype(SnapshotBlock::state), BlockState>);
-  static_assert(std::is_same_v<decltype(torch::SeedBlock::state), BlockState>);
+  static_assert(std::is_same_v<decltype(allocator::torch::SeedBlock::state), BlockState>);
   static_assert(std::is_same_v<decltype(BlockInfo::state), BlockState>);
   EXPECT_EQ(SnapshotBlock{}.state, BlockState::kFree);
 }

@@ -11,7 +11,7 @@
 #include "sim/cli/cli_run.h"
 #include "sim/cli/command_line.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 struct Case {
@@ -88,4 +88,4 @@ TEST(EmptyValues, TheMessageNamesTheFlag) {
 }
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/safety/child.h"
 
 namespace hbmsim::testing {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/sanitized_build.h"
 #include "tests/safety/pipe_parity.h"
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/safety/pipe_parity.h"
 
 namespace hbmsim::testing {

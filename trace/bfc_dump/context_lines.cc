@@ -6,7 +6,7 @@
 
 #include "trace/bfc_dump/line_text.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 // "device:GPU:0" -> "GPU:0": the text after the last "device:" up to a space or ')'.
@@ -80,4 +80,4 @@ std::optional<uint64_t> DtypeBytes(std::string_view dtype) {
   return std::nullopt;
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

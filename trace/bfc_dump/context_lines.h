@@ -10,7 +10,7 @@
 
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // TF 2.0-2.4 "Created TensorFlow device (/job:.../device:GPU:0 with 67 MB
 // memory) -> physical GPU (...)" and TF >= 2.5 "Created device
@@ -25,6 +25,6 @@ std::optional<TensorOom> MatchTensorOom(std::string_view msg);
 // "half", "bfloat16", "int64", ...); nullopt for names we do not know.
 std::optional<uint64_t> DtypeBytes(std::string_view dtype);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_CONTEXT_LINES_H_

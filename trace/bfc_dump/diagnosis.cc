@@ -3,8 +3,9 @@
 #include "allocator/core/units.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "trace/layer.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 void DescribeRequest(const BfcDump& dump, const DumpContext& context, Diagnosis& d) {
@@ -204,4 +205,4 @@ Diagnosis Diagnose(const BfcDump& dump, const DumpContext& context) {
   return d;
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -31,7 +31,7 @@
 #include "trace/bfc_dump/figures.h"
 #include "trace/bfc_dump/heap.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 enum class Verdict { kOom, kFragmentation, kUnexplained, kUnknown };
 std::string_view VerdictName(Verdict v);  // "oom", "fragmentation", "unexplained", "unknown"
@@ -78,6 +78,6 @@ struct Diagnosis {
 
 Diagnosis Diagnose(const BfcDump& dump, const DumpContext& context = {});
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_DIAGNOSIS_H_

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // The 2 MiB page the GPU driver maps device memory in: what "pages" means in
 // a dump's diagnosis and heap picture.
@@ -236,6 +236,6 @@ struct BfcLog {
   std::vector<int> first_unmatched;  // line numbers of the first few
 };
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_DUMP_H_

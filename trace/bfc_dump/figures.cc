@@ -6,8 +6,9 @@
 #include "fmt/format.h"
 #include "trace/bfc_dump/context_lines.h"
 #include "trace/core/human_bytes.h"
+#include "trace/layer.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 // "GPU_0_bfc" -> "GPU:0"; "" for other names (cuda_host_bfc, ...).
@@ -197,4 +198,4 @@ std::vector<Figure> CollectFigures(const BfcDump& dump, const DumpContext& conte
   return out;
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -11,7 +11,7 @@
 
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 struct Figure {
   std::string what;   // "request", "largest free chunk seen", "bin 256B", ...
@@ -42,6 +42,6 @@ std::optional<uint64_t> TensorBytes(const TensorOom& t);
 // and Stats, chunks seen, free chunks listed under "Bin for", bins, summary.
 std::vector<Figure> CollectFigures(const BfcDump& dump, const DumpContext& context);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_FIGURES_H_

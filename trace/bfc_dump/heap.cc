@@ -7,8 +7,9 @@
 #include "allocator/core/units.h"
 #include "fmt/format.h"
 #include "trace/core/human_bytes.h"
+#include "trace/layer.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 Bytes SumSizes(const Region& r) {
@@ -254,4 +255,4 @@ std::vector<BinCount> FreeChunkHistogram(const BfcDump& dump) {
   return out;
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -22,7 +22,7 @@
 
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 inline constexpr int kNumBins = 21;
 
@@ -65,6 +65,6 @@ struct BinCount {
 };
 std::vector<BinCount> FreeChunkHistogram(const BfcDump& dump);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_HEAP_H_

@@ -5,7 +5,7 @@
 
 #include "trace/bfc_dump/line_text.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 constexpr std::string_view kRanOut = "ran out of memory trying to allocate ";
@@ -297,4 +297,4 @@ bool IsOccupancyLine(std::string_view msg) {
   return true;
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -12,7 +12,7 @@
 
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // "Allocator (X) ran out of memory trying to allocate ..." in every era: the
 // dumping header, or the non-dumping "not a failure" warning.
@@ -37,6 +37,6 @@ bool MatchStatsLine(std::string_view msg, Stats& stats);
 // RenderOccupancy's line: only '_', '*' and 'x', or "<allocator contains no memory>".
 bool IsOccupancyLine(std::string_view msg);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_LINE_PARSERS_H_

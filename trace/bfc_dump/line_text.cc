@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cmath>
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -198,4 +198,4 @@ std::string_view CutTruncation(std::string_view line, bool& truncated) {
   return truncated ? line.substr(0, marker) : line;
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

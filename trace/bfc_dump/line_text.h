@@ -10,7 +10,7 @@
 
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // A log line split into its logger prefix and its message.
 struct LogLine {
@@ -63,6 +63,6 @@ std::string_view TrimSpaces(std::string_view text);
 // The text before a "[...]" truncation marker; `truncated` says whether one was found.
 std::string_view CutTruncation(std::string_view line, bool& truncated);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_LINE_TEXT_H_

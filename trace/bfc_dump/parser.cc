@@ -15,7 +15,7 @@
 #include "trace/bfc_dump/line_text.h"
 #include "trace/core/bounded_line.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 // The parts of DumpMemoryLog in the order it prints them.
@@ -346,4 +346,4 @@ absl::StatusOr<BfcLog> ReadBfcLogFile(const std::string& path) {
   return Finish(parser, path);
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

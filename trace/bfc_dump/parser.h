@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // Every dump in `text`. InvalidArgument "<source>: no BFC allocator dump found
 // (...)" when there is none: the caller was given the wrong file.
@@ -26,6 +26,6 @@ absl::StatusOr<BfcLog> ParseBfcLog(std::string_view text, std::string_view sourc
 // ParseBfcLog on a file's contents; NotFound "<path>: cannot read" when it cannot be read.
 absl::StatusOr<BfcLog> ReadBfcLogFile(const std::string& path);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_PARSER_H_

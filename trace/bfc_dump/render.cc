@@ -7,8 +7,9 @@
 #include "nlohmann/json.hpp"
 #include "trace/core/human_bytes.h"
 #include "trace/core/json_text.h"
+#include "trace/layer.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 // "614400000 (585.94MiB)"
@@ -245,4 +246,4 @@ std::string RenderDiagnoseJson(const BfcLog& log, const std::vector<Diagnosis>& 
   return JsonText(root, 2) + "\n";
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -11,7 +11,7 @@
 #include "trace/bfc_dump/diagnosis.h"
 #include "trace/bfc_dump/dump.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // One Diagnosis per dump of `log`, in log order.
 std::vector<Diagnosis> DiagnoseAll(const BfcLog& log);
@@ -24,6 +24,6 @@ std::string RenderDiagnoseText(const BfcLog& log, const std::vector<Diagnosis>& 
 //  "what_if", "missing"}]}; unknown values are null.
 std::string RenderDiagnoseJson(const BfcLog& log, const std::vector<Diagnosis>& diagnoses);
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TRACE_BFC_DUMP_RENDER_H_

@@ -4,10 +4,10 @@
 #include "trace/text/field_rules.h"
 #include "trace/text/utf8.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
-using hbt::Cursor;
-using hbt::Decode;
+using binary::Cursor;
+using binary::Decode;
 
 #define HBT_TRY(expr)                                           \
   do {                                                          \
@@ -19,11 +19,11 @@ namespace {
 // The largest record a valid file can hold: a metadata entry of two maximal
 // strings, or an event with a maximal tag and shape. Anything that would need
 // more is refused by the length checks before its bytes are awaited.
-constexpr size_t kMaxRecordBytes = 2 * hbt::kMaxStringBytes + 16 * hbt::kMaxRank + 256;
+constexpr size_t kMaxRecordBytes = 2 * binary::kMaxStringBytes + 16 * binary::kMaxRank + 256;
 
 // head, ext, then at most six varints (id, bytes, t=, stream=, a tag's
 // dictionary reference, device=).
-constexpr size_t kCommonRecordMaxBytes = 2 + 6 * hbt::Cursor::kMaxVarintBytes;
+constexpr size_t kCommonRecordMaxBytes = 2 + 6 * binary::Cursor::kMaxVarintBytes;
 
 bool IsBufferKind(uint8_t kind) { return IsBufferEvent(static_cast<EventKind>(kind)); }
 bool IsProgramKind(uint8_t kind) { return IsProgramEvent(static_cast<EventKind>(kind)); }
@@ -36,7 +36,7 @@ bool HasBytes(uint8_t kind) {
 
 BinaryTraceReader::BinaryTraceReader(std::unique_ptr<ByteSource> source, std::string name)
     : name_(std::move(name)), window_(std::move(source), kMaxRecordBytes) {
-  dictionary_.reserve(hbt::kMaxDictTags);
+  dictionary_.reserve(binary::kMaxDictTags);
 }
 
 absl::StatusOr<std::unique_ptr<BinaryTraceReader>> BinaryTraceReader::Open(const std::string& path) {
@@ -115,16 +115,16 @@ absl::Status BinaryTraceReader::ReadHeader() {
 
 Decode BinaryTraceReader::DecodeHeaderStart(Cursor& c, uint64_t& entries) {
   std::string_view magic;
-  HBT_TRY(c.Bytes(hbt::kMagic.size(), magic));
-  if (magic != hbt::kMagic) {
+  HBT_TRY(c.Bytes(binary::kMagic.size(), magic));
+  if (magic != binary::kMagic) {
     c.p = c.begin;
     return Malformed(c, "not an hbmsim binary trace (bad magic bytes)");
   }
   uint64_t version = 0;
   HBT_TRY(c.Varint(version));
-  if (version < hbt::kOldestVersion || version > hbt::kVersion) {
+  if (version < binary::kOldestVersion || version > binary::kVersion) {
     return Malformed(c, fmt::format("unsupported binary trace version {} (this reader reads versions {} to {})",
-                                    version, hbt::kOldestVersion, hbt::kVersion));
+                                    version, binary::kOldestVersion, binary::kVersion));
   }
   version_ = version;
   uint8_t flags = 0;
@@ -139,9 +139,9 @@ Decode BinaryTraceReader::DecodeHeaderStart(Cursor& c, uint64_t& entries) {
 Decode BinaryTraceReader::DecodeString(Cursor& c, std::string_view what, std::string_view& out) {
   uint64_t length = 0;
   HBT_TRY(c.Varint(length));
-  if (length > hbt::kMaxStringBytes) {
-    return Malformed(c,
-                     fmt::format("{} of {} bytes (at most {} allowed)", what, length, hbt::kMaxStringBytes));
+  if (length > binary::kMaxStringBytes) {
+    return Malformed(
+        c, fmt::format("{} of {} bytes (at most {} allowed)", what, length, binary::kMaxStringBytes));
   }
   return c.Bytes(length, out);
 }
@@ -158,8 +158,8 @@ Decode BinaryTraceReader::DecodeMetadataEntry(Cursor& c) {
                      "NUL or invalid UTF-8)");
   }
   metadata_bytes_ += key.size() + value.size();
-  if (metadata_bytes_ > hbt::kMaxMetadataBytes) {
-    return Malformed(c, fmt::format("metadata larger than {} bytes", hbt::kMaxMetadataBytes));
+  if (metadata_bytes_ > binary::kMaxMetadataBytes) {
+    return Malformed(c, fmt::format("metadata larger than {} bytes", binary::kMaxMetadataBytes));
   }
   metadata_.entries.emplace_back(std::string(key), std::string(value));
   return Decode::kOk;
@@ -205,24 +205,24 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
 [[gnu::always_inline]] inline bool BinaryTraceReader::DecodeCommonRecord(Event& e) {
   if (window_.size() < kCommonRecordMaxBytes) return false;
   const uint8_t head = window_.data()[0];
-  const uint8_t kind = head & hbt::kKindMask;
+  const uint8_t kind = head & binary::kKindMask;
   // Marks, the end record and unknown kinds; stream= or tag= where it is an error.
-  const bool has_tag = (head & hbt::kHasTag) != 0;
-  if (kind >= static_cast<uint8_t>(EventKind::kMark) || ((head & hbt::kHasStream) != 0 && !IsBufferKind(kind)) ||
-      (has_tag && !HasBytes(kind))) {
+  const bool has_tag = (head & binary::kHasTag) != 0;
+  if (kind >= static_cast<uint8_t>(EventKind::kMark) ||
+      ((head & binary::kHasStream) != 0 && !IsBufferKind(kind)) || (has_tag && !HasBytes(kind))) {
     return false;
   }
   Cursor c{window_.data(), window_.data() + 1, window_.data() + window_.size()};
   uint8_t ext = 0;
-  if ((head & hbt::kHasExt) != 0) {
+  if ((head & binary::kHasExt) != 0) {
     ext = *c.p++;
-    if ((ext & ~hbt::kExtDevice) != 0) return false;  // shape=, addr= or unknown bits
+    if ((ext & ~binary::kExtDevice) != 0) return false;  // shape=, addr= or unknown bits
   }
   uint64_t id_delta = 0, bytes = 0, time_delta = 0, stream = 0, device = 0;
   if (c.UncheckedVarint(id_delta) != Decode::kOk) return false;
   if (HasBytes(kind) && c.UncheckedMultiByteVarint(bytes) != Decode::kOk) return false;
-  if ((head & hbt::kHasTime) != 0 && c.UncheckedVarint(time_delta) != Decode::kOk) return false;
-  if ((head & hbt::kHasStream) != 0 && c.UncheckedVarint(stream) != Decode::kOk) return false;
+  if ((head & binary::kHasTime) != 0 && c.UncheckedVarint(time_delta) != Decode::kOk) return false;
+  if ((head & binary::kHasStream) != 0 && c.UncheckedVarint(stream) != Decode::kOk) return false;
   // A tag already in the dictionary (nearly every tagged record of a trace
   // with a few tags: a training trace's every alloc); a new tag is added by
   // the full decoder.
@@ -230,17 +230,17 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   if (has_tag) {
     if (c.UncheckedVarint(tag_ref) != Decode::kOk || tag_ref - 1 >= dictionary_.size()) return false;  // 0: a new tag
   }
-  if ((ext & hbt::kExtDevice) != 0 && c.UncheckedVarint(device) != Decode::kOk) return false;
+  if ((ext & binary::kExtDevice) != 0 && c.UncheckedVarint(device) != Decode::kOk) return false;
 
   // The record is whole and valid: apply it as DecodeEvent would.
   const bool is_program = IsProgramKind(kind);
   uint64_t& base = is_program ? state_.program_id : state_.alloc_id;
   e.kind = static_cast<EventKind>(kind);
-  e.id = base + hbt::UnZigZag(id_delta);
+  e.id = base + binary::UnZigZag(id_delta);
   if (kind == static_cast<uint8_t>(EventKind::kAlloc) || is_program) base = e.id;
   e.bytes = Bytes(bytes);
-  if ((head & hbt::kHasTime) != 0) {
-    state_.time_us += hbt::UnZigZag(time_delta);
+  if ((head & binary::kHasTime) != 0) {
+    state_.time_us += binary::UnZigZag(time_delta);
     e.time_us = state_.time_us;
   } else {
     e.time_us.reset();
@@ -261,16 +261,17 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
 [[gnu::always_inline]] inline Decode BinaryTraceReader::DecodeEvent(Cursor& c, Event& e) {
   uint8_t head = 0;
   HBT_TRY(c.Byte(head));
-  const uint8_t kind = head & hbt::kKindMask;
-  if (kind == hbt::kEndOfTrace && head == hbt::kEndOfTrace) return FinishTrace(c);
+  const uint8_t kind = head & binary::kKindMask;
+  if (kind == binary::kEndOfTrace && head == binary::kEndOfTrace) return FinishTrace(c);
   if (kind > static_cast<uint8_t>(EventKind::kMark)) {
     --c.p;
     return Malformed(c, fmt::format("unknown record type {:#04x}", head));
   }
   uint8_t ext = 0;
-  if ((head & hbt::kHasExt) != 0) {
+  if ((head & binary::kHasExt) != 0) {
     HBT_TRY(c.Byte(ext));
-    if ((ext & ~hbt::kExtKnown) != 0) return Malformed(c, fmt::format("unknown attribute bits {:#04x}", ext));
+    if ((ext & ~binary::kExtKnown) != 0)
+      return Malformed(c, fmt::format("unknown attribute bits {:#04x}", ext));
   }
   DeltaState s = state_;
   e.kind = static_cast<EventKind>(kind);
@@ -304,53 +305,53 @@ absl::StatusOr<bool> BinaryTraceReader::NextRecord(Event& e) {
   uint64_t z = 0;
   HBT_TRY(c.Varint(z));
   uint64_t& base = IsProgramKind(kind) ? s.program_id : s.alloc_id;
-  e.id = base + hbt::UnZigZag(z);
+  e.id = base + binary::UnZigZag(z);
   if (kind == static_cast<uint8_t>(EventKind::kAlloc) || IsProgramKind(kind)) base = e.id;
   return Decode::kOk;
 }
 
 [[gnu::always_inline]] inline Decode BinaryTraceReader::DecodeAttributes(Cursor& c, uint8_t head, uint8_t ext,
                                                                          DeltaState& s, Event& e) {
-  const uint8_t kind = head & hbt::kKindMask;
+  const uint8_t kind = head & binary::kKindMask;
   const bool is_alloc = kind == static_cast<uint8_t>(EventKind::kAlloc);
   e.time_us.reset();
-  if ((head & hbt::kHasTime) != 0) {
+  if ((head & binary::kHasTime) != 0) {
     uint64_t z = 0;
     HBT_TRY(c.Varint(z));
-    s.time_us += hbt::UnZigZag(z);
+    s.time_us += binary::UnZigZag(z);
     e.time_us = s.time_us;
   }
   uint64_t stream = 0;
-  if ((head & hbt::kHasStream) != 0) {
+  if ((head & binary::kHasStream) != 0) {
     if (!IsBufferKind(kind)) return Malformed(c, "stream= on an event other than alloc and free*");
     HBT_TRY(c.Varint(stream));
   }
   e.stream = StreamId(stream);
   bool add_to_dictionary = false;
-  if ((head & hbt::kHasTag) != 0) {
+  if ((head & binary::kHasTag) != 0) {
     if (!HasBytes(kind)) return Malformed(c, "tag= on an event other than alloc and program_load");
     HBT_TRY(DecodeTag(c, e, add_to_dictionary));
   }
   uint64_t device = 0;
-  if ((ext & hbt::kExtDevice) != 0) HBT_TRY(c.Varint(device));
+  if ((ext & binary::kExtDevice) != 0) HBT_TRY(c.Varint(device));
   e.device = DeviceId(device);
-  if ((ext & (hbt::kExtShape | hbt::kExtAddr)) != 0 && !is_alloc) {
+  if ((ext & (binary::kExtShape | binary::kExtAddr)) != 0 && !is_alloc) {
     return Malformed(c, "shape= or addr= on an event other than alloc");
   }
-  if ((ext & hbt::kExtShape) != 0) {
+  if ((ext & binary::kExtShape) != 0) {
     HBT_TRY(DecodeShape(c, e));
   } else if (e.shape.has_value()) {
     e.shape.reset();
   }
   e.addr.reset();
-  if ((ext & hbt::kExtAddr) != 0) {
+  if ((ext & binary::kExtAddr) != 0) {
     uint64_t z = 0;
     HBT_TRY(c.Varint(z));
-    s.addr += hbt::UnZigZag(z);
+    s.addr += binary::UnZigZag(z);
     e.addr = s.addr;
   }
   e.attrs = {};
-  if ((ext & hbt::kExtOther) != 0) {
+  if ((ext & binary::kExtOther) != 0) {
     HBT_TRY(DecodeString(c, "attributes", e.attrs));
     if (e.attrs.empty() || !CheckOtherAttributes(e.attrs).ok()) {
       return Malformed(c, "attributes the text format cannot carry (not key=value fields joined by spaces)");
@@ -376,18 +377,18 @@ Decode BinaryTraceReader::DecodeTag(Cursor& c, Event& e, bool& add_to_dictionary
   if (e.tag.empty() || HasBlankOrBreak(e.tag) || !IsValidUtf8(e.tag)) {
     return Malformed(c, "tag the text format cannot carry (empty, blank, line break, NUL or invalid UTF-8)");
   }
-  add_to_dictionary = dictionary_.size() < hbt::kMaxDictTags && e.tag.size() <= hbt::kMaxDictTagBytes;
+  add_to_dictionary = dictionary_.size() < binary::kMaxDictTags && e.tag.size() <= binary::kMaxDictTagBytes;
   return Decode::kOk;
 }
 
 Decode BinaryTraceReader::DecodeShape(Cursor& c, Event& e) {
   uint8_t dtype = 0;
   HBT_TRY(c.Byte(dtype));
-  if (dtype > hbt::kMaxDType) return Malformed(c, fmt::format("unknown shape dtype {}", dtype));
+  if (dtype > binary::kMaxDType) return Malformed(c, fmt::format("unknown shape dtype {}", dtype));
   uint64_t rank = 0;
   HBT_TRY(c.Varint(rank));
-  if (rank > hbt::kMaxRank)
-    return Malformed(c, fmt::format("shape of rank {} (at most {})", rank, hbt::kMaxRank));
+  if (rank > binary::kMaxRank)
+    return Malformed(c, fmt::format("shape of rank {} (at most {})", rank, binary::kMaxRank));
   TensorShape& shape = e.shape.emplace();
   shape.dtype = static_cast<DType>(dtype);
   for (uint64_t i = 0; i < rank; ++i) {
@@ -406,12 +407,12 @@ Decode BinaryTraceReader::FinishTrace(Cursor& c) {
     return Malformed(record, fmt::format("the end-of-trace record counts {} events but the file holds {}",
                                          count, events_));
   }
-  if (version_ >= hbt::kFirstChecksumVersion) {
+  if (version_ >= binary::kFirstChecksumVersion) {
     const uint32_t computed = window_.ChecksumUpTo(c.p);
     std::string_view stored;
-    HBT_TRY(c.Bytes(hbt::kChecksumBytes, stored));
+    HBT_TRY(c.Bytes(binary::kChecksumBytes, stored));
     uint32_t expected = 0;
-    for (size_t i = 0; i < hbt::kChecksumBytes; ++i) {
+    for (size_t i = 0; i < binary::kChecksumBytes; ++i) {
       expected |= uint32_t{static_cast<uint8_t>(stored[i])} << (8 * i);
     }
     if (expected != computed) {
@@ -436,4 +437,4 @@ absl::Status BinaryTraceReader::CheckNothingFollows() {
   return ErrorAt(end, "data after the end-of-trace record");
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -29,7 +29,7 @@
 #include "trace/core/reader.h"
 #include "trace/core/validator.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class BinaryTraceReader : public EventReader {
  public:
@@ -63,23 +63,23 @@ class BinaryTraceReader : public EventReader {
   BinaryTraceReader(std::unique_ptr<ByteSource> source, std::string name);
 
   absl::Status ReadHeader();
-  hbt::Decode DecodeHeaderStart(hbt::Cursor& c, uint64_t& entries);
-  hbt::Decode DecodeMetadataEntry(hbt::Cursor& c);
+  binary::Decode DecodeHeaderStart(binary::Cursor& c, uint64_t& entries);
+  binary::Decode DecodeMetadataEntry(binary::Cursor& c);
   // One record into `e` (or the end record): kOk, kNeedMore, or kMalformed
   // with error_/error_at_ set. State changes only on kOk.
-  hbt::Decode DecodeEvent(hbt::Cursor& c, Event& e);
+  binary::Decode DecodeEvent(binary::Cursor& c, Event& e);
   // The records nearly every trace is made of (no tag, shape, addr or mark
   // label), when all their possible bytes are in the window: straight-line
   // decoding without bounds checks. False (nothing changed) sends the record
   // to DecodeEvent, which also owns every error message.
   bool DecodeCommonRecord(Event& e);
-  hbt::Decode DecodeId(hbt::Cursor& c, uint8_t kind, DeltaState& s, Event& e);
-  hbt::Decode DecodeAttributes(hbt::Cursor& c, uint8_t head, uint8_t ext, DeltaState& s, Event& e);
-  hbt::Decode DecodeTag(hbt::Cursor& c, Event& e, bool& add_to_dictionary);
-  hbt::Decode DecodeShape(hbt::Cursor& c, Event& e);
-  hbt::Decode DecodeString(hbt::Cursor& c, std::string_view what, std::string_view& out);
-  hbt::Decode FinishTrace(hbt::Cursor& c);
-  hbt::Decode Malformed(const hbt::Cursor& c, std::string message);
+  binary::Decode DecodeId(binary::Cursor& c, uint8_t kind, DeltaState& s, Event& e);
+  binary::Decode DecodeAttributes(binary::Cursor& c, uint8_t head, uint8_t ext, DeltaState& s, Event& e);
+  binary::Decode DecodeTag(binary::Cursor& c, Event& e, bool& add_to_dictionary);
+  binary::Decode DecodeShape(binary::Cursor& c, Event& e);
+  binary::Decode DecodeString(binary::Cursor& c, std::string_view what, std::string_view& out);
+  binary::Decode FinishTrace(binary::Cursor& c);
+  binary::Decode Malformed(const binary::Cursor& c, std::string message);
   // Runs `decode` on the window, refilling it until the record is whole.
   template <typename F>
   absl::Status DecodeRecord(F decode);
@@ -90,7 +90,7 @@ class BinaryTraceReader : public EventReader {
   absl::Status ErrorAt(uint64_t offset, std::string_view message) const;
 
   std::string name_;
-  hbt::ByteWindow window_;
+  binary::ByteWindow window_;
   TraceMetadata metadata_;
   TraceValidator validator_;
   DeltaState state_;
@@ -106,6 +106,6 @@ class BinaryTraceReader : public EventReader {
   const uint8_t* error_at_ = nullptr;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_BINARY_BINARY_READER_H_

@@ -8,7 +8,7 @@
 #include "trace/binary/format.h"
 #include "trace/text/field_rules.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 16;
@@ -18,22 +18,22 @@ absl::Status Error(std::string message) { return absl::InvalidArgumentError(std:
 // The text format's rules (field_rules.h), plus this format's own caps.
 absl::Status CheckField(std::string_view what, std::string_view text) {
   if (absl::Status s = CheckTextField(what, text); !s.ok()) return s;
-  if (text.size() > hbt::kMaxStringBytes)
+  if (text.size() > binary::kMaxStringBytes)
     return Error(fmt::format("{} longer than 1 MiB, which a .hbt cannot hold", what));
   return absl::OkStatus();
 }
 
 absl::Status CheckEvent(const Event& e) {
   if (absl::Status s = CheckAttributePlaces(e); !s.ok()) return s;
-  if (e.shape.has_value() && e.shape->dims.size() > hbt::kMaxRank) {
+  if (e.shape.has_value() && e.shape->dims.size() > binary::kMaxRank) {
     return Error(fmt::format("a shape of rank {}, which a .hbt cannot hold (at most {})",
-                             e.shape->dims.size(), hbt::kMaxRank));
+                             e.shape->dims.size(), binary::kMaxRank));
   }
   if (!e.tag.empty()) {
     if (absl::Status s = CheckField("tag", e.tag); !s.ok()) return s;
   }
   if (absl::Status s = CheckOtherAttributes(e.attrs); !s.ok()) return s;
-  if (e.attrs.size() > hbt::kMaxStringBytes)
+  if (e.attrs.size() > binary::kMaxStringBytes)
     return Error("attributes longer than 1 MiB, which a .hbt cannot hold");
   if (e.kind == EventKind::kMark) {
     if (e.label.empty()) return Error("a mark without a label, which a trace cannot hold");
@@ -44,7 +44,7 @@ absl::Status CheckEvent(const Event& e) {
 
 absl::Status CheckMetadata(std::string_view key, std::string_view value) {
   if (absl::Status s = CheckMetadataEntry(key, value); !s.ok()) return s;
-  if (key.size() > hbt::kMaxStringBytes || value.size() > hbt::kMaxStringBytes) {
+  if (key.size() > binary::kMaxStringBytes || value.size() > binary::kMaxStringBytes) {
     return Error(fmt::format("metadata '{}' longer than 1 MiB, which a .hbt cannot hold", key));
   }
   return absl::OkStatus();
@@ -67,7 +67,7 @@ BinaryTraceWriter::~BinaryTraceWriter() {
 }
 
 void BinaryTraceWriter::PutVarint(uint64_t v) {
-  used_ = static_cast<size_t>(hbt::PutVarint(buf_.data() + used_, v) - buf_.data());
+  used_ = static_cast<size_t>(binary::PutVarint(buf_.data() + used_, v) - buf_.data());
 }
 
 void BinaryTraceWriter::PutString(std::string_view s) {
@@ -85,9 +85,9 @@ absl::Status BinaryTraceWriter::WriteHeader(const TraceMetadata& metadata) {
   }
   header_written_ = true;
   if (buf_.size() < used_ + bytes) buf_.resize(used_ + bytes);
-  std::memcpy(buf_.data() + used_, hbt::kMagic.data(), hbt::kMagic.size());
-  used_ += hbt::kMagic.size();
-  PutVarint(hbt::kVersion);
+  std::memcpy(buf_.data() + used_, binary::kMagic.data(), binary::kMagic.size());
+  used_ += binary::kMagic.size();
+  PutVarint(binary::kVersion);
   buf_[used_++] = 0;  // header flags: none defined in version 1
   PutVarint(metadata.entries.size());
   for (const auto& [key, value] : metadata.entries) {
@@ -106,7 +106,7 @@ void BinaryTraceWriter::PutTag(std::string_view tag) {
   PutVarint(0);
   PutString(tag);
   // The reader grows its dictionary by the same rule (format.h).
-  if (dictionary_.size() < hbt::kMaxDictTags && tag.size() <= hbt::kMaxDictTagBytes) {
+  if (dictionary_.size() < binary::kMaxDictTags && tag.size() <= binary::kMaxDictTagBytes) {
     const uint32_t ref = static_cast<uint32_t>(dictionary_.size() + 1);
     dictionary_.emplace(std::string(tag), ref);
   }
@@ -114,22 +114,22 @@ void BinaryTraceWriter::PutTag(std::string_view tag) {
 
 void BinaryTraceWriter::PutAttributes(const Event& e, uint8_t ext) {
   if (e.time_us.has_value()) {
-    PutVarint(hbt::ZigZag(*e.time_us - state_.time_us));
+    PutVarint(binary::ZigZag(*e.time_us - state_.time_us));
     state_.time_us = *e.time_us;
   }
   if (e.stream.value() != 0) PutVarint(e.stream.value());
   if (!e.tag.empty()) PutTag(e.tag);
-  if ((ext & hbt::kExtDevice) != 0) PutVarint(e.device.value());
-  if ((ext & hbt::kExtShape) != 0) {
+  if ((ext & binary::kExtDevice) != 0) PutVarint(e.device.value());
+  if ((ext & binary::kExtShape) != 0) {
     buf_[used_++] = static_cast<uint8_t>(e.shape->dtype);
     PutVarint(e.shape->dims.size());
     for (const uint64_t d : e.shape->dims) PutVarint(d);
   }
-  if ((ext & hbt::kExtAddr) != 0) {
-    PutVarint(hbt::ZigZag(*e.addr - state_.addr));
+  if ((ext & binary::kExtAddr) != 0) {
+    PutVarint(binary::ZigZag(*e.addr - state_.addr));
     state_.addr = *e.addr;
   }
-  if ((ext & hbt::kExtOther) != 0) PutString(e.attrs);
+  if ((ext & binary::kExtOther) != 0) PutString(e.attrs);
 }
 
 absl::Status BinaryTraceWriter::Write(const Event& e) {
@@ -142,22 +142,22 @@ absl::Status BinaryTraceWriter::Write(const Event& e) {
   const size_t most = 128 + e.tag.size() + e.label.size() + e.attrs.size() + 10 * rank;
   if (buf_.size() < used_ + most) buf_.resize(used_ + most);
   uint8_t ext = 0;
-  if (e.device.value() != 0) ext |= hbt::kExtDevice;
-  if (e.shape.has_value()) ext |= hbt::kExtShape;
-  if (e.addr.has_value()) ext |= hbt::kExtAddr;
-  if (!e.attrs.empty()) ext |= hbt::kExtOther;
+  if (e.device.value() != 0) ext |= binary::kExtDevice;
+  if (e.shape.has_value()) ext |= binary::kExtShape;
+  if (e.addr.has_value()) ext |= binary::kExtAddr;
+  if (!e.attrs.empty()) ext |= binary::kExtOther;
   uint8_t head = static_cast<uint8_t>(e.kind);
-  if (e.time_us.has_value()) head |= hbt::kHasTime;
-  if (e.stream.value() != 0) head |= hbt::kHasStream;
-  if (!e.tag.empty()) head |= hbt::kHasTag;
-  if (ext != 0) head |= hbt::kHasExt;
+  if (e.time_us.has_value()) head |= binary::kHasTime;
+  if (e.stream.value() != 0) head |= binary::kHasStream;
+  if (!e.tag.empty()) head |= binary::kHasTag;
+  if (ext != 0) head |= binary::kHasExt;
   buf_[used_++] = head;
   if (ext != 0) buf_[used_++] = ext;
   if (e.kind == EventKind::kMark) {
     PutString(e.label);
   } else {
     uint64_t& base = IsProgramEvent(e.kind) ? state_.program_id : state_.alloc_id;
-    PutVarint(hbt::ZigZag(e.id - base));
+    PutVarint(binary::ZigZag(e.id - base));
     if (e.kind == EventKind::kAlloc || IsProgramEvent(e.kind)) base = e.id;
   }
   if (HasBytesField(e.kind)) PutVarint(e.bytes.value());
@@ -199,10 +199,10 @@ absl::Status BinaryTraceWriter::Finish() {
   }
   finished_ = true;
   if (buf_.size() < used_ + 16) buf_.resize(used_ + 16);
-  buf_[used_++] = hbt::kEndOfTrace;
+  buf_[used_++] = binary::kEndOfTrace;
   PutVarint(events_);
   const uint32_t crc = static_cast<uint32_t>(crc32_z(crc_, buf_.data(), used_));
-  for (size_t i = 0; i < hbt::kChecksumBytes; ++i) buf_[used_++] = static_cast<uint8_t>(crc >> (8 * i));
+  for (size_t i = 0; i < binary::kChecksumBytes; ++i) buf_[used_++] = static_cast<uint8_t>(crc >> (8 * i));
   const size_t n = used_;
   used_ = 0;
   if (absl::Status s = Emit(buf_.data(), n, ZSTD_e_end); !s.ok()) return s;
@@ -211,4 +211,4 @@ absl::Status BinaryTraceWriter::Finish() {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -26,7 +26,7 @@
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct BinaryWriterOptions {
   bool compress = false;  // wrap the stream in zstd frames
@@ -80,6 +80,6 @@ class BinaryTraceWriter {
   uint64_t events_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_BINARY_BINARY_WRITER_H_

@@ -9,7 +9,7 @@
 #include "fmt/format.h"
 #include "trace/binary/format.h"
 
-namespace hbmsim::hbt {
+namespace hbmsim::trace::binary {
 namespace {
 
 // A zstd frame may ask for any window. 128 MiB is what `zstd --long` and the
@@ -120,4 +120,4 @@ absl::StatusOr<bool> ByteWindow::Refill() {
   return *got > 0;
 }
 
-}  // namespace hbmsim::hbt
+}  // namespace hbmsim::trace::binary

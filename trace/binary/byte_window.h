@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "trace/text/byte_source.h"
 
-namespace hbmsim::hbt {
+namespace hbmsim::trace::binary {
 
 class ByteWindow {
  public:
@@ -85,6 +85,6 @@ class ByteWindow {
   bool frame_open_ = false;  // zstd has started a frame it has not finished
 };
 
-}  // namespace hbmsim::hbt
+}  // namespace hbmsim::trace::binary
 
 #endif  // HBMSIM_TRACE_BINARY_BYTE_WINDOW_H_

@@ -44,7 +44,7 @@
 
 #include "trace/core/event.h"
 
-namespace hbmsim::hbt {
+namespace hbmsim::trace::binary {
 
 inline constexpr std::string_view kMagic("\x89HBT\r\n\x1a\n", 8);
 inline constexpr std::string_view kZstdMagic("\x28\xb5\x2f\xfd", 4);
@@ -193,6 +193,6 @@ struct Cursor {
   }
 };
 
-}  // namespace hbmsim::hbt
+}  // namespace hbmsim::trace::binary
 
 #endif  // HBMSIM_TRACE_BINARY_FORMAT_H_

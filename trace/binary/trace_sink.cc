@@ -4,7 +4,7 @@
 #include "trace/binary/binary_writer.h"
 #include "trace/text/text_writer.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -50,4 +50,4 @@ absl::StatusOr<std::unique_ptr<TraceSink>> MakeTraceSink(std::ostream& out, std:
       fmt::format("unknown trace format '{}' (expected text, binary or binary-zstd)", format));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -12,7 +12,7 @@
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class TraceSink {
  public:
@@ -30,6 +30,6 @@ std::string TraceFormatForPath(std::string_view path);
 // A sink writing `format` ("text", "binary", "binary-zstd") to `out`.
 absl::StatusOr<std::unique_ptr<TraceSink>> MakeTraceSink(std::ostream& out, std::string_view format);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_BINARY_TRACE_SINK_H_

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class LineRead {
   kLine,     // `line` holds the next line, without its '\n'
@@ -57,6 +57,6 @@ inline size_t SplitFields(std::string_view line, std::string_view* fields, size_
   return n;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_BOUNDED_LINE_H_

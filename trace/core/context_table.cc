@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 uint32_t ContextTable::AddFrame(StackFrame f) {
   frames_.push_back(std::move(f));
@@ -22,4 +22,4 @@ uint32_t ContextTable::AddString(std::string_view s) {
   return it->second;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -22,7 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct StackFrame {
   std::string filename;
@@ -78,6 +78,6 @@ struct EventContext {
   bool allocator_action = false;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_CONTEXT_TABLE_H_

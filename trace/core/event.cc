@@ -1,6 +1,6 @@
 #include "trace/core/event.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 std::string_view EventKindName(EventKind k) {
   switch (k) {
@@ -41,4 +41,4 @@ const Event& OwnedEvent::get() {
   return event;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -15,8 +15,9 @@
 
 #include "allocator/core/shape.h"
 #include "allocator/core/units.h"
+#include "trace/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class EventKind : uint8_t {
   kAlloc,
@@ -75,6 +76,6 @@ struct OwnedEvent {
   const Event& get();
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_EVENT_H_

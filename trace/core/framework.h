@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class Framework : uint8_t { kUnknown, kTensorFlow, kJax, kXla };
 
@@ -36,6 +36,6 @@ constexpr std::string_view FrameworkName(Framework f) {
   return "";
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_FRAMEWORK_H_

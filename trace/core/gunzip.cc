@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 absl::StatusOr<std::string> GunzipBounded(std::string_view bytes, size_t max_out, std::string_view source) {
   z_stream z{};
@@ -37,4 +37,4 @@ absl::StatusOr<std::string> GunzipBounded(std::string_view bytes, size_t max_out
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -10,13 +10,13 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // Inflates a gzip (or zlib) stream up to `max_out` bytes. Errors name
 // `source` and the compressed byte offset; more than `max_out` bytes is an
 // error too.
 absl::StatusOr<std::string> GunzipBounded(std::string_view bytes, size_t max_out, std::string_view source);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_GUNZIP_H_

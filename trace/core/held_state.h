@@ -18,8 +18,9 @@
 
 #include "allocator/core/units.h"
 #include "trace/core/context_table.h"
+#include "trace/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // One group of holdings: `count` things of one kind made at one stack.
 struct HeldEntry {
@@ -44,6 +45,6 @@ struct HeldState {
   ContextTable table;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_HELD_STATE_H_

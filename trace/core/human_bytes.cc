@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <limits>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 std::string HumanReadableNumBytes(int64_t num_bytes) {
   if (num_bytes == std::numeric_limits<int64_t>::min()) return "-8E";
@@ -31,4 +31,4 @@ std::string HumanReadableNumBytes(Bytes num_bytes) {
   return HumanReadableNumBytes(static_cast<int64_t>(num_bytes.value() > kMax ? kMax : num_bytes.value()));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "allocator/core/units.h"
+#include "trace/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // < 1024 prints "%lldB"; otherwise the value is divided by 1024 (integer
 // division) while it is >= 1 MiB, and printed as n/1024.0 with "%.1fKiB" for
@@ -19,6 +20,6 @@ std::string HumanReadableNumBytes(int64_t num_bytes);
 // Bytes beyond INT64_MAX print as INT64_MAX would (TF's counters are int64).
 std::string HumanReadableNumBytes(Bytes num_bytes);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_HUMAN_BYTES_H_

@@ -12,7 +12,7 @@
 
 #include "nlohmann/json.hpp"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // `value` as JSON text; `indent` < 0 is one line, as dump() takes it.
 template <class Json>
@@ -20,6 +20,6 @@ std::string JsonText(const Json& value, int indent = -1) {
   return value.dump(indent, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_JSON_TEXT_H_

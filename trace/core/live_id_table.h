@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A buffer or program id qualified by its device (the validator's key).
 struct DeviceScopedId {
@@ -191,6 +191,6 @@ class LiveIdTable {
   bool keys_are_homes_ = false;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_LIVE_ID_TABLE_H_

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 struct Unit {
@@ -169,4 +169,4 @@ std::string DecimalUnitNote(std::string_view text) {
       binary_bytes.ok() ? fmt::format(" ({} bytes)", binary_bytes->value()) : "");
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

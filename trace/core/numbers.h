@@ -10,8 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "allocator/core/units.h"
+#include "trace/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A plain unsigned decimal that fits in 64 bits ("-1" and "1e3" are errors).
 absl::StatusOr<uint64_t> ParseU64(std::string_view text);
@@ -31,6 +32,6 @@ absl::StatusOr<Bytes> ParseBytes(std::string_view text, bool allow_more_units = 
 // with "MB" is 4.6 % short: the note names the MiB spelling to use instead.
 std::string DecimalUnitNote(std::string_view text);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_NUMBERS_H_

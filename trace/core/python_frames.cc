@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
@@ -29,4 +29,4 @@ bool IsUserPythonFrame(const StackFrame& f) {
          !InPackage(path, "jaxlib") && !InStandardLibrary(path);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

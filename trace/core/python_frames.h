@@ -7,7 +7,7 @@
 
 #include "trace/core/context_table.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A Python source line (`.py`, line > 0) in neither the frameworks' own
 // Python (torch, jax, jaxlib, wherever installed) nor the interpreter's
@@ -15,6 +15,6 @@ namespace hbmsim {
 // dist-packages).
 bool IsUserPythonFrame(const StackFrame& f);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_PYTHON_FRAMES_H_

@@ -15,7 +15,7 @@
 #include "trace/core/event.h"
 #include "trace/core/recorded.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // `# key: value` lines of the leading comment block, in file order.
 struct TraceMetadata {
@@ -82,6 +82,6 @@ class ForwardingReader : public EventReader {
   std::unique_ptr<EventReader> inner_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_READER_H_

@@ -27,8 +27,9 @@
 
 #include "allocator/core/units.h"
 #include "trace/core/framework.h"
+#include "trace/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A block of a segment held at the trace start.
 struct StartBlock {
@@ -141,6 +142,6 @@ struct DeviceEvents {
   bool host_memory = false;  // a pinned-host allocator: chosen only when asked for
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_RECORDED_H_

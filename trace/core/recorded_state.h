@@ -14,7 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "trace/core/recorded.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct RecordedState {
   DeviceId device;
@@ -47,6 +47,6 @@ struct RecordedStates {
   }
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_RECORDED_STATE_H_

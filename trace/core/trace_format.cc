@@ -1,6 +1,6 @@
 #include "trace/core/trace_format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A switch with no default: gcc's -Wswitch (on with -Wall) names an
 // enumerator added above without a name here.
@@ -32,4 +32,4 @@ std::string_view TraceFormatName(TraceFormat format) {
   return "unknown";  // not reached: every enumerator has its case
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class TraceFormat : uint8_t {
   kTorchSnapshot,     // torch.cuda.memory._snapshot() pickle
@@ -34,6 +34,6 @@ inline constexpr size_t kTraceFormatCount = static_cast<size_t>(TraceFormat::kTe
 // The name reports, messages and --json print: "torch-snapshot", "text", ...
 std::string_view TraceFormatName(TraceFormat format);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_TRACE_FORMAT_H_

@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 // "id 7", or "id 7 on device 1" for multi-device traces: device 0 is the
@@ -113,4 +113,4 @@ absl::Status TraceValidator::ApplyOther(const Event& e) {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -32,7 +32,7 @@
 #include "trace/core/event.h"
 #include "trace/core/live_id_table.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // Which buffer ids are live on which device, and whether their free has been
 // requested. Importers that see alloc/free pairs in another shape (snapshots,
@@ -123,6 +123,6 @@ class TraceValidator {
   std::optional<uint64_t> last_time_us_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_CORE_VALIDATOR_H_

@@ -8,7 +8,7 @@
 #include "trace/core/bounded_line.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim::csapp {
+namespace hbmsim::trace::csapp {
 namespace {
 
 constexpr size_t kMaxLine = 4096;  // operation lines are under 40 characters
@@ -206,4 +206,4 @@ absl::Status RepReader::CheckCountsAtEnd() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::csapp
+}  // namespace hbmsim::trace::csapp

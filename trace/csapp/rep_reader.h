@@ -46,7 +46,7 @@
 #include "absl/status/statusor.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::csapp {
+namespace hbmsim::trace::csapp {
 
 struct RepHeader {
   uint64_t line1 = 0;  // suggested heap size (2002) or weight (2022): not used
@@ -104,6 +104,6 @@ class RepReader : public EventReader {
   uint64_t next_buffer_ = 1;
 };
 
-}  // namespace hbmsim::csapp
+}  // namespace hbmsim::trace::csapp
 
 #endif  // HBMSIM_TRACE_CSAPP_REP_READER_H_

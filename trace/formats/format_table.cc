@@ -26,7 +26,7 @@
 #include "trace/xplane/memory_profile_json.h"
 #include "trace/xplane/xspace_reader.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 // A streamed format's reader, its errors made InvalidArgument.
@@ -46,7 +46,7 @@ bool IsPickle(const FileHead& h) {
   return !h.bytes.empty() && static_cast<unsigned char>(h.bytes[0]) == 0x80;
 }
 bool IsHbt(const FileHead& h) {
-  return h.bytes.starts_with(hbt::kMagic) || h.bytes.starts_with(hbt::kZstdMagic);
+  return h.bytes.starts_with(binary::kMagic) || h.bytes.starts_with(binary::kZstdMagic);
 }
 // A protobuf has no magic: only a first byte that is a length-delimited field 1-4 is walked further.
 bool IsXlaProto(const FileHead& h) {
@@ -162,4 +162,4 @@ absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path) 
   return (*r)->Events(std::nullopt);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

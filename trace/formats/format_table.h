@@ -39,7 +39,7 @@
 #include "trace/formats/recording.h"
 #include "trace/io/path_identity.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // The first bytes of a regular file, as the sniffers see them.
 struct FileHead {
@@ -82,6 +82,6 @@ std::vector<io::NamedPath> WithPartnerFiles(std::vector<io::NamedPath> inputs);
 // that stream a whole file once).
 absl::StatusOr<std::unique_ptr<EventReader>> OpenTrace(const std::string& path);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_FORMAT_TABLE_H_

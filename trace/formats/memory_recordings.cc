@@ -7,7 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 constexpr char kPrefix[] = "hbmsim-memory:";
@@ -55,4 +55,4 @@ std::shared_ptr<const PickleTree> FindMemorySnapshot(const std::string& name) {
 
 uint64_t MemorySnapshotOpens() { return TheRegistry().opens.load(); }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -18,7 +18,7 @@
 
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A fresh name; the tree registered under it should carry it as its
 // file_name(), so its messages name it.
@@ -31,6 +31,6 @@ std::shared_ptr<const PickleTree> FindMemorySnapshot(const std::string& name);
 // How many times FindMemorySnapshot found one (tests: the direct route ran).
 uint64_t MemorySnapshotOpens();
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_MEMORY_RECORDINGS_H_

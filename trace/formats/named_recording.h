@@ -17,7 +17,7 @@
 #include "trace/io/input_file.h"
 #include "trace/io/named_reader.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class NamedRecording final : public Recording {
  public:
@@ -46,6 +46,6 @@ class NamedRecording final : public Recording {
   std::unique_ptr<Recording> inner_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_NAMED_RECORDING_H_

@@ -18,7 +18,7 @@
 #include "trace/pprof/device_profile.h"
 #include "trace/pprof/held_events.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 std::vector<DeviceEvents> HeldDevices(const HeldState& held) {
@@ -102,4 +102,4 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenDeviceProfileRecording(const std:
       std::make_unique<DeviceProfileRecording>(path, std::make_shared<const HeldState>(*std::move(held))));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -37,7 +37,7 @@
 #include "trace/core/recorded.h"
 #include "trace/core/recorded_state.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A value made on first use by `make`, once, whichever thread asks first
 // (a `size` search reads facts from its trial threads); copies share it.
@@ -139,6 +139,6 @@ struct RecordedFacts {
   }
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_RECORDED_FACTS_H_

@@ -31,7 +31,7 @@
 #include "trace/core/trace_format.h"
 #include "trace/formats/recorded_facts.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class Recording {
  public:
@@ -60,6 +60,6 @@ class Recording {
   RecordedFacts facts_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_RECORDING_H_

@@ -10,7 +10,7 @@
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_events.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 // One device's facts, from a reader of that device alone (its ids count from 1).
@@ -98,4 +98,4 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::stri
       new SnapshotRecording(path, std::make_shared<const Snapshot>(*std::move(snap))));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -10,7 +10,7 @@
 #include "trace/formats/recording.h"
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 absl::StatusOr<std::unique_ptr<Recording>> OpenSnapshotRecording(const std::string& path);
 // A snapshot already unpickled (or built from Python objects), named `name`.
@@ -25,6 +25,6 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenMemoryProfileRecording(const std:
 // (trace/formats/pprof_recording.cc).
 absl::StatusOr<std::unique_ptr<Recording>> OpenDeviceProfileRecording(const std::string& path);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_SNAPSHOT_RECORDING_H_

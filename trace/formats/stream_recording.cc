@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 // All a stream says before its events: its header.
@@ -40,4 +40,4 @@ absl::StatusOr<std::unique_ptr<EventReader>> StreamRecording::Events(std::option
   return opener_(path());
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

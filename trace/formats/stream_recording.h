@@ -11,7 +11,7 @@
 
 #include "trace/formats/recording.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 using ReaderOpener = absl::StatusOr<std::unique_ptr<EventReader>> (*)(const std::string& path);
 
@@ -32,6 +32,6 @@ class StreamRecording final : public Recording {
   mutable std::unique_ptr<EventReader> first_;  // handed out once, by the first Events()
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_FORMATS_STREAM_RECORDING_H_

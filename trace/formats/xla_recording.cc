@@ -6,7 +6,7 @@
 #include "trace/xla/heap_trace_proto.h"
 #include "trace/xla/text_pair.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 RecordedFacts XlaFacts(const xla::XlaTrace& trace) {
@@ -55,4 +55,4 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenXlaProtoRecording(const std::stri
   return Wrap(path, TraceFormat::kXlaProto, xla::ReadHeapSimulatorProtoFile(path));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -18,7 +18,7 @@
 #include "trace/formats/snapshot_recording.h"
 #include "trace/xplane/profile_trace.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 std::vector<DeviceEvents> ProfileDevices(const xplane::ProfileTrace& trace) {
@@ -118,4 +118,4 @@ absl::StatusOr<std::unique_ptr<Recording>> OpenMemoryProfileRecording(const std:
   return Open(path, TraceFormat::kMemoryProfile);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

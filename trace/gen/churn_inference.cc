@@ -10,7 +10,7 @@
 #include "trace/gen/emitter.h"
 #include "trace/gen/generators.h"
 
-namespace hbmsim::gen {
+namespace hbmsim::trace::gen {
 
 uint64_t Rng::LogUniform(uint64_t lo, uint64_t hi) {
   const int lo_octave = std::bit_width(lo) - 1;
@@ -156,4 +156,4 @@ absl::Status GenerateInference(const InferenceParams& p, const EventSink& sink) 
   return InferenceGenerator(p, sink).Run();
 }
 
-}  // namespace hbmsim::gen
+}  // namespace hbmsim::trace::gen

@@ -9,7 +9,7 @@
 
 #include "trace/gen/generators.h"
 
-namespace hbmsim::gen {
+namespace hbmsim::trace::gen {
 
 class Emitter {
  public:
@@ -53,6 +53,6 @@ class Emitter {
   absl::Status status_;
 };
 
-}  // namespace hbmsim::gen
+}  // namespace hbmsim::trace::gen
 
 #endif  // HBMSIM_TRACE_GEN_EMITTER_H_

@@ -33,7 +33,7 @@
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::gen {
+namespace hbmsim::trace::gen {
 
 // Receives each generated event; an error stops the generator and is returned.
 using EventSink = std::function<absl::Status(const Event&)>;
@@ -101,6 +101,6 @@ class Rng {
   uint64_t state_;
 };
 
-}  // namespace hbmsim::gen
+}  // namespace hbmsim::trace::gen
 
 #endif  // HBMSIM_TRACE_GEN_GENERATORS_H_

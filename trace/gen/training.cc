@@ -6,7 +6,7 @@
 #include "trace/gen/emitter.h"
 #include "trace/gen/generators.h"
 
-namespace hbmsim::gen {
+namespace hbmsim::trace::gen {
 namespace {
 
 constexpr uint64_t kBf16 = 2;
@@ -128,4 +128,4 @@ absl::Status GenerateTraining(const TrainingParams& p, const EventSink& sink) {
   return TrainingGenerator(p, sink).Run();
 }
 
-}  // namespace hbmsim::gen
+}  // namespace hbmsim::trace::gen

@@ -14,7 +14,7 @@
 #include "trace/core/human_bytes.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 absl::Status CannotRead(const std::string& name, int err) {
@@ -153,4 +153,4 @@ absl::StatusOr<InputFile> OpenInputFile(const std::string& path) {
   return input;
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 class InputFile {
  public:
@@ -56,6 +56,6 @@ inline constexpr uint64_t kDefaultPipeLimit = uint64_t{4} << 30;
 // piped in, ...", "HBMSIM_PIPE_LIMIT=X: not a size in bytes (e.g. 64GiB)".
 absl::StatusOr<InputFile> OpenInputFile(const std::string& path);
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_INPUT_FILE_H_

@@ -12,7 +12,7 @@
 #include "trace/core/reader.h"
 #include "trace/io/input_file.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 // `metadata` with the scratch path replaced by the user's name in every
 // value: a reader records its own path (XLA's `xla_live_ranges`, a profile's
@@ -50,6 +50,6 @@ class NamedReader final : public ForwardingReader {
   mutable TraceMetadata metadata_;
 };
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_NAMED_READER_H_

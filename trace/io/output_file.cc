@@ -15,7 +15,7 @@
 #include "trace/io/stale_temps.h"
 #include "trace/io/temp_registry.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 // The mode open(O_CREAT, 0666) would give a new file: 0666 minus the umask.
@@ -207,4 +207,4 @@ absl::Status WriteStdout(std::string_view text) {
   return CannotWrite("standard output", errno != 0 ? errno : EIO);
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

@@ -28,7 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 // A streambuf over a file descriptor that remembers the first failed write
 // (errno) instead of hiding it in a stream state bit.
@@ -110,6 +110,6 @@ class ScopedStdoutCapture {
   std::string* previous_;
 };
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_OUTPUT_FILE_H_

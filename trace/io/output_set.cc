@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 absl::Status WithRole(std::string_view role, const absl::Status& status) {
   if (status.ok()) return status;
@@ -60,4 +60,4 @@ absl::Status OutputSet::CommitAll() {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

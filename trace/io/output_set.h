@@ -15,7 +15,7 @@
 #include "trace/io/output_file.h"
 #include "trace/io/path_identity.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 class OutputSet {
  public:
@@ -53,6 +53,6 @@ class OutputSet {
 // "ROLE: MESSAGE" for an output's error; the message alone when it already starts with ROLE.
 absl::Status WithRole(std::string_view role, const absl::Status& status);
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_OUTPUT_SET_H_

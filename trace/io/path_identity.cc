@@ -10,7 +10,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 struct FileId {
@@ -86,4 +86,4 @@ absl::Status CheckOutputsAreNotInputs(const std::vector<NamedPath>& inputs,
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

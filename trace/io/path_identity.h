@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 // A path and what it is for the user ("TRACE", "--json", "OUT").
 struct NamedPath {
@@ -31,6 +31,6 @@ struct NamedPath {
 absl::Status CheckOutputsAreNotInputs(const std::vector<NamedPath>& inputs,
                                       const std::vector<NamedPath>& outputs);
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_PATH_IDENTITY_H_

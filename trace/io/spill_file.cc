@@ -10,7 +10,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 // An unlinked read-write file in `dir`, or -1 with errno set.
@@ -65,4 +65,4 @@ absl::Status SpillFile::CopyTo(OutputFile& out) {
   }
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 class SpillFile {
  public:
@@ -43,6 +43,6 @@ class SpillFile {
 // The directory `path` is in ("." for a bare name).
 std::string DirectoryOf(const std::string& path);
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_SPILL_FILE_H_

@@ -12,7 +12,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 constexpr std::string_view kMarker = ".hbmsim-";
@@ -67,4 +67,4 @@ int RemoveStaleTempFiles(const std::string& dir) {
   return removed;
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

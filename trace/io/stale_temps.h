@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 // The mkostemp() template for a temporary of `base` in `dir`, naming this process.
 std::string TempFileTemplate(const std::string& dir, const std::string& base);
@@ -35,6 +35,6 @@ std::optional<pid_t> TempFileWriter(std::string_view name);
 // fails: a folder it cannot list or a file it cannot remove is left as it is.
 int RemoveStaleTempFiles(const std::string& dir);
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_STALE_TEMPS_H_

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <mutex>
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 enum SlotState : int { kFree = 0, kClaimed = 1, kArmed = 2 };
@@ -71,4 +71,4 @@ void ForgetTempFile(int slot) {
   if (slot >= 0 && slot < kMaxTempFiles) g_slots[slot].state.store(kFree, std::memory_order_release);
 }
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

@@ -13,7 +13,7 @@
 
 #include <string>
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 
 // Up to this many temporaries at once (outputs of one command); more are
 // still written, just not removed by a signal.
@@ -32,6 +32,6 @@ void KeepHostSignalHandlers();
 // Disarms a slot (after the rename, or after the temporary was removed).
 void ForgetTempFile(int slot);
 
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io
 
 #endif  // HBMSIM_TRACE_IO_TEMP_REGISTRY_H_

@@ -9,7 +9,7 @@
 #include "trace/oom_text/log_lines.h"
 #include "trace/oom_text/oom_text.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 // Blocks of one kind read from one text at most: a hostile log of a
 // million one-line failures stays bounded (memory and the repeat check).
@@ -46,6 +46,6 @@ bool StartsBlock(std::string_view line);
 // The verdict, derived figures, would-fit lines and missing parts of `t`, by kind.
 void Conclude(OomText& t);
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text
 
 #endif  // HBMSIM_TRACE_OOM_TEXT_BLOCKS_H_

@@ -3,7 +3,7 @@
 // and the allocator's "AllocatorStats" block.
 #include "trace/oom_text/blocks.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 // "op_name=\"jit(f)/mul\" source_file=\"/x/models.py\" source_line=689" -> the op and "models.py:689".
 void ReadOperator(ProgramAllocation& a, std::string_view op) {
   auto quoted = [&](std::string_view key) -> std::string {
@@ -131,4 +131,4 @@ void ReadAllocatorStats(const LogLines& log, std::vector<OomText>& out) {
   }
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

@@ -6,7 +6,7 @@
 // from the heading above it.
 #include "trace/oom_text/blocks.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 enum class Section { kNone, kCapacity, kUsage, kHeap, kPersistent, kRequirement, kAllocations };
@@ -170,4 +170,4 @@ void ReadHbmLines(const LogLines& log, size_t first, OomText& t) {
   }
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

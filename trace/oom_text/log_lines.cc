@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -179,4 +179,4 @@ std::optional<PrintedSize> ReadSize(std::string_view s) {
   return out;
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

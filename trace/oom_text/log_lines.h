@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 // Lines longer than this are cut (a pasted log is read whole, but no line
 // of these texts is near it).
@@ -50,6 +50,6 @@ std::optional<PrintedSize> ReadSize(std::string_view s);
 // The text after `key` up to the end of its line in `line`, trimmed; nullopt without `key`.
 std::optional<std::string_view> After(std::string_view line, std::string_view key);
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text
 
 #endif  // HBMSIM_TRACE_OOM_TEXT_LOG_LINES_H_

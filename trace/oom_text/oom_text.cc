@@ -10,7 +10,7 @@
 #include "fmt/format.h"
 #include "trace/oom_text/blocks.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 const Figure* OomText::Find(std::string_view name) const {
   for (const Figure& f : figures) {
@@ -118,4 +118,4 @@ absl::StatusOr<std::vector<OomText>> ReadOomTextFile(const std::string& path) {
   return ReadOomTexts(text);
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

@@ -42,7 +42,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 struct Figure {
   std::string name;        // "requested", "free", "largest_free", "hlo_temp_utilization", ...
@@ -100,6 +100,6 @@ std::optional<int64_t> ShapeBytes(std::string_view shape);
 // The same from a file, its first kMaxLogBytes; errors: "cannot read PATH: REASON".
 absl::StatusOr<std::vector<OomText>> ReadOomTextFile(const std::string& path);
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text
 
 #endif  // HBMSIM_TRACE_OOM_TEXT_OOM_TEXT_H_

@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -130,4 +130,4 @@ nlohmann::json RenderOomTextsJson(const std::vector<OomText>& texts) {
   return out;
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

@@ -11,11 +11,11 @@
 #include "nlohmann/json.hpp"
 #include "trace/oom_text/oom_text.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 std::string RenderOomTextsText(const std::string& source, const std::vector<OomText>& texts);
 nlohmann::json RenderOomTextsJson(const std::vector<OomText>& texts);
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text
 
 #endif  // HBMSIM_TRACE_OOM_TEXT_RENDER_H_

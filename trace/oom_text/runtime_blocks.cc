@@ -3,7 +3,7 @@
 #include "fmt/format.h"
 #include "trace/oom_text/blocks.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 bool AddSize(OomText& t, std::string name, std::string_view s) {
   std::optional<PrintedSize> size = ReadSize(s);
@@ -211,4 +211,4 @@ void ReadBfcHeaders(const LogLines& log, std::vector<OomText>& out) {
   });
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

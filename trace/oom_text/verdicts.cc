@@ -8,7 +8,7 @@
 #include "trace/core/human_bytes.h"
 #include "trace/oom_text/blocks.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 std::string Human(double bytes) { return HumanReadableNumBytes(static_cast<int64_t>(std::llround(bytes))); }
@@ -301,4 +301,4 @@ void Conclude(OomText& t) {
   }
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

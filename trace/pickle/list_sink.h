@@ -24,7 +24,7 @@
 
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class PickleListSink {
  public:
@@ -34,6 +34,6 @@ class PickleListSink {
   virtual void Dropped(PickleNodeId first) = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_LIST_SINK_H_

@@ -1,7 +1,7 @@
 // The dispatch loop.
 #include "trace/pickle/machine.h"
 
-namespace hbmsim::pickle_internal {
+namespace hbmsim::trace::pickle_internal {
 
 absl::StatusOr<PickleTree> Machine::Run() {
   stack_.reserve(4096);
@@ -148,4 +148,4 @@ bool Machine::PopToMark() {
   return true;
 }
 
-}  // namespace hbmsim::pickle_internal
+}  // namespace hbmsim::trace::pickle_internal

@@ -21,7 +21,7 @@
 #include "trace/pickle/tree_builder.h"
 #include "trace/pickle/unpickler.h"
 
-namespace hbmsim::pickle_internal {
+namespace hbmsim::trace::pickle_internal {
 
 constexpr PickleNodeId kNoValue = std::numeric_limits<PickleNodeId>::max();
 // A memo entry whose value a PickleListSink took and the machine discarded.
@@ -158,6 +158,6 @@ class Machine {
   absl::Status status_;
 };
 
-}  // namespace hbmsim::pickle_internal
+}  // namespace hbmsim::trace::pickle_internal
 
 #endif  // HBMSIM_TRACE_PICKLE_MACHINE_H_

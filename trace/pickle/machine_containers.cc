@@ -4,7 +4,7 @@
 
 #include "trace/pickle/machine.h"
 
-namespace hbmsim::pickle_internal {
+namespace hbmsim::trace::pickle_internal {
 
 bool Machine::Extend(PickleNodeId container, PickleKind want, const PickleNodeId* items, size_t n) {
   const PickleKind have = builder_.kind(container);
@@ -168,4 +168,4 @@ absl::StatusOr<PickleTree> Machine::Stop() {
   return builder_.Finish(stack_.back());
 }
 
-}  // namespace hbmsim::pickle_internal
+}  // namespace hbmsim::trace::pickle_internal

@@ -6,7 +6,7 @@
 
 #include "trace/pickle/machine.h"
 
-namespace hbmsim::pickle_internal {
+namespace hbmsim::trace::pickle_internal {
 namespace {
 
 struct DecodedLong {
@@ -158,4 +158,4 @@ bool Machine::PopMark(size_t& mark) {
   return true;
 }
 
-}  // namespace hbmsim::pickle_internal
+}  // namespace hbmsim::trace::pickle_internal

@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 constexpr std::string_view kCalls = "calls code";
@@ -102,4 +102,4 @@ constexpr std::array<OpcodeInfo, 256> kTable = BuildTable();
 
 const OpcodeInfo& GetOpcodeInfo(uint8_t op) { return kTable[op]; }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class OpcodeClass : uint8_t {
   kUnknown,      // not a pickle opcode at all
@@ -25,6 +25,6 @@ struct OpcodeInfo {
 
 const OpcodeInfo& GetOpcodeInfo(uint8_t op);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_OPCODES_H_

@@ -10,7 +10,7 @@
 #include "fmt/format.h"
 #include "trace/pickle/unpickler.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 PickleBytes& PickleBytes::operator=(PickleBytes&& o) noexcept {
   if (this != &o) {
@@ -61,4 +61,4 @@ void PickleBytes::Release(size_t end) {
   released_ = upto;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

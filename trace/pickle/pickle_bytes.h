@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class PickleBytes {
  public:
@@ -52,6 +52,6 @@ class PickleBytes {
   size_t released_ = 0;  // pages before this offset were released
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_PICKLE_BYTES_H_

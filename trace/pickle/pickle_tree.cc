@@ -3,7 +3,7 @@
 #include <bit>
 #include <limits>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 std::string_view PickleKindName(PickleKind k) {
   switch (k) {
@@ -111,4 +111,4 @@ std::optional<PickleValue> PickleValue::Find(std::string_view wanted) const {
   return std::nullopt;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

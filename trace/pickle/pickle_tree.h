@@ -29,7 +29,7 @@
 
 #include "trace/pickle/pickle_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class PickleKind : uint8_t {
   kNone,
@@ -129,6 +129,6 @@ class PickleTree {
   size_t dropped_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_PICKLE_TREE_H_

@@ -6,7 +6,7 @@
 
 #include "trace/text/utf8.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 // Opcodes of pickle protocol 4 (CPython Lib/pickle.py).
@@ -172,4 +172,4 @@ std::string PickleWriter::Finish() {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class PickleWriter {
  public:
@@ -68,6 +68,6 @@ class PickleWriter {
   uint32_t memo_ = 0;  // memo entries written
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_PICKLE_WRITER_H_

@@ -4,7 +4,7 @@
 #include <limits>
 #include <utility>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 bool IsContainer(PickleKind k) {
@@ -157,4 +157,4 @@ PickleTree PickleTreeBuilder::Finish(PickleNodeId root) {
   return std::move(tree_);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

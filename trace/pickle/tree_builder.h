@@ -25,7 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 enum class BuildError : uint8_t {
   kOk,
@@ -121,6 +121,6 @@ class PickleTreeBuilder {
   uint16_t max_height_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_TREE_BUILDER_H_

@@ -7,7 +7,7 @@
 #include "fmt/format.h"
 #include "trace/pickle/machine.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 absl::StatusOr<PickleTree> Unpickle(PickleBytes data, std::string_view file_name, const UnpickleLimits& limits,
                                     PickleListSink* sink) {
@@ -40,4 +40,4 @@ absl::StatusOr<PickleTree> UnpickleFile(const std::string& path, const UnpickleL
   return Unpickle(*std::move(data), path, limits, sink);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

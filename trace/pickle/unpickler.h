@@ -26,7 +26,7 @@
 #include "trace/pickle/pickle_bytes.h"
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct UnpickleLimits {
   // Containers inside containers. Snapshots nest 6 deep (dict, list, dict,
@@ -56,6 +56,6 @@ absl::StatusOr<PickleTree> UnpickleFile(const std::string& path, const UnpickleL
 // The bytes of a file, or NotFound/InvalidArgument naming it.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_PICKLE_UNPICKLER_H_

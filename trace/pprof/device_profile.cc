@@ -12,7 +12,7 @@
 #include "trace/pprof/resolve.h"
 #include "trace/pprof/wire.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 bool IsGzip(std::string_view b) {
@@ -107,4 +107,4 @@ absl::StatusOr<HeldState> ReadDeviceProfileFile(const std::string& path) {
   return ParseDeviceProfile(*bytes, path);
 }
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "trace/core/held_state.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 
 // Larger decompressed profiles are refused (the largest public ones are a
 // few hundred KiB).
@@ -46,6 +46,6 @@ absl::StatusOr<HeldState> ReadDeviceProfileFile(const std::string& path);
 bool LooksLikeDeviceProfile(const std::string& path);
 
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof
 
 #endif  // HBMSIM_TRACE_PPROF_DEVICE_PROFILE_H_

@@ -3,7 +3,7 @@
 #include "fmt/format.h"
 #include "trace/core/python_frames.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 std::string_view BaseName(std::string_view path) {
@@ -118,4 +118,4 @@ std::string UserFrameKey(const ContextTable& table, uint32_t frames) {
   return fmt::format("{}:{}", BaseName(f.filename), f.line);
 }
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

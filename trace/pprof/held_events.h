@@ -20,7 +20,7 @@
 #include "trace/core/held_state.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 
 // Whether an entry becomes events: a buffer of known size.
 bool PlacedAsEvents(const HeldEntry& e);
@@ -35,6 +35,6 @@ std::unique_ptr<EventReader> MakeHeldEventReader(const HeldState& held, const Tr
 // innermost frame; "" for an empty stack.
 std::string UserFrameKey(const ContextTable& table, uint32_t frames);
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof
 
 #endif  // HBMSIM_TRACE_PPROF_HELD_EVENTS_H_

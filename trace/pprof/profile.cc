@@ -3,7 +3,7 @@
 #include "fmt/format.h"
 #include "trace/pprof/wire.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 // A repeated integer field can hold no more integers than bytes.
@@ -166,4 +166,4 @@ absl::StatusOr<Profile> DecodeProfile(std::string_view bytes) {
   return p;
 }
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

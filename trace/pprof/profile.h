@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 
 struct ValueType {
   uint64_t type = 0;  // string index
@@ -72,6 +72,6 @@ struct Profile {
 // by the bytes that encode it, so memory stays proportional to the input.
 absl::StatusOr<Profile> DecodeProfile(std::string_view bytes);
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof
 
 #endif  // HBMSIM_TRACE_PPROF_PROFILE_H_

@@ -10,7 +10,7 @@
 #include "trace/pprof/device_profile.h"
 #include "trace/pprof/wire.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 // The samples' strings, ids and labels, checked as they are looked up.
@@ -204,4 +204,4 @@ absl::StatusOr<HeldState> ResolveDeviceProfile(const Profile& p) {
   return held;
 }
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

@@ -13,7 +13,7 @@
 #include "trace/core/held_state.h"
 #include "trace/pprof/profile.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 
 // The number a device label carries: 3 for "cuda:3", "gpu:3", "TPU_3(process=0,(1,0,0,1))",
 // "TFRT_CPU_3"; nullopt when it has none.
@@ -22,6 +22,6 @@ std::optional<uint64_t> DeviceLabelNumber(std::string_view label);
 // Errors: InvalidArgument "byte offset N: WHAT" (offsets into the decoded bytes).
 absl::StatusOr<HeldState> ResolveDeviceProfile(const Profile& p);
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof
 
 #endif  // HBMSIM_TRACE_PPROF_RESOLVE_H_

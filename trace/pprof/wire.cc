@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 
 absl::Status WireError(size_t offset, std::string_view what) {
   return absl::InvalidArgumentError(fmt::format("byte offset {}: {}", offset, what));
@@ -94,4 +94,4 @@ absl::Status AppendIntegers(const WireField& f, std::vector<uint64_t>& out, size
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

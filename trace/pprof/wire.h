@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 
 enum class WireType : uint8_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
 
@@ -55,6 +55,6 @@ absl::Status AppendIntegers(const WireField& f, std::vector<uint64_t>& out, size
 // "byte offset N: WHAT", the error every decoder of this folder returns.
 absl::Status WireError(size_t offset, std::string_view what);
 
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof
 
 #endif  // HBMSIM_TRACE_PPROF_WIRE_H_

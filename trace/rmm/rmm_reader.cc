@@ -9,7 +9,7 @@
 #include "trace/core/bounded_line.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim::rmm {
+namespace hbmsim::trace::rmm {
 namespace {
 
 constexpr std::string_view kHeader = "Thread,Time,Action,Pointer,Size,Stream";
@@ -218,4 +218,4 @@ absl::Status RmmLogReader::ToEvent(const Row& row, Event& e) {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim::rmm
+}  // namespace hbmsim::trace::rmm

@@ -41,7 +41,7 @@
 #include "absl/status/statusor.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::rmm {
+namespace hbmsim::trace::rmm {
 
 // An `allocate failure` row: the OOM the recording saw.
 struct RecordedFailure {
@@ -101,6 +101,6 @@ class RmmLogReader : public EventReader {
   std::optional<uint64_t> last_time_us_;
 };
 
-}  // namespace hbmsim::rmm
+}  // namespace hbmsim::trace::rmm
 
 #endif  // HBMSIM_TRACE_RMM_RMM_READER_H_

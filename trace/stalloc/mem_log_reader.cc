@@ -10,7 +10,7 @@
 #include "trace/core/numbers.h"
 #include "trace/text/field_rules.h"
 
-namespace hbmsim::stalloc {
+namespace hbmsim::trace::stalloc {
 namespace {
 
 constexpr size_t kMaxLine = 4096;  // event lines are under 60 characters, markers under 200
@@ -242,4 +242,4 @@ StreamId MemLogReader::StreamFor(uint64_t raw) {
   return StreamId(it->second);
 }
 
-}  // namespace hbmsim::stalloc
+}  // namespace hbmsim::trace::stalloc

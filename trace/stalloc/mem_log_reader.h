@@ -49,7 +49,7 @@
 #include "absl/status/statusor.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::stalloc {
+namespace hbmsim::trace::stalloc {
 
 // <N> of ".../mem_log_dev<N>.txt"; nullopt for any other name.
 std::optional<uint64_t> DeviceFromMemLogName(std::string_view path);
@@ -103,6 +103,6 @@ class MemLogReader : public EventReader {
   uint64_t null_pointer_lines_ = 0;
 };
 
-}  // namespace hbmsim::stalloc
+}  // namespace hbmsim::trace::stalloc
 
 #endif  // HBMSIM_TRACE_STALLOC_MEM_LOG_READER_H_

@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 class FileSource : public ByteSource {
@@ -73,4 +73,4 @@ std::unique_ptr<ByteSource> StringSource(std::string text) {
   return std::make_unique<StringByteSource>(std::move(text));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

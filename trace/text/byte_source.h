@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class ByteSource {
  public:
@@ -26,6 +26,6 @@ absl::StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& pa
 // An in-memory string (tests, small embedded traces).
 std::unique_ptr<ByteSource> StringSource(std::string text);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_BYTE_SOURCE_H_

@@ -5,9 +5,10 @@
 #include <cstring>
 
 #include "allocator/core/shape.h"
+#include "trace/layer.h"
 #include "trace/text/utf8.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "words are read with the first byte lowest");
@@ -209,4 +210,4 @@ bool ParseCommonLine(std::string_view line, Event& e) {
   return true;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -18,11 +18,11 @@
 
 #include "trace/core/event.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // `e`'s tag views into `line`. A line holding a NUL byte is never taken.
 bool ParseCommonLine(std::string_view line, Event& e);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_COMMON_LINE_H_

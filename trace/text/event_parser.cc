@@ -10,7 +10,7 @@
 #include "trace/text/common_line.h"
 #include "trace/text/utf8.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 enum Attr : uint8_t { kTime, kStream, kTag, kShape, kAddr, kDevice, kAttrCount };
@@ -250,4 +250,4 @@ absl::Status ParseEventLine(std::string_view line, Event& e, std::string& other_
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

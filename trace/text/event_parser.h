@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "trace/core/event.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // `line` is neither blank nor a comment and holds no "\n". On success `e` is
 // overwritten; its tag and label view into `line`, its attrs into
@@ -41,6 +41,6 @@ inline std::string_view NextField(std::string_view& rest) {
   return field;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_EVENT_PARSER_H_

@@ -6,7 +6,7 @@
 #include "fmt/format.h"
 #include "trace/text/utf8.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 absl::Status FieldError(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
@@ -78,4 +78,4 @@ absl::Status CheckMetadataEntry(std::string_view key, std::string_view value) {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

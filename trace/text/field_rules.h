@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "trace/core/event.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A blank, tab, line break or NUL would split or end a text field.
 bool HasBlankOrBreak(std::string_view s);
@@ -36,6 +36,6 @@ absl::Status CheckOtherAttributes(std::string_view attrs);
 // value without line breaks or NUL, both UTF-8.
 absl::Status CheckMetadataEntry(std::string_view key, std::string_view value);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_FIELD_RULES_H_

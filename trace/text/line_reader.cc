@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 LineReader::LineReader(std::unique_ptr<ByteSource> source, size_t max_line_bytes, size_t block_bytes)
     : source_(std::move(source)),
@@ -80,4 +80,4 @@ absl::Status LineReader::Refill() {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "trace/text/byte_source.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class LineReader {
  public:
@@ -63,6 +63,6 @@ class LineReader {
   uint64_t bytes_read_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_LINE_READER_H_

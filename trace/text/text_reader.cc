@@ -8,7 +8,7 @@
 #include "trace/text/event_parser.h"
 #include "trace/text/utf8.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 constexpr std::string_view kFormatName = "hbmsim-trace";
@@ -182,4 +182,4 @@ absl::StatusOr<bool> TextTraceReader::Accept(const Event& e) {
   return true;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

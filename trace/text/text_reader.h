@@ -31,7 +31,7 @@
 #include "trace/text/byte_source.h"
 #include "trace/text/line_reader.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class TextTraceReader : public EventReader {
  public:
@@ -89,6 +89,6 @@ class TextTraceReader : public EventReader {
   uint64_t event_lines_ = 0;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_TEXT_READER_H_

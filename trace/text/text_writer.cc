@@ -4,7 +4,7 @@
 
 #include "trace/text/field_rules.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 16;
@@ -86,4 +86,4 @@ absl::Status TextTraceWriter::Flush() {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

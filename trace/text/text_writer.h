@@ -31,7 +31,7 @@
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class TextTraceWriter {
  public:
@@ -60,6 +60,6 @@ class TextTraceWriter {
   bool header_written_ = false;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_TEXT_WRITER_H_

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 bool IsContinuation(uint8_t b) { return (b & 0xC0) == 0x80; }
@@ -70,4 +70,4 @@ std::string ReplaceInvalidUtf8(std::string_view text) {
   return out;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

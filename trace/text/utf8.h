@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
 // surrogates, nothing above U+10FFFF).
@@ -17,6 +17,6 @@ bool IsValidUtf8(std::string_view text);
 // same treatment from nlohmann's replace handler, trace/core/json_text.h).
 std::string ReplaceInvalidUtf8(std::string_view text);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TEXT_UTF8_H_

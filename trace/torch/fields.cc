@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 std::string ValuePath::ToString() const {
   std::string prefix = parent != nullptr ? parent->ToString() : std::string();
@@ -92,4 +92,4 @@ bool FieldReader::Bool(PickleValue dict, std::string_view key, const ValuePath& 
   return true;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

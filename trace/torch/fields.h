@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // One step of a path: ".key" or "[index]" under `parent`.
 struct ValuePath {
@@ -70,6 +70,6 @@ class FieldReader {
   absl::Status status_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_FIELDS_H_

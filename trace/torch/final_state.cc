@@ -6,7 +6,7 @@
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_device.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 StartSegment ToStart(const SnapshotSegment& seg, uint64_t& next_id, RecordedState& state) {
@@ -64,4 +64,4 @@ RecordedStates SnapshotFinalStates(const Snapshot& snap) {
 
 bool SnapshotIsStateOnly(const Snapshot& snap) { return DevicesWithTraces(snap).empty(); }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

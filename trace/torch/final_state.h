@@ -9,7 +9,7 @@
 
 #include "trace/core/recorded_state.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct Snapshot;  // snapshot.h's BlockState collides with the allocator's (see snapshot_events.h)
 
@@ -24,6 +24,6 @@ RecordedStates SnapshotFinalStates(const Snapshot& snap);
 // seeded and its history addresses compared (--check-recorded).
 bool SnapshotIsStateOnly(const Snapshot& snap);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_FINAL_STATE_H_

@@ -7,7 +7,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 constexpr size_t kMaxIssues = 100;
@@ -326,4 +326,4 @@ std::shared_ptr<const InitialState> InitialStateCache::Of(const Snapshot& snap, 
   return state;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -38,9 +38,10 @@
 #include <vector>
 
 #include "allocator/core/units.h"
+#include "trace/layer.h"
 #include "trace/torch/snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct InitialBlock {
   Offset address;
@@ -94,6 +95,6 @@ class InitialStateCache {
   std::map<uint64_t, std::shared_ptr<const InitialState>> by_device_;  // guarded by mu_
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_INITIAL_STATE_H_

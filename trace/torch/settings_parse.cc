@@ -6,7 +6,7 @@
 #include "fmt/format.h"
 #include "trace/core/numbers.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 std::string FloatText(double d) {
@@ -125,4 +125,4 @@ bool ParseAllocatorSettings(FieldReader& r, PickleValue d, const ValuePath& at, 
   return true;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -10,7 +10,7 @@
 #include "trace/torch/fields.h"
 #include "trace/torch/snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // `v` as Python's repr() spells it, except that a str at the top level is
 // its plain text. Output past `max_chars` is cut and ends with "...", which
@@ -19,6 +19,6 @@ std::string PythonText(PickleValue v, size_t max_chars = 4096);
 
 bool ParseAllocatorSettings(FieldReader& r, PickleValue dict, const ValuePath& at, AllocatorSettings& out);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SETTINGS_PARSE_H_

@@ -1,6 +1,6 @@
 #include "trace/torch/snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 std::string_view TraceActionName(TraceAction a) {
   switch (a) {
@@ -37,4 +37,4 @@ const std::string* AllocatorSettings::Find(std::string_view key) const {
   return nullptr;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -34,9 +34,10 @@
 #include "allocator/core/block_state.h"
 #include "allocator/core/units.h"
 #include "trace/core/context_table.h"
+#include "trace/layer.h"
 #include "trace/pickle/pickle_tree.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A snapshot block's state is a BlockState (allocator/core/block_state.h):
 // "active_allocated" kInUse, "active_pending_free" (docs: "active_awaiting_free")
@@ -158,6 +159,6 @@ absl::StatusOr<Snapshot> ParseSnapshot(const PickleTree& tree);
 // (snapshot_stream.h), so memory follows what is kept, not the file.
 absl::StatusOr<Snapshot> LoadSnapshotFile(const std::string& path);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SNAPSHOT_H_

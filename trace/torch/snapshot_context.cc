@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 bool ContextReader::Frame(PickleValue f, const ValuePath& at, uint32_t& out) {
   if (const auto it = frames_.find(f.id()); it != frames_.end()) {
@@ -71,4 +71,4 @@ void ContextReader::Forget(PickleNodeId first) {
   tracking_ = false;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -23,7 +23,7 @@
 #include "trace/pickle/pickle_tree.h"
 #include "trace/torch/fields.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 class ContextReader {
  public:
@@ -82,6 +82,6 @@ class ContextReader {
   absl::flat_hash_map<PickleNodeId, uint32_t> frames_;  // pickle node → frame id
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SNAPSHOT_CONTEXT_H_

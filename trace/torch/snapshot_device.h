@@ -10,7 +10,7 @@
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_events.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // A block live at the start of a device's trace and the id its events use.
 struct PreexistingBlock {
@@ -29,6 +29,6 @@ struct SnapshotEventReader::DeviceState {
 // The device's trace entries; nullptr when the snapshot has no trace for it.
 const std::vector<TraceEntry>* EntriesOf(const Snapshot& snap, DeviceId d);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SNAPSHOT_DEVICE_H_

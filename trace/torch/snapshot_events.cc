@@ -8,7 +8,7 @@
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_device.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 std::string DeviceList(const std::vector<DeviceId>& devices) {
@@ -245,4 +245,4 @@ std::string SnapshotEventReader::Location() const {
   return fmt::format("{}: device {} preexisting block {}", snap_->file_name, d, cursor_);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

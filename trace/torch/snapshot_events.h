@@ -39,7 +39,7 @@
 #include "trace/core/reader.h"
 #include "trace/core/recorded.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // This header is included next to allocator/ headers by the sim layer, and
 // snapshot.h's BlockState collides with allocator/core/memory_map.h's: so it
@@ -129,6 +129,6 @@ class SnapshotEventReader : public EventReader {
   std::string label_;                              // storage of the last mark's label
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SNAPSHOT_EVENTS_H_

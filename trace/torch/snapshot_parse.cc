@@ -10,7 +10,7 @@
 #include "trace/torch/snapshot_context.h"
 #include "trace/torch/snapshot_stream.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 std::optional<BlockState> ParseBlockState(std::string_view s) {
@@ -279,4 +279,4 @@ absl::StatusOr<Snapshot> LoadSnapshotFile(const std::string& path) {
   return ParseSnapshot(*tree);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

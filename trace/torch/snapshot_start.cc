@@ -4,7 +4,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "trace/torch/snapshot_device.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 SideAction SideActionOf(TraceAction a) {
@@ -145,4 +145,4 @@ std::optional<SideEntry> SnapshotEventReader::current_side() const {
   return SideEntry{a, t.addr.value(), t.size.value(), t.device_free.value()};
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -11,9 +11,9 @@
 
 #include "fmt/format.h"
 
-static_assert(std::is_trivially_copyable_v<hbmsim::TraceEntry>);
+static_assert(std::is_trivially_copyable_v<hbmsim::trace::TraceEntry>);
 
-namespace hbmsim {
+namespace hbmsim::trace {
 namespace {
 
 // Stands for the list's own path in a streamed entry's error until the
@@ -231,4 +231,4 @@ void RestoreContextOrder(Snapshot& snap) {
   snap.context = std::move(order.table());
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

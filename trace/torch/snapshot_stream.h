@@ -36,7 +36,7 @@
 #include "trace/torch/snapshot.h"
 #include "trace/torch/snapshot_context.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 // Keys seen while parsing that tell the format generations apart.
 struct GenerationClues {
@@ -100,6 +100,6 @@ class TraceStream final : public PickleListSink {
   std::vector<List> lists_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SNAPSHOT_STREAM_H_

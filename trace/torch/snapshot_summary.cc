@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 SegmentTotals SummarizeSegments(const std::vector<SnapshotSegment>& segments,
                                 std::optional<DeviceId> device) {
@@ -60,4 +60,4 @@ std::map<std::string, uint64_t> CountTraceActions(const Snapshot& snap) {
   return counts;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace

@@ -11,9 +11,10 @@
 #include <vector>
 
 #include "allocator/core/units.h"
+#include "trace/layer.h"
 #include "trace/torch/snapshot.h"
 
-namespace hbmsim {
+namespace hbmsim::trace {
 
 struct SegmentTotals {
   uint64_t segments = 0;
@@ -38,6 +39,6 @@ std::vector<DeviceId> DevicesWithData(const Snapshot& snap);
 // names of unknown actions such as "annotate").
 std::map<std::string, uint64_t> CountTraceActions(const Snapshot& snap);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::trace
 
 #endif  // HBMSIM_TRACE_TORCH_SNAPSHOT_SUMMARY_H_

@@ -9,8 +9,9 @@
 #include "allocator/core/units.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "trace/layer.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 // One value of an allocation with what the comparison needs.
@@ -294,4 +295,4 @@ std::vector<std::string> ExplainAssignment(const AssignmentComparison& c, size_t
   return lines;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -33,10 +33,11 @@
 #include <vector>
 
 #include "allocator/baselines/offline_planner.h"
+#include "trace/layer.h"
 #include "trace/xla/buffer_assignment_text.h"
 #include "trace/xla/live_range_text.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 struct CompareRules {
   PlannerRules rules = PlannerRules::kXla;
@@ -87,6 +88,6 @@ uint64_t InferAlignment(const BufferAssignmentText& assignment, uint64_t fallbac
 // differing values under it, and the single-value allocations by kind.
 std::vector<std::string> ExplainAssignment(const AssignmentComparison& c, size_t listed = 3);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_ASSIGNMENT_COMPARE_H_

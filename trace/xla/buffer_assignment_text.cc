@@ -4,7 +4,7 @@
 #include "fmt/format.h"
 #include "trace/xla/text_lines.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 constexpr std::string_view kTitle = "BufferAssignment:";
@@ -131,4 +131,4 @@ absl::StatusOr<BufferAssignmentText> ParseBufferAssignmentText(std::string_view 
   return out;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

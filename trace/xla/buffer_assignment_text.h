@@ -30,8 +30,9 @@
 
 #include "absl/status/statusor.h"
 #include "allocator/core/units.h"
+#include "trace/layer.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 struct AssignedValue {
   uint64_t id = 0;
@@ -69,6 +70,6 @@ bool LooksLikeBufferAssignmentText(std::string_view head);
 // True when `head` starts like a live-range dump.
 bool LooksLikeLiveRangeText(std::string_view head);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_BUFFER_ASSIGNMENT_TEXT_H_

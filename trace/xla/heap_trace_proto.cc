@@ -13,7 +13,7 @@
 #include "trace/xla/wire_check.h"
 #include "xla_memory.pb.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 namespace pb = ::hbmsim::xla_proto;
@@ -239,4 +239,4 @@ bool LooksLikeXlaProtoFile(const std::string& path) {
   return looks;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "trace/xla/xla_trace.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 // `bytes` is the whole serialized message; `source` names it in messages.
 absl::StatusOr<XlaTrace> ParseHeapSimulatorProto(std::string_view bytes, std::string_view source);
@@ -47,6 +47,6 @@ absl::StatusOr<XlaTrace> ReadHeapSimulatorProtoFile(const std::string& path);
 // Reads a few bytes per field.
 bool LooksLikeXlaProtoFile(const std::string& path);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_HEAP_TRACE_PROTO_H_

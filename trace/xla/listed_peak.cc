@@ -6,7 +6,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 std::string WithoutIndex(const std::string& name) { return name.substr(0, name.find('{')); }
@@ -99,4 +99,4 @@ std::vector<std::string> ExplainPeak(const PeakComparison& c) {
   return out;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

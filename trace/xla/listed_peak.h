@@ -25,7 +25,7 @@
 #include "trace/xla/live_range_text.h"
 #include "trace/xla/xla_trace.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 // One instruction name whose bytes at T differ between the two.
 struct NameDifference {
@@ -49,6 +49,6 @@ PeakComparison ComparePeak(const ListedPeak& listed, const std::vector<LiveInter
 // The comparison as report lines: the two numbers, then each rule's share.
 std::vector<std::string> ExplainPeak(const PeakComparison& c);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_LISTED_PEAK_H_

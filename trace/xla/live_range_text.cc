@@ -4,7 +4,7 @@
 #include "fmt/format.h"
 #include "trace/xla/text_lines.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 enum class Section { kNone, kSequence, kBuffers, kPeak };
@@ -114,4 +114,4 @@ absl::StatusOr<LiveRanges> ParseLiveRangeText(std::string_view text, std::string
   return ranges;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

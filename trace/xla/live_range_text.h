@@ -27,7 +27,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 struct LiveRangeEntry {
   std::string name;  // "tuple.3{1}", exactly as printed
@@ -56,6 +56,6 @@ struct LiveRanges {
 absl::StatusOr<LiveRanges> ParseLiveRangeText(std::string_view text, std::string_view source,
                                               int first_line = 1);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_LIVE_RANGE_TEXT_H_

@@ -8,7 +8,7 @@
 #include "trace/core/human_bytes.h"
 #include "trace/xla/text_lines.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 constexpr std::string_view kMarker = "Can't reduce memory use below ";
@@ -116,4 +116,4 @@ std::string RenderRematText(const std::vector<RematWarning>& warnings) {
   return out;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 struct RematWarning {
   int line = 0;
@@ -52,6 +52,6 @@ absl::StatusOr<std::optional<RematWarning>> ParseRematLine(std::string_view line
 // The `hbmsim diagnose` section for the warnings (empty string for none).
 std::string RenderRematText(const std::vector<RematWarning>& warnings);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_REMAT_WARNING_H_

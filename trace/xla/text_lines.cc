@@ -2,7 +2,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 absl::Status LineError(std::string_view source, int line, std::string_view what) {
   return absl::InvalidArgumentError(fmt::format("{}:{}: {}", source, line, what));
@@ -43,4 +43,4 @@ std::optional<uint64_t> ConsumeDecimal(std::string_view& s) {
   return v;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

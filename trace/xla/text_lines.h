@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 // Walks `text` line by line ('\n', a trailing '\r' dropped), counting from 1.
 class LineCursor {
@@ -36,6 +36,6 @@ bool Consume(std::string_view& s, std::string_view prefix);
 // Consumes a plain decimal (at most 19 digits: fits int64, as XLA prints them).
 std::optional<uint64_t> ConsumeDecimal(std::string_view& s);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_TEXT_LINES_H_

@@ -10,7 +10,7 @@
 #include "trace/xla/assignment_compare.h"
 #include "trace/xla/listed_peak.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 constexpr std::string_view kAssignmentSuffix = "-buffer-assignment.txt";
@@ -253,4 +253,4 @@ absl::StatusOr<XlaTrace> ReadTextPairFiles(const std::string& path) {
   return ParseTextPair(*assignment, sibling, *text, path);
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -33,7 +33,7 @@
 #include "trace/xla/live_range_text.h"
 #include "trace/xla/xla_trace.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 // Joins parsed texts; `ba_source` / `lr_source` name them in warnings.
 XlaTrace JoinTextPair(const BufferAssignmentText& assignment, std::string_view ba_source,
@@ -59,6 +59,6 @@ std::vector<std::string> TextPairPartners(const std::string& path);
 // The whole file; NotFound "<path>: cannot read" when it cannot be opened.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_TEXT_PAIR_H_

@@ -5,7 +5,7 @@
 #include "google/protobuf/wire_format_lite.h"
 #include "trace/text/utf8.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 using google::protobuf::Descriptor;
@@ -76,4 +76,4 @@ std::optional<WireError> FindWireError(std::string_view bytes, const Descriptor*
   return Walk(bytes, type, 0, 0);
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

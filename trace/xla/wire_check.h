@@ -13,7 +13,7 @@
 
 #include "google/protobuf/descriptor.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 struct WireError {
   size_t offset = 0;  // from the start of the bytes
@@ -56,6 +56,6 @@ bool TopLevelLooksLikeLenFields(uint64_t file_size, int max_fields, ReadAt read_
   return true;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_WIRE_CHECK_H_

@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 // One alloc or free of an interval, ordered by the tie rule of the header.
@@ -66,4 +66,4 @@ std::string XlaEventReader::Location() const {
   return fmt::format("{}: event {}", trace_.source, std::max<size_t>(next_, 1));
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

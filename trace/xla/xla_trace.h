@@ -23,7 +23,7 @@
 #include "trace/core/event.h"
 #include "trace/core/reader.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 struct XlaTrace {
   std::string source;                 // the file (or name) the events came from
@@ -69,6 +69,6 @@ class XlaEventReader : public EventReader {
 // `name` made safe for tag=: blanks, tabs and line breaks become '_'.
 std::string TagSafe(std::string_view name);
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TRACE_XLA_XLA_TRACE_H_

@@ -7,7 +7,7 @@
 #include "trace/xplane/region_doubling.h"
 #include "trace/xplane/region_sizes.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // The pool estimates vote in MiB.
 constexpr int64_t kPoolVoteUnit = 1 << 20;
@@ -217,4 +217,4 @@ void LayOutGrown(const AllocatorRecording& rec, const std::vector<Range>& touche
       left > 0 ? fmt::format(" ({} live bytes in them)", left) : ""));
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

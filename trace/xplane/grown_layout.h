@@ -13,7 +13,7 @@
 #include "trace/xplane/profile.h"
 #include "trace/xplane/start_state.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // Device addresses [begin, end).
 struct Range {
@@ -31,6 +31,6 @@ std::optional<int64_t> EstimatePool(const AllocatorRecording& rec, const StartSt
 void LayOutGrown(const AllocatorRecording& rec, const std::vector<Range>& touched,
                  const std::vector<uint64_t>& unsplit_ends, StartState& s);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_GROWN_LAYOUT_H_

@@ -9,7 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "trace/core/gunzip.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 using Json = nlohmann::json;
@@ -206,4 +206,4 @@ bool LooksLikeMemoryProfileJson(std::string_view head) {
   return text.find("\"memoryProfilePerAllocator\"") != std::string::npos;
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -31,7 +31,7 @@
 #include "absl/status/statusor.h"
 #include "trace/xplane/profile.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // `bytes` is the file: gzip (magic 1f 8b) or the JSON itself.
 absl::StatusOr<Profile> ParseMemoryProfile(std::string_view bytes, std::string_view source);
@@ -46,6 +46,6 @@ bool LooksLikeMemoryProfileJson(std::string_view head);
 // snapshots per allocator, a few MB; a gigabyte is a hostile or broken file.
 inline constexpr size_t kMaxMemoryProfileJsonBytes = size_t{1} << 30;
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_MEMORY_PROFILE_JSON_H_

@@ -4,7 +4,7 @@
 #include <array>
 #include <string_view>
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 std::string DataTypeName(int64_t number) {
   // tensorflow/core/framework/types.proto, spelled as DataTypeString prints them.
@@ -28,4 +28,4 @@ void FinishProfile(Profile& p) {
             [](const AllocatorRecording& x, const AllocatorRecording& y) { return x.name < y.name; });
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

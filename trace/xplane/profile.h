@@ -30,7 +30,7 @@
 
 #include "trace/core/framework.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // Record times lie within ±kMaxAbsTimePs (2^61 ps, 26 days), so the
 // difference of any two fits in int64 (the summary and the trace take
@@ -92,6 +92,6 @@ std::string DataTypeName(int64_t number);
 // the allocators by name. Readers call it last.
 void FinishProfile(Profile& p);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_PROFILE_H_

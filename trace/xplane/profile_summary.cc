@@ -5,7 +5,7 @@
 
 #include "absl/container/btree_map.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 // The live chunks after record `upto` (inclusive), by op; the start state's
@@ -89,4 +89,4 @@ std::vector<AllocatorSummary> SummarizeProfile(const ProfileTrace& t) {
   return out;
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -18,7 +18,7 @@
 
 #include "trace/xplane/profile_trace.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 inline constexpr std::string_view kBeforeRecording = "(before the recording)";
 inline constexpr std::string_view kNoOp = "(no tf_op)";
@@ -54,6 +54,6 @@ struct AllocatorSummary {
 
 std::vector<AllocatorSummary> SummarizeProfile(const ProfileTrace& t);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_PROFILE_SUMMARY_H_

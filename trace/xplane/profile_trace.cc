@@ -11,7 +11,7 @@
 #include "trace/xplane/memory_profile_json.h"
 #include "trace/xplane/xspace_reader.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 // Device 0 is the busiest GPU allocator; the rest keep the name order.
@@ -409,4 +409,4 @@ std::string ProfileEventReader::Location() const {
   return fmt::format("{}: {}", trace_.source, trace_.devices[o.device].recording.records[o.record].where);
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -50,7 +50,7 @@
 #include "trace/xplane/sampled.h"
 #include "trace/xplane/start_state.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 inline constexpr std::string_view kPreexistingTag = "preexisting";
 inline constexpr std::string_view kUnknownTag = "preexisting_unknown";
@@ -121,6 +121,6 @@ class ProfileEventReader : public EventReader {
   size_t next_ = 0;
 };
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_PROFILE_TRACE_H_

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 constexpr int64_t kDoublingCap = int64_t{1} << 62;  // no device has more; hostile sums saturate here
@@ -206,4 +206,4 @@ std::optional<DoublingLayout> LayOutByDoubling(const std::vector<StartRegion>& p
   return std::nullopt;
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

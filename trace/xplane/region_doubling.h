@@ -37,7 +37,7 @@
 
 #include "trace/xplane/start_state.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // Whether Extend, from a current size of `first`, makes regions of these
 // sizes (in any order given; they are made smallest first).
@@ -62,6 +62,6 @@ struct DoublingLayout {
 std::optional<DoublingLayout> LayOutByDoubling(const std::vector<StartRegion>& placed, int64_t left,
                                                int64_t target, int64_t first);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_REGION_DOUBLING_H_

@@ -6,7 +6,7 @@
 #include "absl/container/btree_map.h"
 #include "fmt/format.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 constexpr int64_t kCap = int64_t{1} << 62;          // no device has more; hostile sums saturate here
@@ -94,4 +94,4 @@ void WidenRegionsToReadings(const AllocatorRecording& rec, const StartState& s,
   }
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

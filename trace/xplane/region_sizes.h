@@ -30,7 +30,7 @@
 #include "trace/xplane/profile.h"
 #include "trace/xplane/start_state.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // BFC's first region under allow_growth: 2 MiB (REF), doubling from there;
 // 1 MiB in TF 1.x-2.1 and in the builds some shared TF profiles come from.
@@ -53,6 +53,6 @@ void WidenRegionsToReadings(const AllocatorRecording& rec, const StartState& s,
                             const std::vector<StartChunk>& live_before, int64_t pool,
                             std::vector<StartRegion>& regions);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_REGION_SIZES_H_

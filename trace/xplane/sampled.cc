@@ -6,7 +6,7 @@
 #include "absl/container/btree_map.h"
 #include "fmt/format.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 constexpr int64_t kSmallestBfcChunk = 256;  // when the recording allocates nothing
@@ -221,4 +221,4 @@ MissingEvents ReconcileSampled(AllocatorRecording& rec) {
   return out;
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -46,7 +46,7 @@
 
 #include "trace/xplane/profile.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // One gap with events missing: before the recorded record `before` (its
 // index among the recorded records, in time order).
@@ -78,6 +78,6 @@ struct MissingEvents {
 // says what was missing. Records are in time order on entry and stay so.
 MissingEvents ReconcileSampled(AllocatorRecording& rec);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_SAMPLED_H_

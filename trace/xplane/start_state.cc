@@ -8,7 +8,7 @@
 #include "trace/xplane/grown_layout.h"
 #include "trace/xplane/region_sizes.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 constexpr int64_t kChunkAlign = 256;  // BFC's kMinAllocationSize
@@ -273,4 +273,4 @@ absl::StatusOr<StartState> InferStartState(const AllocatorRecording& rec, std::s
   return s;
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

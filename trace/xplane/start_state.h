@@ -68,7 +68,7 @@
 #include "absl/status/statusor.h"
 #include "trace/xplane/profile.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 enum class StartChunkKind : uint8_t {
   kKnown,    // freed in the recording: address and size recorded
@@ -131,6 +131,6 @@ struct StartState {
 // recording allocated and already freed, a record without an address.
 absl::StatusOr<StartState> InferStartState(const AllocatorRecording& rec, std::string_view source);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_START_STATE_H_

@@ -11,7 +11,7 @@
 #include "trace/xla/wire_check.h"
 #include "xplane.pb.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 namespace pb = ::hbmsim::xplane_proto;
@@ -216,4 +216,4 @@ bool LooksLikeXSpace(std::string_view head) {
   return s.starts_with("/") || s.starts_with("Task Environment");
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

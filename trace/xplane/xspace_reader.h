@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "trace/xplane/profile.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 // `bytes` is the whole serialized XSpace; `source` names it in messages.
 absl::StatusOr<Profile> ParseXSpace(std::string_view bytes, std::string_view source);
@@ -44,6 +44,6 @@ absl::StatusOr<Profile> ReadXSpaceFile(const std::string& path);
 // "Task Environment".
 bool LooksLikeXSpace(std::string_view head);
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane
 
 #endif  // HBMSIM_TRACE_XPLANE_XSPACE_READER_H_

@@ -17,8 +17,9 @@
 #include "allocator/baselines/paged_allocator.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // The baselines' options, each name written once: the tables below declare
@@ -151,4 +152,4 @@ absl::Status RegisterBaselinePolicies(PolicyRegistry& registry) {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -9,9 +9,10 @@
 #include "fmt/format.h"
 #include "sim/dumps/memory_snapshot.h"
 #include "sim/dumps/stats_text.h"
+#include "sim/layer.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
@@ -137,4 +138,4 @@ std::string BfcDumpMemoryLog(const BfcAllocator& bfc, std::string_view name, Byt
   return text;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

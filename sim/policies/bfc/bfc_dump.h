@@ -27,13 +27,14 @@
 #include <string_view>
 
 #include "allocator/bfc/bfc_allocator.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // The dump TF prints when a request of `rounded` bytes fails. Every line ends
 // with '\n'.
 std::string BfcDumpMemoryLog(const BfcAllocator& bfc, std::string_view name, Bytes rounded);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_BFC_BFC_DUMP_H_

@@ -5,11 +5,12 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "sim/config/policy_registry.h"
 #include "sim/dumps/failure_texts.h"
+#include "sim/layer.h"
 #include "sim/policies/bfc/bfc_texts.h"
 #include "sim/policies/core/for_policy.h"
 #include "sim/policies/core/shared_trials_for.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // bfc's options, each name written once: the table below declares them, the
@@ -101,4 +102,4 @@ absl::Status RegisterBfcPolicy(PolicyRegistry& registry) {
   return registry.Register(std::move(spec));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

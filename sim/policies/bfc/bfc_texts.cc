@@ -1,10 +1,11 @@
 #include "sim/policies/bfc/bfc_texts.h"
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/policies/bfc/bfc_dump.h"
 #include "trace/core/human_bytes.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string BfcFailureText(const BfcAllocator& bfc, const FailureRecord& f) {
   // REF's header without the op name (a trace does not say which op asked).
@@ -13,4 +14,4 @@ std::string BfcFailureText(const BfcAllocator& bfc, const FailureRecord& f) {
                      BfcDumpMemoryLog(bfc, bfc.name(), f.rounded));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -8,12 +8,13 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Called right after the failed request, while the allocator is in that state.
 std::string BfcFailureText(const BfcAllocator& bfc, const FailureRecord& f);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_BFC_BFC_TEXTS_H_

@@ -11,8 +11,9 @@
 #include <string>
 
 #include "allocator/core/allocator.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 template <typename Policy, typename... Args>
 std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*text)(const Policy&, Args...),
@@ -24,6 +25,6 @@ std::function<std::string(const Allocator&, Args...)> ForPolicy(std::string (*te
   };
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_CORE_FOR_POLICY_H_

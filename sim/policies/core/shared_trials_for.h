@@ -13,8 +13,9 @@
 #include "sim/config/policy_registry.h"
 #include "sim/engine/log_reader.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 template <typename P>
 SharedTrialSupport SharedTrialsFor() {
@@ -27,6 +28,6 @@ SharedTrialSupport SharedTrialsFor() {
   return support;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_CORE_SHARED_TRIALS_FOR_H_

@@ -8,9 +8,10 @@
 #include "allocator/cuda_async/cuda_async_allocator.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/policies/core/shared_trials_for.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // cuda_async's options, each name written once, in the table below.
@@ -62,4 +63,4 @@ absl::Status RegisterCudaAsyncPolicy(PolicyRegistry& registry) {
   return registry.Register(std::move(spec));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

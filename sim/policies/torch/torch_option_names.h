@@ -11,8 +11,9 @@
 
 #include "allocator/core/units.h"
 #include "sim/config/option.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 struct TorchOption {
   static constexpr OptionName<std::string> kAllocConf{"alloc_conf"};
@@ -27,6 +28,6 @@ struct TorchOption {
   static constexpr OptionName<std::string> kRoundupPower2Divisions{"roundup_power2_divisions"};
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_OPTION_NAMES_H_

@@ -9,6 +9,7 @@
 #include "allocator/torch/torch_options.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/policies/torch/torch_option_names.h"
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/stats_text.h"
@@ -17,7 +18,7 @@
 #include "sim/policies/torch/torch_state_view.h"
 #include "sim/policies/torch/torch_texts.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using torch::TorchOptions;
@@ -113,4 +114,4 @@ absl::Status RegisterTorchPolicy(PolicyRegistry& registry) {
   return registry.Register(std::move(spec));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

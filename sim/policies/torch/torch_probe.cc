@@ -4,8 +4,9 @@
 
 #include "allocator/torch/torch_messages.h"
 #include "fmt/format.h"
+#include "sim/layer.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::torch {
 namespace {
 
 // Free mapped blocks by address, before the request.
@@ -98,4 +99,4 @@ ProbeAnswer Probe(const torch::TorchAllocator& state, Bytes size, StreamId strea
   return a;
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::torch

@@ -16,8 +16,13 @@
 #include <vector>
 
 #include "allocator/torch/torch_allocator.h"
+#include "sim/layer.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::torch {
+
+// sim's half of the torch policy sees its allocator half, allocator/torch, as its
+// own (a sim file's `torch::TorchAllocator` finds it through here).
+using namespace ::hbmsim::allocator::torch;
 
 struct ProbeAnswer {
   Bytes requested;
@@ -34,6 +39,6 @@ struct ProbeAnswer {
 
 ProbeAnswer Probe(const torch::TorchAllocator& state, Bytes size, StreamId stream);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::torch
 
 #endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_PROBE_H_

@@ -20,9 +20,10 @@
 #include "allocator/torch/torch_options.h"
 #include "fmt/format.h"
 #include "sim/config/policy_registry.h"
+#include "sim/layer.h"
 #include "sim/policies/torch/torch_option_names.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using Edits = std::vector<OptionEdit>;
@@ -182,4 +183,4 @@ RecordingHooks TorchRecordingHooks() {
   return hooks;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::torch {
 namespace {
 
 // A segment as the walk announces it (expandable: its whole VA range). Its
@@ -137,4 +137,4 @@ StateAnalysis Analyze(const torch::TorchAllocator& a, size_t biggest) {
   return out;
 }
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::torch

@@ -20,8 +20,13 @@
 #include <vector>
 
 #include "allocator/torch/torch_allocator.h"
+#include "sim/layer.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::torch {
+
+// sim's half of the torch policy sees its allocator half, allocator/torch, as its
+// own (a sim file's `torch::TorchAllocator` finds it through here).
+using namespace ::hbmsim::allocator::torch;
 
 // Totals of one (pool, stream), or of everything.
 struct PoolTotals {
@@ -70,6 +75,6 @@ struct StateAnalysis {
 
 StateAnalysis Analyze(const torch::TorchAllocator& a, size_t biggest = 10);
 
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::torch
 
 #endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_STATE_ANALYSIS_H_

@@ -8,15 +8,16 @@
 #include "allocator/torch/torch_allocator.h"
 #include "allocator/torch/torch_messages.h"
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/policies/torch/torch_probe.h"
 #include "sim/policies/torch/torch_state_analysis.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
-using inspect::PoolTotals;
-using inspect::SegmentRow;
-using inspect::StateAnalysis;
+using torch::PoolTotals;
+using torch::SegmentRow;
+using torch::StateAnalysis;
 using Out = std::back_insert_iterator<std::string>;
 using Json = nlohmann::ordered_json;
 
@@ -110,7 +111,7 @@ Json InspectedSegmentsJson(const StateAnalysis& a) {
 
 StateView TorchStateView(const Allocator& a) {
   // The row's factory built a TorchAllocator (PolicySpec::state_analysis).
-  const StateAnalysis analysis = inspect::Analyze(static_cast<const torch::TorchAllocator&>(a));
+  const StateAnalysis analysis = torch::Analyze(static_cast<const torch::TorchAllocator&>(a));
   StateView view;
   Out out(view.text);
   WritePools(out, analysis);
@@ -121,14 +122,14 @@ StateView TorchStateView(const Allocator& a) {
                    {"fragmentation", analysis.fragmentation},
                    {"releasable", analysis.releasable.value()},
                    {"segments", InspectedSegmentsJson(analysis)}};
-  for (const inspect::LiveBlock& b : analysis.biggest) {
+  for (const torch::LiveBlock& b : analysis.biggest) {
     view.biggest.push_back({b.addr, b.size, b.requested, b.stream, b.pending_free, b.segment});
   }
   return view;
 }
 
 ProbeView TorchProbeView(const Allocator& a, Bytes size, StreamId stream) {
-  const inspect::ProbeAnswer p = inspect::Probe(static_cast<const torch::TorchAllocator&>(a), size, stream);
+  const torch::ProbeAnswer p = torch::Probe(static_cast<const torch::TorchAllocator&>(a), size, stream);
   return ProbeView{p.requested, torch::FormatSize(p.requested.value()), p.rounded, p.stream,
                    p.small_pool ? "small" : "large", p.result, p.how, p.steps, p.oom_message};
 }
@@ -137,4 +138,4 @@ ProbeView TorchProbeView(const Allocator& a, Bytes size, StreamId stream) {
 
 StateAnalysisSupport TorchStateAnalysis() { return {TorchStateView, TorchProbeView}; }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

@@ -7,10 +7,10 @@
 
 #include "sim/config/state_view.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 StateAnalysisSupport TorchStateAnalysis();
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_STATE_VIEW_H_

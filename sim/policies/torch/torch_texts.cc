@@ -7,8 +7,9 @@
 #include "fmt/format.h"
 #include "sim/dumps/memory_map_text.h"
 #include "sim/dumps/stats_text.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 using TorchStatsOut = std::back_insert_iterator<std::string>;
@@ -52,4 +53,4 @@ std::string TorchStatsText(const torch::TorchAllocator& t) {
   return text;
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

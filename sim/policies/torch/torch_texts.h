@@ -13,13 +13,14 @@
 
 #include "allocator/torch/torch_allocator.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Called right after the failed request, while the allocator is in that state.
 std::string TorchFailureText(const torch::TorchAllocator& t, const FailureRecord& f);
 std::string TorchStatsText(const torch::TorchAllocator& t);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_TORCH_TORCH_TEXTS_H_

@@ -8,10 +8,11 @@
 #include "allocator/tpu/tpu_options.h"
 #include "sim/config/policy_registry.h"
 #include "sim/dumps/failure_texts.h"
+#include "sim/layer.h"
 #include "sim/policies/core/for_policy.h"
 #include "sim/policies/tpu/tpu_texts.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 // tpu's options, each name written once: the table below declares them, the
@@ -72,4 +73,4 @@ absl::Status RegisterTpuPolicy(PolicyRegistry& registry) {
   return registry.Register(std::move(spec));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

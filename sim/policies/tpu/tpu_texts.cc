@@ -3,8 +3,9 @@
 #include "allocator/tpu/tpu_messages.h"
 #include "fmt/format.h"
 #include "sim/dumps/memory_map_text.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 std::string TpuFailureText(const TpuAllocator& tpu, const FailureRecord& f) {
   std::string text;
@@ -21,4 +22,4 @@ std::string TpuFailureText(const TpuAllocator& tpu, const FailureRecord& f) {
   return text + MemoryMapText(tpu);
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

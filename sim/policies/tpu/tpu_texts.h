@@ -8,12 +8,13 @@
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "sim/engine/replay_observer.h"
+#include "sim/layer.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 // Called right after the failed request, while the allocator is in that state.
 std::string TpuFailureText(const TpuAllocator& tpu, const FailureRecord& f);
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
 
 #endif  // HBMSIM_SIM_POLICIES_TPU_TPU_TEXTS_H_

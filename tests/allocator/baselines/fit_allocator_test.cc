@@ -3,6 +3,7 @@
 #include "allocator/baselines/fit_allocator.h"
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/random_ops.h"
 
 namespace hbmsim {

@@ -12,7 +12,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::baselines {
+namespace hbmsim::allocator::baselines {
 namespace {
 
 // The textbook form: offset -> size, scanned.
@@ -196,4 +196,4 @@ TEST(BestFitBlocksTest, EmptyRegionFitsNothing) {
 }
 
 }  // namespace
-}  // namespace hbmsim::baselines
+}  // namespace hbmsim::allocator::baselines

@@ -3,6 +3,7 @@
 #include "allocator/baselines/offline_allocator.h"
 #include "allocator/baselines/offline_planner.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

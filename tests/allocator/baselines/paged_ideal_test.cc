@@ -2,6 +2,7 @@
 #include "allocator/baselines/ideal_allocator.h"
 #include "allocator/baselines/paged_allocator.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/random_ops.h"
 
 namespace hbmsim {

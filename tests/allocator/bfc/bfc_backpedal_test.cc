@@ -1,6 +1,7 @@
 // A device that can refuse (BfcOptions::device_capacity): REF's backpedal in
 // single precision (§1.7 step 4), the backpedal-once era, and GC releasing
 // regions although the Extend after it fails (§1.9 step 4).
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 
 namespace hbmsim::testing {

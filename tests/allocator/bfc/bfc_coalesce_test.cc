@@ -6,6 +6,7 @@
 // requested 200, 201, 202, 203 bytes so stale values are recognisable.
 #include <limits>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 
 namespace hbmsim::testing {

@@ -6,6 +6,7 @@
 //   B = 1.5 MiB -> region 1 = [2 MiB, 4 MiB) = min(curr 4 MiB, available
 //                  2 MiB), handed out whole (2 MiB < 3 MiB, 0.5 MiB < 128 MiB)
 //                  as h2; curr 8 MiB; the pool is at the limit.
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 
 namespace hbmsim::testing {

@@ -2,6 +2,7 @@
 // are not multiples of 256, region coalescing; zero-byte and absurd requests.
 #include <limits>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 
 namespace hbmsim::testing {

@@ -6,6 +6,7 @@
 #include <new>
 #include <random>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 #include "tests/common/heap_counter.h"
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 #include "tests/common/random_ops.h"
 

@@ -4,6 +4,7 @@
 // first Extend makes one region [0, 1048576) and the pool never grows.
 #include <limits>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 
 namespace hbmsim::testing {

@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 #include "tests/common/random_ops.h"
 #include "tests/common/sanitized_build.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 
 namespace hbmsim::testing {

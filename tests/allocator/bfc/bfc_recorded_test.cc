@@ -3,6 +3,7 @@
 // allocator already holds. A faithful replay then reproduces real addresses.
 #include <map>
 
+#include "sim/all_layers.h"
 #include "tests/allocator/bfc/bfc_test_util.h"
 #include "tests/common/random_ops.h"
 

@@ -9,6 +9,7 @@
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 

@@ -10,7 +10,7 @@
 #include "allocator/core/bins.h"
 #include "gtest/gtest.h"
 
-namespace hbmsim::bfc {
+namespace hbmsim::allocator::bfc {
 namespace {
 
 struct Oracle {
@@ -106,4 +106,4 @@ TEST(BfcBins, EmptiedBinsKeepTheirBlockAndReuseIt) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc
+}  // namespace hbmsim::allocator::bfc

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fmt/ranges.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
 #include "tests/common/random_ops.h"

@@ -20,6 +20,7 @@
 #include "allocator/core/reserved_parts.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 

@@ -11,6 +11,7 @@
 #include "allocator/baselines/offline_allocator.h"
 #include "allocator/baselines/paged_allocator.h"
 #include "allocator/cuda_async/cuda_async_allocator.h"
+#include "sim/all_layers.h"
 #include "tests/allocator/core/reserved_parts_cases.h"
 
 namespace hbmsim::testing {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "allocator/torch/torch_allocator.h"
+#include "sim/all_layers.h"
 #include "tests/allocator/core/reserved_parts_cases.h"
 
 namespace hbmsim::testing {

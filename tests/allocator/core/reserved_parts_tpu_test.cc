@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocator/tpu/tpu_allocator.h"
+#include "sim/all_layers.h"
 #include "tests/allocator/core/reserved_parts_cases.h"
 
 namespace hbmsim::testing {

@@ -1,6 +1,7 @@
 #include "allocator/core/shape.h"
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

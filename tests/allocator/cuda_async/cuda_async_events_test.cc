@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/allocator/cuda_async/cuda_async_test_util.h"
 
 namespace hbmsim::testing {

@@ -3,6 +3,7 @@
 // granules pinned by small live buffers (a fragmentation verdict), the
 // release threshold, and requests larger than the pool.
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/allocator/cuda_async/cuda_async_test_util.h"
 
 namespace hbmsim::testing {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/random_ops.h"
 #include "tests/allocator/cuda_async/cuda_async_test_util.h"
 

@@ -2,6 +2,7 @@
 // ranges reserved on demand, best fit at a block's low end, coalescing,
 // same-stream reuse of a queued free, opportunistic reuse after completion.
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/allocator/cuda_async/cuda_async_test_util.h"
 
 namespace hbmsim::testing {

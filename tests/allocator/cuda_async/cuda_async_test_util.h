@@ -11,6 +11,7 @@
 #include "allocator/cuda_async/cuda_async_allocator.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 

@@ -15,6 +15,7 @@
 #include "allocator/cuda_async/cuda_async_allocator.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/random_ops.h"
 #include "tests/allocator/cuda_async/cuda_async_test_util.h"
 

@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::Alloc;
@@ -79,4 +79,4 @@ TEST(TorchEdges, LargestSatisfiableRequestRespectsPoolsAndSegmentSizes) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::Alloc;
@@ -130,4 +130,4 @@ TEST(TorchExpandable, RangesStopAt2To48Bytes) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

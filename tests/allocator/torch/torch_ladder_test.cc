@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::Alloc;
@@ -198,4 +198,4 @@ TEST(TorchLadder, EmptyCacheReleasesWholeFreeSegmentsOnly) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::kMiB;
@@ -114,4 +114,4 @@ TEST(MemorySummary, AbbreviatedDropsPoolRowsAndSmallValuesStayInBytes) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

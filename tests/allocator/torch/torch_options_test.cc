@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::kMiB;
@@ -153,4 +153,4 @@ TEST(ParseAllocConf, PyTorchsErrorTexts) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -8,7 +8,7 @@
 #include "tests/allocator/torch/torch_test_util.h"
 #include "tests/common/random_ops.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::kMiB;
@@ -143,4 +143,4 @@ TEST(TorchProperty, SeededStartsKeepTheInvariants) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

@@ -3,7 +3,7 @@
 #include "gtest/gtest.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch {
+namespace hbmsim::allocator::torch {
 namespace {
 
 using testing::Alloc;
@@ -174,4 +174,4 @@ TEST(TorchSeed, LaterRunsOfTheSameRangeFillItsHoleOthersTrimIt) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch
+}  // namespace hbmsim::allocator::torch

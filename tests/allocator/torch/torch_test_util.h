@@ -11,7 +11,7 @@
 #include "allocator/torch/torch_allocator.h"
 #include "fmt/format.h"
 
-namespace hbmsim::torch::testing {
+namespace hbmsim::allocator::torch::testing {
 
 inline constexpr uint64_t kKiB = 1 << 10;
 inline constexpr uint64_t kMiB = 1 << 20;
@@ -64,6 +64,6 @@ inline int64_t Counter(const Allocator& a, std::string_view key) {
   return -999;
 }
 
-}  // namespace hbmsim::torch::testing
+}  // namespace hbmsim::allocator::torch::testing
 
 #endif  // HBMSIM_TESTS_TORCH_TORCH_TEST_UTIL_H_

@@ -21,7 +21,7 @@
 #include "tests/common/sanitized_build.h"
 #include "tests/allocator/torch/torch_test_util.h"
 
-namespace hbmsim::torch::testing {
+namespace hbmsim::allocator::torch::testing {
 namespace {
 
 using hbmsim::testing::ApplyRelease;
@@ -179,4 +179,4 @@ TEST(TorchWindowsTest, ATailTooShortBoundsTheWindowFromAbove) {
 }
 
 }  // namespace
-}  // namespace hbmsim::torch::testing
+}  // namespace hbmsim::allocator::torch::testing

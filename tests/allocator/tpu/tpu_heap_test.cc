@@ -8,6 +8,7 @@
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/heap_counter.h"
 #include "tpu_test_util.h"
 

@@ -4,6 +4,7 @@
 #include "allocator/tpu/tpu_messages.h"
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tpu_test_util.h"
 
 namespace hbmsim::testing {

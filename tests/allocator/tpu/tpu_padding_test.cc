@@ -2,6 +2,7 @@
 
 #include "allocator/core/shape.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tpu_test_util.h"
 
 namespace hbmsim::testing {

@@ -3,6 +3,7 @@
 #include "allocator/tpu/tpu_allocator.h"
 #include "allocator/tpu/tpu_messages.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tpu_test_util.h"
 
 namespace hbmsim::testing {

@@ -5,6 +5,7 @@
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/random_ops.h"
 #include "tpu_test_util.h"
 

@@ -7,6 +7,7 @@
 
 #include "allocator/tpu/tpu_allocator.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 
 namespace hbmsim::testing {

@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::cli {
+namespace hbmsim::sim::cli {
 namespace {
 
 using Clock = SizeProgressLine::Clock;
@@ -97,4 +97,4 @@ TEST(SizeProgressLineTest, DisabledDrawsNothing) {
 }
 
 }  // namespace
-}  // namespace hbmsim::cli
+}  // namespace hbmsim::sim::cli

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 
 namespace hbmsim {

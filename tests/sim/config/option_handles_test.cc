@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/policy_registry.h"
 
 namespace hbmsim {

@@ -8,6 +8,7 @@
 
 #include "allocator/tpu/tpu_options.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/dumps/failure_texts.h"
 #include "tests/sim/engine/fake_allocator.h"

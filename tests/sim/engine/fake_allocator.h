@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "allocator/core/allocator.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim::testing {
 

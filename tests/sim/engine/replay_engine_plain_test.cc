@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/engine/replay_engine.h"
 #include "tests/sim/engine/fake_allocator.h"
 #include "tests/sim/engine/vector_reader.h"

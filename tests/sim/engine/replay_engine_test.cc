@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/sim/engine/fake_allocator.h"
 #include "tests/sim/engine/vector_reader.h"
 

@@ -9,6 +9,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/placements_writer.h"
 #include "sim/report/replay_recorder.h"

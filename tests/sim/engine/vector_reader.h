@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "trace/core/reader.h"
 
 namespace hbmsim::testing {

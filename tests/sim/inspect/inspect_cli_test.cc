@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 #include "trace/torch/final_state.h"
 #include "trace/torch/snapshot.h"

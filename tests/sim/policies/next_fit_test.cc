@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim/all_layers.h"
 #include "sim/cli/cli_run.h"
 #include "sim/config/policy_registry.h"
 #include "tests/common/random_ops.h"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/policy_registry.h"
 #include "tests/hardening/differential.h"
 

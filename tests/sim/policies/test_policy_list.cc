@@ -3,9 +3,10 @@
 // replaces the built-in registry's weak definitions (sim/policies/
 // builtin_policies.cc), so every command these programs run in-process
 // knows `next_fit` as it knows `bfc`.
+#include "sim/layer.h"
 #include "sim/config/policy_registry.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 
 absl::Status RegisterNextFitPolicy(PolicyRegistry& registry);  // next_fit/policy/next_fit_policy.cc
 
@@ -32,4 +33,4 @@ const PolicyRegistry& BuiltinPolicies() { return Rows().registry; }
 
 const absl::Status& BuiltinPoliciesStatus() { return Rows().status; }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim

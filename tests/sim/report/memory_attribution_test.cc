@@ -21,6 +21,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "trace/formats/format_table.h"
 #include "sim/engine/replay_engine.h"

@@ -5,6 +5,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/policies/bfc/bfc_dump.h"
 #include "sim/dumps/memory_map_text.h"

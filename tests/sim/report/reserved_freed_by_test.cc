@@ -20,6 +20,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/report/reserved_explained.h"

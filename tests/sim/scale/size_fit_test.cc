@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 std::optional<SizeFit> Fit(std::vector<SizePoint> points) { return FitSize(points); }
@@ -122,4 +122,4 @@ TEST(SizeFitTest, SizesNearTwoToTheSixtyFourDoNotWrap) {
 }
 
 }  // namespace
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

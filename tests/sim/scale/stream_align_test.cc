@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::scale {
+namespace hbmsim::sim::scale {
 namespace {
 
 constexpr uint32_t X = kNoStep;
@@ -105,4 +105,4 @@ TEST(StreamAlignTest, MatchesAsManyAsTheLongestCommonSubsequence) {
 }
 
 }  // namespace
-}  // namespace hbmsim::scale
+}  // namespace hbmsim::sim::scale

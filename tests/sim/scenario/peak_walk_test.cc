@@ -12,6 +12,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/config/policy_registry.h"
 #include "sim/report/reserved_explained.h"

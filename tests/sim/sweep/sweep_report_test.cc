@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "sim/sweep/sweep_report.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 namespace {
 
 void WriteLine(const std::string& dir, int task, const std::string& recording, const std::string& result) {
@@ -42,4 +42,4 @@ TEST(SweepReportTest, SizeRowsCarryTheFreshStartAnswer) {
 }
 
 }  // namespace
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

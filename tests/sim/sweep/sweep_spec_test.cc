@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "sim/sweep/spec_bounds.h"
 
-namespace hbmsim::sweep {
+namespace hbmsim::sim::sweep {
 namespace {
 
 // The "filesystem" the fake expander serves: pattern -> its sorted matches.
@@ -280,4 +280,4 @@ TEST(SweepSpecTest, ParseShard) {
 }
 
 }  // namespace
-}  // namespace hbmsim::sweep
+}  // namespace hbmsim::sim::sweep

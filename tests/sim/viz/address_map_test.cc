@@ -6,7 +6,7 @@
 #include "sim/viz/html_report.h"
 #include "tests/sim/engine/fake_allocator.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 using hbmsim::testing::FakeAllocator;
@@ -60,4 +60,4 @@ TEST(AddressMap, NarrowBlocksAreAggregatedPerPixel) {
 }
 
 }  // namespace
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 #include "tests/sim/viz/memory_viz_test_util.h"
 #include "trace/pickle/unpickler.h"

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 
 namespace hbmsim::testing {

@@ -6,7 +6,7 @@
 #include "tests/sim/engine/fake_allocator.h"
 #include "tests/sim/engine/vector_reader.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 using hbmsim::testing::FakeAllocator;
@@ -64,4 +64,4 @@ TEST(MemoryViz, OnlyTheLastEntriesAreKept) {
 }
 
 }  // namespace
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 #include "tests/sim/viz/memory_viz_test_util.h"
 

@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -60,4 +60,4 @@ TEST(ReservedChart, LegendNamesTheFreesOfAPart) {
 }
 
 }  // namespace
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

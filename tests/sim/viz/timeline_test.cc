@@ -3,7 +3,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::viz {
+namespace hbmsim::sim::viz {
 namespace {
 
 std::array<int64_t, kSeriesCount> Values(int64_t v) { return {v, v * 2, v * 3, v * 4}; }
@@ -56,4 +56,4 @@ TEST(Timeline, ColumnsWithoutSamplesStayUnsampled) {
 }
 
 }  // namespace
-}  // namespace hbmsim::viz
+}  // namespace hbmsim::sim::viz

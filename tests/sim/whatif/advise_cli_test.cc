@@ -4,6 +4,7 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 
 namespace hbmsim {

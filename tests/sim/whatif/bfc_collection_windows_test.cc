@@ -12,6 +12,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "sim/whatif/checkpoints.h"
 #include "tests/common/sanitized_build.h"
 #include "tests/sim/whatif/whatif_test_util.h"

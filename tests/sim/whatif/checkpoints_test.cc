@@ -10,6 +10,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/comparison.h"
 #include "tests/common/sanitized_build.h"

@@ -4,6 +4,7 @@
 
 #include "sim/scenario/scenario_run.h"
 
+#include "sim/all_layers.h"
 #include "tests/sim/whatif/whatif_test_util.h"
 
 namespace hbmsim {

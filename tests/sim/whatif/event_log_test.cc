@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 
+#include "sim/all_layers.h"
 #include "sim/whatif/checkpoints.h"
 #include "sim/engine/huge_page_vector.h"
 #include "sim/whatif/trial.h"

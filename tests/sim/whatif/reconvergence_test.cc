@@ -8,6 +8,7 @@
 
 #include "allocator/bfc/bfc_allocator.h"
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "sim/whatif/checkpoints.h"
 #include "sim/whatif/comparison.h"
 #include "sim/whatif/reconvergence.h"

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "sim/all_layers.h"
 #include "tests/sim/cli/cli_test_util.h"
 #include "tests/common/sanitized_build.h"
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "fmt/format.h"
+#include "sim/all_layers.h"
 #include "tests/sim/whatif/whatif_test_util.h"
 
 namespace hbmsim {

@@ -1,4 +1,5 @@
 // `size` on traces whose answers were worked out by hand.
+#include "sim/all_layers.h"
 #include "tests/sim/whatif/whatif_test_util.h"
 
 namespace hbmsim {

@@ -15,6 +15,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "sim/config/allocator_config.h"
 #include "sim/scenario/scenario.h"
 #include "sim/whatif/checkpoints.h"

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "test_util.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
@@ -213,4 +213,4 @@ TEST(DiagnosisTest, HeadMemorySummaryGivesAnApproximateVerdict) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -4,7 +4,7 @@
 #include "test_util.h"
 #include "trace/bfc_dump/diagnosis.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 class Dump20Test : public ::testing::Test {
@@ -125,4 +125,4 @@ TEST_F(Dump20Test, WhatIfs) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

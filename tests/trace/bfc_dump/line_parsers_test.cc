@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 #include "trace/bfc_dump/line_text.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 Header HeaderOf(std::string_view msg) {
@@ -257,4 +257,4 @@ TEST(TailLinesTest, SummaryPoolStatsOccupancy) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

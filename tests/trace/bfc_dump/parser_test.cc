@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 #include "test_util.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 constexpr char kPrefix[] = "2024-01-02 03:04:05.000001: I tsl/framework/bfc_allocator.cc:1046] ";
@@ -196,4 +196,4 @@ TEST(ParserTest, CarriageReturnsAndHeadLinesAreUnderstood) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -5,7 +5,7 @@
 #include "nlohmann/json.hpp"
 #include "test_util.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 constexpr char kSmallDump[] =
@@ -114,4 +114,4 @@ TEST(RenderTest, EmptyBinsFoldIntoOneLine) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

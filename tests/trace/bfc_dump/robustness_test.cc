@@ -12,7 +12,7 @@
 #include "trace/bfc_dump/line_parsers.h"
 #include "trace/bfc_dump/line_text.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 std::vector<std::string> Dump20Lines() {
@@ -100,4 +100,4 @@ TEST(RobustnessTest, RandomDamageNeverCrashes) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -8,7 +8,7 @@
 #include "test_util.h"
 #include "trace/bfc_dump/render.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 std::vector<Diagnosis> DiagnoseShared(const std::string& file) { return DiagnoseAll(LoadSharedDump(file)); }
@@ -182,4 +182,4 @@ TEST(SeenFiguresTest, UnknownWhatIfsAreLeftOut) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -4,7 +4,7 @@
 #include "test_util.h"
 #include "trace/bfc_dump/diagnosis.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 namespace {
 
 void ExpectBin(const BinLine& b, uint64_t size, uint64_t total, uint64_t in_use, std::string_view allocated) {
@@ -274,4 +274,4 @@ TEST(SharedDumpsTest, Dump21WindowsExhaustion) {
 }
 
 }  // namespace
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "trace/bfc_dump/parser.h"
 
-namespace hbmsim::bfc_dump {
+namespace hbmsim::trace::bfc_dump {
 
 // Parses shared/bfc_dumps/<name>; fails the test when it does not parse.
 inline BfcLog LoadSharedDump(const std::string& name) {
@@ -23,6 +23,6 @@ inline BfcLog ParseText(const std::string& text) {
   return log.ok() ? *std::move(log) : BfcLog{};
 }
 
-}  // namespace hbmsim::bfc_dump
+}  // namespace hbmsim::trace::bfc_dump
 
 #endif  // HBMSIM_TESTS_BFC_DUMP_TEST_UTIL_H_

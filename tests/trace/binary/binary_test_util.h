@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "sim/all_layers.h"
 #include "trace/binary/binary_reader.h"
 #include "trace/binary/binary_writer.h"
 #include "trace/text/text_reader.h"

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/trace/binary/binary_test_util.h"
 
 namespace hbmsim {

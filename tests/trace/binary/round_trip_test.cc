@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/trace/binary/binary_test_util.h"
 
 namespace hbmsim {

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "trace/binary/format.h"
 
-namespace hbmsim::hbt {
+namespace hbmsim::trace::binary {
 namespace {
 
 // Values at both ends of every encoded length, and a few in between.
@@ -98,4 +98,4 @@ TEST(Varint, BitsBeyond64AndElevenBytesAreMalformed) {
 TEST(Varint, SlowDecoderWaitsForMissingBytes) { EXPECT_EQ(RunSlow({0x80, 0x80}).status, Decode::kNeedMore); }
 
 }  // namespace
-}  // namespace hbmsim::hbt
+}  // namespace hbmsim::trace::binary

@@ -1,6 +1,7 @@
 #include "trace/core/numbers.h"
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

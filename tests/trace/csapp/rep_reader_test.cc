@@ -10,7 +10,7 @@
 #include "tests/common/drain_events.h"
 #include "trace/core/validator.h"
 
-namespace hbmsim::csapp {
+namespace hbmsim::trace::csapp {
 namespace {
 
 const std::string kData = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/csapp/";
@@ -135,4 +135,4 @@ TEST(RepReaderTest, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace hbmsim::csapp
+}  // namespace hbmsim::trace::csapp

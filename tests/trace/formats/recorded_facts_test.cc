@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/shared_data.h"
 #include "trace/formats/format_table.h"
 

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "trace/core/validator.h"
 #include "trace/gen/generators.h"
 #include "trace/text/text_writer.h"

@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/trace/io/io_test_util.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 using testing::ScratchDir;
@@ -95,4 +95,4 @@ TEST(InputFile, DashIsStandardInput) {
 }
 
 }  // namespace
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

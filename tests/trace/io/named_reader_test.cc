@@ -15,7 +15,7 @@
 #include "tests/trace/io/io_test_util.h"
 #include "trace/io/input_file.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 // Answers every question with something no default gives, naming `path`.
@@ -89,4 +89,4 @@ TEST(NamedReader, ForwardsEveryAnswerAndNamesTheInputAsGiven) {
 }
 
 }  // namespace
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

@@ -10,7 +10,7 @@
 #include "tests/trace/io/io_test_util.h"
 #include "trace/io/output_set.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 using testing::Names;
@@ -127,4 +127,4 @@ TEST(OutputSet, CommitAllRenamesEveryFileAndAnAbandonedSetLeavesNothing) {
 }
 
 }  // namespace
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

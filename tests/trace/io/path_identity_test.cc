@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "tests/trace/io/io_test_util.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 using testing::ScratchDir;
@@ -59,4 +59,4 @@ TEST(PathIdentity, DevStdinIsWhatFdZeroIs) {
 }
 
 }  // namespace
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

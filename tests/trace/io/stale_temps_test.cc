@@ -16,7 +16,7 @@
 #include "tests/trace/io/io_test_util.h"
 #include "trace/io/output_file.h"
 
-namespace hbmsim::io {
+namespace hbmsim::trace::io {
 namespace {
 
 using testing::Names;
@@ -86,4 +86,4 @@ TEST(StaleTemps, ANewTemporaryNamesItsWriter) {
 }
 
 }  // namespace
-}  // namespace hbmsim::io
+}  // namespace hbmsim::trace::io

@@ -8,7 +8,7 @@
 #include "tests/trace/oom_text/oom_text_test_util.h"
 #include "trace/oom_text/log_lines.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 TEST(LogForms, PrefixesAreStripped) {
@@ -168,4 +168,4 @@ TEST(LogForms, AHostileLogStaysBounded) {
 }
 
 }  // namespace
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

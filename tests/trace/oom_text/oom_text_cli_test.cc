@@ -6,7 +6,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/sim/cli/cli_test_util.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 using ::hbmsim::testing::ReadFile;
@@ -104,4 +104,4 @@ TEST(OomTextCli, ALogWithNothingToExplainIsStillBadInput) {
 }
 
 }  // namespace
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

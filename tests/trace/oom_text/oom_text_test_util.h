@@ -10,7 +10,7 @@
 #include "fmt/format.h"
 #include "trace/oom_text/oom_text.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 
 inline std::string FigureLine(const OomText& t) {
   std::string out;
@@ -29,6 +29,6 @@ inline std::string FigureLine(const OomText& t) {
   return out;
 }
 
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text
 
 #endif  // HBMSIM_TESTS_OOM_TEXT_OOM_TEXT_TEST_UTIL_H_

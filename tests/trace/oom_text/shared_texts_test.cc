@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/trace/oom_text/oom_text_test_util.h"
 
-namespace hbmsim::oom_text {
+namespace hbmsim::trace::oom_text {
 namespace {
 
 const std::string kDir = std::string(HBMSIM_SHARED_DIR) + "/jax_tpu/oom_texts/";
@@ -212,4 +212,4 @@ TEST(SharedOomTexts, AllocatorStatsShowNoFailure) {
 }
 
 }  // namespace
-}  // namespace hbmsim::oom_text
+}  // namespace hbmsim::trace::oom_text

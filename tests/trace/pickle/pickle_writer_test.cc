@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "trace/pickle/unpickler.h"
 #include "trace/text/utf8.h"
 

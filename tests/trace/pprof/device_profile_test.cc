@@ -14,7 +14,7 @@
 #include "trace/pprof/held_events.h"
 #include "trace/pprof/resolve.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 const std::string kDir = std::string(HBMSIM_SHARED_DIR) + "/jax_tpu/pprof/";
@@ -153,4 +153,4 @@ TEST(DeviceProfile, DeviceLabelsCarryTheirNumbers) {
 }
 
 }  // namespace
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

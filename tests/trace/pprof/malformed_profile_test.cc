@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "trace/pprof/device_profile.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 std::string Varint(uint64_t v) {
@@ -113,4 +113,4 @@ TEST(MalformedProfile, ACutGzipStreamNamesTheCompressedOffset) {
 }
 
 }  // namespace
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

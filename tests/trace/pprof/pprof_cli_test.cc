@@ -9,7 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/sim/cli/cli_test_util.h"
 
-namespace hbmsim::pprof {
+namespace hbmsim::trace::pprof {
 namespace {
 
 using ::hbmsim::testing::ReadFile;
@@ -220,4 +220,4 @@ TEST(PprofCli, CompareTwoProfilesSaysWhatGrewByDeviceKindAndFrame) {
 }
 
 }  // namespace
-}  // namespace hbmsim::pprof
+}  // namespace hbmsim::trace::pprof

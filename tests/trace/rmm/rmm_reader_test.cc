@@ -10,7 +10,7 @@
 #include "tests/common/drain_events.h"
 #include "trace/core/validator.h"
 
-namespace hbmsim::rmm {
+namespace hbmsim::trace::rmm {
 namespace {
 
 const std::string kData = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/rmm/";
@@ -148,4 +148,4 @@ TEST(RmmReaderTest, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace hbmsim::rmm
+}  // namespace hbmsim::trace::rmm

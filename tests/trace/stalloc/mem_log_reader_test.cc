@@ -10,7 +10,7 @@
 #include "tests/common/drain_events.h"
 #include "trace/core/validator.h"
 
-namespace hbmsim::stalloc {
+namespace hbmsim::trace::stalloc {
 namespace {
 
 const std::string kData = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/stalloc/";
@@ -145,4 +145,4 @@ TEST(MemLogReaderTest, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace hbmsim::stalloc
+}  // namespace hbmsim::trace::stalloc

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 
 namespace hbmsim {
 namespace {

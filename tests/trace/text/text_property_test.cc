@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/trace/text/trace_test_util.h"
 #include "trace/text/text_writer.h"
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/trace/text/trace_test_util.h"
 
 namespace hbmsim {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/shared_data.h"
 #include "trace/torch/snapshot.h"
 

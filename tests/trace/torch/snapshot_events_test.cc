@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "trace/torch/initial_state.h"
 #include "trace/torch/snapshot.h"
 

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/trace/pickle/pickle_bytes.h"
 #include "trace/pickle/unpickler.h"
 #include "trace/torch/initial_state.h"

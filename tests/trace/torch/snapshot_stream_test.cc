@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/all_layers.h"
 #include "tests/common/shared_data.h"
 #include "tests/trace/pickle/pickle_bytes.h"
 #include "trace/pickle/unpickler.h"

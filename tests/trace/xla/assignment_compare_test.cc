@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 // A parameter, and a temp allocation holding a tuple index table t{} and
@@ -132,4 +132,4 @@ TEST(AssignmentCompare, SharedDumpsBeforeAndAfter) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -10,7 +10,7 @@
 #include "tests/trace/xla/xla_test_util.h"
 #include "trace/xla/text_pair.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 // By hand: buffer 3 shares buffer 1's memory, so FREE 1 frees nothing and
@@ -138,4 +138,4 @@ TEST(XlaHeapTrace, EventsThatContradictTheTraceNameTheirPath) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

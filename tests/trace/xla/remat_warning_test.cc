@@ -3,7 +3,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 constexpr std::string_view kLog =
@@ -66,4 +66,4 @@ TEST(XlaRemat, NoWarningIsAnEmptyListAndAGarbledOneNamesItsLine) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

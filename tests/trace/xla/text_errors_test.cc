@@ -6,7 +6,7 @@
 #include "tests/trace/xla/xla_test_util.h"
 #include "trace/xla/text_pair.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 constexpr std::string_view kGoodRanges = "HloLiveRange (max 3):\n  BufferLiveRange:\n    a{}:0-3\n";
@@ -85,4 +85,4 @@ TEST(XlaTextErrors, AMissingLiveRangeFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

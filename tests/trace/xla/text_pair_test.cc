@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "tests/trace/xla/xla_test_util.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 using ::testing::ElementsAre;
@@ -100,4 +100,4 @@ TEST(XlaTextPair, FreesAtATimeComeAfterItsAllocsAndBeforeTheNextTimesAllocs) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -9,7 +9,7 @@
 #include "tests/sim/cli/cli_test_util.h"
 #include "tests/trace/xla/xla_test_util.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 using ::hbmsim::testing::ReadFile;
@@ -251,4 +251,4 @@ TEST(XlaReplayCli, MalformedInputIsOneLineAndExitTwo) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -9,7 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/sim/cli/cli_test_util.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 namespace {
 
 using ::hbmsim::testing::CliRun;
@@ -158,4 +158,4 @@ TEST(XlaProgramCli, OfflineTakesXlasRulesFromTheDump) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla

@@ -8,7 +8,7 @@
 #include "fmt/format.h"
 #include "trace/xla/xla_trace.h"
 
-namespace hbmsim::xla {
+namespace hbmsim::trace::xla {
 
 inline const std::string kXlaData = std::string(HBMSIM_SOURCE_DIR) + "/tests/data/xla/";
 
@@ -51,6 +51,6 @@ inline uint64_t PeakLiveBytes(XlaTrace& trace, uint32_t device = 0) {
   return peak;
 }
 
-}  // namespace hbmsim::xla
+}  // namespace hbmsim::trace::xla
 
 #endif  // HBMSIM_TESTS_XLA_XLA_TEST_UTIL_H_

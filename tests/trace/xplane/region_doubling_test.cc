@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
@@ -97,4 +97,4 @@ TEST(RegionDoubling, ARegionIsNeverWidenedIntoTheNext) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -11,7 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/sim/cli/cli_test_util.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 using ::hbmsim::testing::ReadFile;
@@ -126,4 +126,4 @@ TEST(SampledCli, AMidRunTensorFlowPoolIsRebuiltFromRegionsBfcCanMake) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -12,7 +12,7 @@
 #include "trace/xplane/memory_profile_json.h"
 #include "trace/xplane/profile_trace.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 MemoryRecord Rec(bool allocation, uint64_t addr, std::optional<int64_t> chunk, int64_t in_use) {
@@ -155,4 +155,4 @@ TEST(Sampled, TheStartStateAndTheEventsOfATopDownProfile) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -9,7 +9,7 @@
 #include "tests/trace/xplane/xplane_test_util.h"
 #include "trace/xplane/profile_trace.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 struct DeviceWant {
@@ -94,4 +94,4 @@ TEST(SharedProfiles, TheMemoryProfileJsonGivesTheSameTraceAsItsXSpace) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

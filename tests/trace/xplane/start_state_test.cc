@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "trace/xplane/profile_trace.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 MemoryRecord Rec(bool allocation, int64_t t, uint64_t addr, std::optional<int64_t> requested,
@@ -176,4 +176,4 @@ TEST(StartState, ContradictoryRecordsAreErrorsNamingTheRecord) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

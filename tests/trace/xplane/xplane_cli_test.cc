@@ -11,7 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/sim/cli/cli_test_util.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 using ::hbmsim::testing::ReadFile;
@@ -279,4 +279,4 @@ TEST(XplaneCli, ACorruptedProfileIsOneLineWithTheByteOffset) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

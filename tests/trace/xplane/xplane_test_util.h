@@ -7,7 +7,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 
 inline const std::string kSharedProfiles = std::string(HBMSIM_SHARED_DIR) + "/profiler/";
 
@@ -21,4 +21,4 @@ inline std::string RecordedFigureCounts(const nlohmann::json& j) {
   return out;
 }
 
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

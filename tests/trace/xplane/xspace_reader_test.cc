@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "trace/xplane/memory_profile_json.h"
 
-namespace hbmsim::xplane {
+namespace hbmsim::trace::xplane {
 namespace {
 
 std::string ReadBytes(const std::string& path) {
@@ -115,4 +115,4 @@ TEST(MemoryProfileJson, BadJsonNamesTheByteOffset) {
 }
 
 }  // namespace
-}  // namespace hbmsim::xplane
+}  // namespace hbmsim::trace::xplane

@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "sim/policies/torch/torch_probe.h"
 
-namespace hbmsim::inspect {
+namespace hbmsim::sim::torch {
 namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
@@ -90,4 +90,4 @@ TEST(StateAnalysis, ProbesRunOnACopy) {
 }
 
 }  // namespace
-}  // namespace hbmsim::inspect
+}  // namespace hbmsim::sim::torch

@@ -5,7 +5,7 @@
 
 #include "fmt/format.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 NextFitAllocator::NextFitAllocator(const NextFitOptions& options)
     : options_(options), region_(options.memory_limit.RoundDown(options.alignment.value()).value()) {
@@ -126,4 +126,4 @@ absl::Status NextFitAllocator::CheckInvariants() const {
   return absl::OkStatus();
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator

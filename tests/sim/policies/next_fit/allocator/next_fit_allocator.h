@@ -20,7 +20,7 @@
 
 #include "allocator/core/allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::allocator {
 
 struct NextFitOptions {
   Bytes memory_limit;
@@ -59,6 +59,6 @@ class NextFitAllocator final : public Allocator {
   AllocatorStats stats_;
 };
 
-}  // namespace hbmsim
+}  // namespace hbmsim::allocator
 
 #endif  // HBMSIM_TESTS_POLICIES_NEXT_FIT_ALLOCATOR_NEXT_FIT_ALLOCATOR_H_

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "sim/layer.h"
 #include "sim/config/policy_registry.h"
 #include "sim/dumps/failure_texts.h"
 #include "sim/dumps/memory_map_text.h"
 #include "sim/policies/core/for_policy.h"
 #include "tests/sim/policies/next_fit/allocator/next_fit_allocator.h"
 
-namespace hbmsim {
+namespace hbmsim::sim {
 namespace {
 
 std::string NextFitFailureText(const NextFitAllocator& a, const FailureRecord& f) {
@@ -89,4 +90,4 @@ absl::Status RegisterNextFitPolicy(PolicyRegistry& registry) {
   return registry.Register(std::move(spec));
 }
 
-}  // namespace hbmsim
+}  // namespace hbmsim::sim
