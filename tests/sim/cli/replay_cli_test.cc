@@ -36,7 +36,7 @@ TEST(ReplayCliTest, FragmentationExampleFailsWithVerdictFragmentation) {
   EXPECT_EQ(
       j["allocator"]["options"].dump(),
       R"({"allow_growth":false,"first_region":2097152,"fragmentation_fraction":0.0,"garbage_collection":true,)"
-      R"("region_coalescing":true})");
+      R"("region_coalescing":false})");
 }
 
 // The answer first: the verdict (with the program's mark), the failing

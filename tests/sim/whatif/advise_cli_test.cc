@@ -51,7 +51,8 @@ TEST(AdviseCliTest, OnAGeneratedTrainingTraceEachLineIsSizeWithThatSetting) {
 }
 
 // With the device's memory, each minimum limit is also the policy's fraction
-// setting, rounded up: 288 MiB of 1 GiB is 0.28125, so 0.29; 352 MiB is 0.35.
+// setting, rounded up: 288 MiB of 1 GiB is 0.28125, so 0.29 (today's, and
+// allow_growth's, which needs the same limit).
 // cuda_async has no fraction setting, so no line.
 TEST(AdviseCliTest, DeviceMemorySaysEachMinimumAsTheFractionSetting) {
   const std::string json = TempPath("advise_fraction.json");
@@ -63,7 +64,7 @@ TEST(AdviseCliTest, DeviceMemorySaysEachMinimumAsTheFractionSetting) {
                        "  today                                                                      "
                        "XLA_PYTHON_CLIENT_MEM_FRACTION=0.29 (JAX); TF: GPUOptions.per_process_gpu_memory_fraction=0.29\n"
                        "  TF_FORCE_GPU_ALLOW_GROWTH=true (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)  "
-                       "XLA_PYTHON_CLIENT_MEM_FRACTION=0.35 (JAX); TF: GPUOptions.per_process_gpu_memory_fraction=0.35\n\n"),
+                       "XLA_PYTHON_CLIENT_MEM_FRACTION=0.29 (JAX); TF: GPUOptions.per_process_gpu_memory_fraction=0.29\n\n"),
             std::string::npos)
       << r.out;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
