@@ -145,7 +145,7 @@ TEST(ReplayAdviceTest, AFailedReplaySaysWhatWouldFit) {
                        "  today's minimum limit: 301989888 (288.00MiB)\n"
                        "  fits at L                     min limit           vs today  setting\n"
                        "  yes               268435456 (256.00MiB)     saves 32.00MiB  TF_GPU_ALLOCATOR=cuda_malloc_async\n"
-                       "  no (1 fail)       369098752 (352.00MiB)     costs 64.00MiB  TF_FORCE_GPU_ALLOW_GROWTH=true "
+                       "  no (1 fail)       301989888 (288.00MiB)               same  TF_FORCE_GPU_ALLOW_GROWTH=true "
                        "(JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false)\n\nhbmsim replay\n"),
             std::string::npos)
       << r.out;
