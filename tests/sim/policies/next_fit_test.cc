@@ -28,8 +28,11 @@ namespace {
 using cli::CapturedRun;
 using cli::RunCliCaptured;
 
+// One file per test: ctest runs this program's tests side by side, and a test
+// rewriting a shared name while another reads it gave "no events in" there.
 std::string NextFitTrace() {
-  const std::string path = ::testing::TempDir() + "/next_fit.trace";
+  const std::string path = ::testing::TempDir() + "/next_fit_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".trace";
   std::ofstream(path) << "# hbmsim-trace v1\n# allocator: next_fit\n# device_bytes: 1048576\n"
                          "alloc 1 262144\nalloc 2 262144\nfree 1\nalloc 3 131072\nalloc 4 524288\n";
   return path;
