@@ -90,7 +90,7 @@ struct BfcOptions {
   // (their pools are an odd number of MiB: docs/formats/xplane.md).
   Bytes first_region = Bytes::MiB(2);
   bool garbage_collection = false;    // release fully free regions before failing (TF GPU: true)
-  bool region_coalescing = false;     // the sub-allocator supports in-place growth (TF's VMM)
+  bool region_coalescing = false;     // the sub-allocator grows a region in place (TSL's VMM; TF's GPU: off)
   double fragmentation_fraction = 0;  // > 0: split threshold = fraction · limit
   // Optional: the most the device can hand this allocator in total (TF: the
   // free device memory, which may be less than the limit). When an Extend

@@ -68,7 +68,8 @@ absl::Status RegisterBfcPolicy(PolicyRegistry& registry) {
         "if > 0, the max internal fragmentation is this fraction of the limit instead of 128 MiB",
         FractionInRange);
   t.Add(BfcOption::kRegionCoalescing, &BfcOptions::region_coalescing,
-        "the device can extend a region in place (TensorFlow's virtual-memory sub-allocator)");
+        "the device can extend a region in place (TSL's virtual-memory sub-allocator, which TensorFlow's GPU "
+        "device compiles out)");
   t.Add(BfcOption::kFirstRegion, &BfcOptions::first_region,
         "with allow_growth, the first region's size: 2 MiB (TSL); 1 MiB in TF 1.x-2.1 and the TF builds whose "
         "profiles show a pool of an odd number of MiB",

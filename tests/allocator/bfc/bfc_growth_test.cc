@@ -23,6 +23,25 @@ TEST(BfcGrowthTest, WithoutGrowthTheFirstRegionIsTheWholeLimit) {
   EXPECT_EQ(a.curr_region_allocation_bytes(), Bytes(128 * kMiB));  // doubled after success
 }
 
+// first_region (1 MiB as in TF 1.x-2.1 and the TF profiles of 2022-2023):
+// 512 KiB takes region 0 = [0, 1 MiB) and curr doubles to 2 MiB; 1.5 MiB fits
+// no free chunk, so region 1 = [1 MiB, 3 MiB), handed out whole (2 MiB <
+// 2 * 1.5 MiB, 0.5 MiB < 128 MiB); curr doubles to 4 MiB. A pool of an odd
+// number of MiB, which growth from 2 MiB never makes.
+TEST(BfcGrowthTest, GrowthFromAOneMibFirstRegion) {
+  BfcOptions o = Growth(64 * kMiB);
+  o.first_region = Bytes::MiB(1);
+  BfcAllocator a(o);
+  EXPECT_EQ(a.curr_region_allocation_bytes(), Bytes(kMiB));
+  EXPECT_EQ(Alloc(a, 1, kMiB / 2).offset, Offset(0));
+  EXPECT_EQ(a.curr_region_allocation_bytes(), Bytes(2 * kMiB));
+  const AllocResult r = Alloc(a, 2, 3 * kMiB / 2);
+  EXPECT_EQ(r.offset, Offset(kMiB));
+  EXPECT_EQ(r.size, Bytes(2 * kMiB));
+  EXPECT_EQ(a.curr_region_allocation_bytes(), Bytes(4 * kMiB));
+  EXPECT_EQ(a.GetStats().pool_bytes, std::optional<int64_t>(3 * kMiB));
+}
+
 TEST(BfcGrowthTest, GrowthDoublesAndRequestsAboveCurrDoubleSeveralTimes) {
   BfcAllocator a(Growth(64 * kMiB));
   EventLog log;

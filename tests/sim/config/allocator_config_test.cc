@@ -207,6 +207,15 @@ TEST(AllocatorConfigTest, TorchTakesAnAllocConfString) {
             "--set garbage_collection_threshold=1: must be >= 0 and < 1 (0 = off)");
 }
 
+// first_region is a size of at least one byte; 0 is refused, naming the option.
+TEST(AllocatorConfigTest, BfcFirstRegionIsCheckedAndSet) {
+  AllocatorConfig c = DefaultConfig(*BuiltinPolicies().Find("bfc"));
+  EXPECT_EQ(c.options.Get<Bytes>("first_region").value_or(Bytes()), Bytes::MiB(2));
+  EXPECT_EQ(ErrorOf(ApplySetOption(c, "first_region=0")), "--set first_region=0: must be at least 1 byte");
+  ASSERT_TRUE(ApplySetOption(c, "first_region=1MiB").ok());
+  EXPECT_EQ(c.options.Get<Bytes>("first_region").value_or(Bytes()), Bytes::MiB(1));
+}
+
 TEST(AllocatorConfigTest, BuildsTheBfcPolicy) {
   AllocatorConfig c = DefaultConfig(*BuiltinPolicies().Find("bfc"));
   absl::StatusOr<std::unique_ptr<Allocator>> a = BuildAllocator(c, Bytes::MiB(1));
