@@ -15,9 +15,9 @@ bool HoldsLive(BlockState s) { return s != BlockState::kFree && s != BlockState:
 // a live block is known only once all its blocks were seen.
 class ReservedVisitor : public MemoryMapVisitor {
  public:
-  ReservedVisitor(const Allocator& a, const std::function<void(const BlockInfo&)>& on_live,
+  ReservedVisitor(const Allocator& a, size_t largest_free, const std::function<void(const BlockInfo&)>& on_live,
                   const std::function<void(const FreePiece&)>& on_free)
-      : allocator_(a), on_live_(on_live), on_free_(on_free) {}
+      : allocator_(a), largest_free_(largest_free), on_live_(on_live), on_free_(on_free) {}
 
   void OnRegion(const RegionInfo& r) override {
     Flush();
@@ -26,7 +26,7 @@ class ReservedVisitor : public MemoryMapVisitor {
   }
   void OnBlock(const BlockInfo& b) override { blocks_.push_back(b); }
 
-  ReservedWalk Finish(size_t largest_free) {
+  ReservedWalk Finish() {
     Flush();
     ReservedWalk out;
     out.reserved = reserved_;
@@ -37,10 +37,7 @@ class ReservedVisitor : public MemoryMapVisitor {
     std::stable_sort(rest.begin(), rest.end(),
                      [](const ReservedPart& a, const ReservedPart& b) { return a.bytes > b.bytes; });
     out.parts.insert(out.parts.end(), rest.begin(), rest.end());
-    std::stable_sort(free_.begin(), free_.end(), [](const CachedBlock& a, const CachedBlock& b) {
-      return a.size != b.size ? a.size > b.size : a.offset < b.offset;
-    });
-    if (free_.size() > largest_free) free_.resize(largest_free);
+    std::sort_heap(free_.begin(), free_.end(), Before);
     out.largest_free = std::move(free_);
     return out;
   }
@@ -74,11 +71,10 @@ class ReservedVisitor : public MemoryMapVisitor {
       in_use_ += b.size;
       requested_ += asked;
       bytes = b.size - asked;
-      rounding_cause_ = cause.cause;
+      if (rounding_cause_ != cause.cause) rounding_cause_ = cause.cause;
       if (on_live_) on_live_(b);
     } else if (b.state == BlockState::kFree) {
-      free_.push_back({b.offset, b.size, cause.cause, cause.key, region_.base, region_.index, cause.inner_cause,
-                       cause.inner_offset, cause.inner_size});
+      KeepIfLargest(b, cause);
       if (!cause.inner_size.is_zero()) return ClassifyWithInner(b, cause);
       if (on_free_) on_free_({b.offset, b.offset, b.size, cause.cause, cause.key});
     }
@@ -98,15 +94,42 @@ class ReservedVisitor : public MemoryMapVisitor {
     if (end > inner_end) on_free_({b.offset, inner_end, end - inner_end, c.cause, c.key});
   }
 
+  // Runs of blocks share a part (every live block is "rounding"): the last
+  // part is found again without building its key.
   void AddToPart(const std::string& cause, const std::string& key, Bytes bytes) {
-    ReservedPart& part = parts_[{cause, key}];
-    part.cause = cause;
-    part.key = key;
-    part.bytes += bytes;
-    ++part.blocks;
+    if (last_part_ == nullptr || last_part_->cause != cause || last_part_->key != key) {
+      const auto [it, added] = parts_.try_emplace({cause, key});
+      if (added) {
+        it->second.cause = cause;
+        it->second.key = key;
+      }
+      last_part_ = &it->second;  // a std::map's values stay where they are
+    }
+    last_part_->bytes += bytes;
+    ++last_part_->blocks;
+  }
+
+  // The free blocks Finish lists: the `largest_free_` largest (ties by the
+  // lower offset), kept as a heap whose top is the one to drop next, so a
+  // walk of many free blocks copies the causes of only a few.
+  static bool Before(const CachedBlock& a, const CachedBlock& b) {
+    return a.size != b.size ? a.size > b.size : a.offset < b.offset;
+  }
+  void KeepIfLargest(const BlockInfo& b, const ReservedCause& c) {
+    if (largest_free_ == 0) return;
+    if (free_.size() == largest_free_) {
+      const CachedBlock& worst = free_.front();
+      if (!(b.size != worst.size ? b.size > worst.size : b.offset < worst.offset)) return;
+      std::pop_heap(free_.begin(), free_.end(), Before);
+      free_.pop_back();
+    }
+    free_.push_back({b.offset, b.size, c.cause, c.key, region_.base, region_.index, c.inner_cause, c.inner_offset,
+                     c.inner_size});
+    std::push_heap(free_.begin(), free_.end(), Before);
   }
 
   const Allocator& allocator_;
+  const size_t largest_free_;
   const std::function<void(const BlockInfo&)>& on_live_;
   const std::function<void(const FreePiece&)>& on_free_;
   RegionInfo region_;
@@ -116,7 +139,8 @@ class ReservedVisitor : public MemoryMapVisitor {
   std::string rounding_cause_ = "rounding";
   // Ordered by (cause, key): the order of equal-sized parts never depends on a hash.
   std::map<std::pair<std::string, std::string>, ReservedPart> parts_;
-  std::vector<CachedBlock> free_;
+  ReservedPart* last_part_ = nullptr;
+  std::vector<CachedBlock> free_;  // a heap by Before
 };
 
 class ReservedBytesVisitor : public MemoryMapVisitor {
@@ -148,9 +172,9 @@ ReservedCause GenericCause(const BlockContext& c) {
 ReservedWalk WalkReserved(const Allocator& a, size_t largest_free,
                           const std::function<void(const BlockInfo&)>& on_live,
                           const std::function<void(const FreePiece&)>& on_free) {
-  ReservedVisitor v(a, on_live, on_free);
+  ReservedVisitor v(a, largest_free, on_live, on_free);
   a.WalkMemoryMap(v);
-  return v.Finish(largest_free);
+  return v.Finish();
 }
 
 Bytes ReservedBytesByWalk(const Allocator& a) {

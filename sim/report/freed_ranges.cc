@@ -7,36 +7,44 @@ namespace hbmsim::sim {
 
 void FreedRanges::Freed(Offset offset, Bytes size, const FreeRecord& who) {
   if (size.is_zero()) return;
+  const uint64_t begin = offset.value();
+  const uint64_t end = (offset + size).value();
+  // The bytes of a buffer being freed were live, so normally no record
+  // reaches them: one descent finds where the record goes.
+  auto after = ranges_.upper_bound(begin);
+  if (after == ranges_.end() || after->second.begin >= end) {
+    ranges_.emplace_hint(after, end, Range{begin, who});
+    return;
+  }
   Forget(offset, size);
-  ranges_.emplace(offset.value(), Range{(offset + size).value(), who});
+  ranges_.emplace(end, Range{begin, who});
 }
 
 void FreedRanges::Forget(Offset offset, Bytes size) {
   if (size.is_zero() || ranges_.empty()) return;
   const uint64_t begin = offset.value();
   const uint64_t end = (offset + size).value();
-  auto it = ranges_.lower_bound(begin);
-  // A record starting below `begin` may reach into it: keep its part below,
-  // and its part above `end` when it spans the whole forgotten range (then,
-  // the records being disjoint, no other starts inside it). An insert moves
-  // a B-tree's entries, so nothing is used after one.
-  if (it != ranges_.begin()) {
-    auto before = std::prev(it);
-    if (before->second.end > begin) {
-      const Range whole = before->second;
-      before->second.end = begin;
-      if (whole.end > end) {
-        ranges_.emplace(end, Range{whole.end, whole.who});
+  // The records ending after `begin`, in address order, while they start below `end`.
+  auto it = ranges_.upper_bound(begin);
+  while (it != ranges_.end() && it->second.begin < end) {
+    Range& r = it->second;
+    if (r.begin < begin) {
+      // It starts below: its part below stays, keyed by `begin` (no record
+      // lies between, the records being disjoint). An insert moves a
+      // B-tree's entries, so nothing is used after one but what it returns.
+      const Range below{r.begin, r.who};
+      if (it->first > end) {  // it spans the whole forgotten range: its part above stays too
+        r.begin = end;
+        ranges_.emplace_hint(it, begin, below);
         return;
       }
-    }
-  }
-  while (it != ranges_.end() && it->first < end) {
-    if (it->second.end > end) {
-      const Range rest{it->second.end, it->second.who};
       it = ranges_.erase(it);
-      ranges_.emplace_hint(it, end, rest);
-      break;
+      it = std::next(ranges_.emplace_hint(it, begin, below));
+      continue;
+    }
+    if (it->first > end) {  // its part above `end` stays, under the same key
+      r.begin = end;
+      return;
     }
     it = ranges_.erase(it);
   }

@@ -13,15 +13,19 @@
 // not grow with the number of events. Bytes with no record were never freed in
 // the trace: split off a segment and never used, or free in the start state.
 //
-// The records are an ordered map keyed by address: every answer is in address
-// order, none depends on a hash.
+// The records are an ordered map keyed by each record's end: every answer is
+// in address order, none depends on a hash. Keyed by the end, not the begin,
+// because the commonest change is an alloc taking the front of freed bytes (a
+// policy splits a free block and hands out its start): the record keeps its
+// end, so its begin moves up in place, with no node removed or added.
+//
+//   record [100, 300) keyed 300; alloc [100, 160)  ->  [160, 300) keyed 300
 #ifndef HBMSIM_SIM_REPORT_FREED_RANGES_H_
 #define HBMSIM_SIM_REPORT_FREED_RANGES_H_
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -65,21 +69,19 @@ class FreedRanges {
     if (size.is_zero() || ranges_.empty()) return;
     const uint64_t begin = offset.value();
     const uint64_t end = (offset + size).value();
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
-    for (; it != ranges_.end() && it->first < end; ++it) {
-      fn(Run{std::max(it->first, begin), std::min(it->second.end, end), it->second.who});
+    for (auto it = ranges_.upper_bound(begin); it != ranges_.end() && it->second.begin < end; ++it) {
+      fn(Run{std::max(it->second.begin, begin), std::min(it->first, end), it->second.who});
     }
   }
 
  private:
   struct Range {
-    uint64_t end = 0;
+    uint64_t begin = 0;
     FreeRecord who;
   };
-  // begin -> the range; disjoint. A B-tree: every alloc and free of a replay
-  // with a report passes here, and std::map's node per range cost 3x the
-  // report's replay on a churn (bench/README.md).
+  // end -> the range; disjoint, so ordered by begin too. A B-tree: every
+  // alloc and free of a replay with a report passes here, and std::map's node
+  // per range cost 3x the report's replay on a churn (bench/README.md).
   absl::btree_map<uint64_t, Range> ranges_;
 };
 

@@ -245,12 +245,15 @@ ReservedMoment ExplainReserved(const Allocator& a, EventIndex event, const Block
   std::map<std::string, ReservedPart> by_label;  // ordered: ties fall back to the label
   std::optional<FreedByTally> tally;
   if (freed != nullptr) tally.emplace(*freed);
+  ReservedPart* last = nullptr;  // neighbours often share a label: found again without a map search
   const auto on_live = [&](const BlockInfo& b) {
-    const std::string key = label(b);
-    ReservedPart& part = by_label[key];
-    part.key = key;
-    part.bytes += std::min(b.requested, b.size);
-    ++part.blocks;
+    std::string key = label(b);
+    if (last == nullptr || last->key != key) {
+      last = &by_label[key];
+      if (last->key.empty()) last->key = std::move(key);
+    }
+    last->bytes += std::min(b.requested, b.size);
+    ++last->blocks;
   };
   const ReservedWalk walk = WalkReserved(a, largest_cached, on_live, [&](const FreePiece& p) {
     if (tally) tally->Add(p);

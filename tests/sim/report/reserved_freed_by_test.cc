@@ -14,7 +14,9 @@
 // At the end 16 MiB are inactive_split in 2 blocks (4 stays live): act.a
 // freed 8 MiB (1 block, 2 frees), act.b 4 MiB (1 block, 1 free), and the
 // tail [16,20) was never freed (1 block, no free).
+#include <algorithm>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -108,6 +110,52 @@ TEST(FreedRangesTest, ForgetTrimsRecordsPartlyInsideAndSplitsOneAroundIt) {
   EXPECT_EQ(runs.back().end, 410u);
   r.Forget(Offset(0), Bytes(1000));
   EXPECT_EQ(r.size(), 0u);
+}
+
+// The records against a model that keeps, for every byte of [0, 512), the
+// event of the free that left it free (0: none): over 100,000 seeded random
+// frees and forgets, read after each of the first 500 and then after every
+// 97th, the runs of equal events are the records, and a query of any range
+// is the model's bytes in it.
+TEST(FreedRangesTest, AgreesWithAByteModelOverRandomFreesAndForgets) {
+  constexpr uint64_t kSpan = 512;
+  std::mt19937_64 random(20261130);
+  FreedRanges r;
+  std::vector<uint64_t> model(kSpan, 0);
+  const auto model_runs = [&](uint64_t begin, uint64_t end) {
+    std::string out;
+    for (uint64_t b = begin; b < end;) {
+      uint64_t e = b + 1;
+      while (e < end && model[e] == model[b]) ++e;
+      if (model[b] != 0) out += fmt::format("{}{}-{}:{}", out.empty() ? "" : " ", b, e, model[b]);
+      b = e;
+    }
+    return out;
+  };
+  const auto record_runs = [&](uint64_t begin, uint64_t end) {
+    std::string out;
+    for (const FreedRanges::Run& run : r.RunsIn(Offset(begin), Bytes(end - begin))) {
+      out += fmt::format("{}{}-{}:{}", out.empty() ? "" : " ", run.begin, run.end, run.who.event.value());
+    }
+    return out;
+  };
+  for (uint64_t event = 1; event <= 100000; ++event) {
+    const uint64_t begin = random() % kSpan;
+    const uint64_t size = 1 + random() % std::min<uint64_t>(96, kSpan - begin);
+    const bool free = random() % 2 == 0;
+    if (free) {
+      r.Freed(Offset(begin), Bytes(size), {EventIndex(event), event, 0});
+    } else {
+      r.Forget(Offset(begin), Bytes(size));
+    }
+    std::fill(model.begin() + begin, model.begin() + begin + size, free ? event : 0);
+    // Read after every note at first, then after runs of notes (the log settled in one go).
+    if (event > 500 && event % 97 != 0) continue;
+    ASSERT_EQ(record_runs(0, kSpan), model_runs(0, kSpan)) << "after event " << event;
+    const uint64_t q = random() % kSpan;
+    const uint64_t q_end = q + 1 + random() % (kSpan - q);
+    ASSERT_EQ(record_runs(q, q_end), model_runs(q, q_end)) << "query [" << q << ", " << q_end << ")";
+  }
 }
 
 TEST(ReservedFreedByTest, InactiveSplitByTheFreesThatSplitIt) {
