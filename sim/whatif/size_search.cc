@@ -8,20 +8,16 @@
 #include <set>
 
 #include "sim/whatif/checkpoints.h"
+#include "sim/whatif/size_grid.h"
 #include "sim/whatif/thread_pool.h"
 
 namespace hbmsim::sim {
 namespace {
 
-// Grid points beyond this are not tried: 2^62 bytes is past any device.
-constexpr uint64_t kCap = uint64_t{1} << 62;
-// A narrowing round splits the open interval into this many parts.
-constexpr uint64_t kNarrowParts = 4;
-
 class Search {
  public:
   Search(const TrialTarget& target, const SizeOptions& options, std::unique_ptr<SharedTrials> shared)
-      : target_(target), options_(options), base_(target.survey.peak_live_bytes.value()),
+      : target_(target), options_(options), grid_(target.survey.peak_live_bytes.value(), options.resolution),
         shared_(shared ? std::move(shared) : options.share_trials ? SharedTrials::Make(target) : nullptr),
         queue_(options.jobs, [this](uint64_t k) { return QueuedTrial(k); }) {}
 
@@ -30,20 +26,20 @@ class Search {
     out.peak_live_bytes = target_.survey.peak_live_bytes;
     std::optional<uint64_t> pass;
     for (int round = 0; !pass; ++round) {
-      const std::vector<uint64_t> ks = BracketRound(round);
+      const std::vector<uint64_t> ks = grid_.BracketRound(round);
       if (ks.empty()) break;  // past the cap: nothing fits
       if (absl::Status s = Probe(ks); !s.ok()) return s;
-      pass = SmallestPass();
+      pass = grid_.SmallestPass();
     }
     if (!pass) return Finish(out);
     while (true) {
       if (absl::Status s = Narrow(); !s.ok()) return s;
       // The two grid points below the answer, where not tried yet: a policy
       // that is not monotonic may pass there although the one above failed.
-      const uint64_t hi = *SmallestPass();
+      const uint64_t hi = *grid_.SmallestPass();
       std::vector<uint64_t> below;
       for (uint64_t k = hi >= 2 ? hi - 2 : 0; k < hi; ++k) {
-        if (!tried_.contains(k)) below.push_back(k);
+        if (!grid_.tried().contains(k)) below.push_back(k);
       }
       if (below.empty()) break;
       if (absl::Status s = Probe(below); !s.ok()) return s;
@@ -61,8 +57,8 @@ class Search {
     narrowing_ = true;
     while (true) {
       if (absl::Status s = AwaitUntil([&] { return OnlyAboveSmallestPass(); }); !s.ok()) return s;
-      const uint64_t hi = *SmallestPass();
-      const std::optional<uint64_t> lo = LargestFailBelow(hi);
+      const uint64_t hi = *grid_.SmallestPass();
+      const std::optional<uint64_t> lo = grid_.LargestFailBelow(hi);
       const uint64_t from = lo ? *lo + 1 : 0;
       CancelAheadOutside(from, hi);
       if (from >= hi) {
@@ -74,27 +70,16 @@ class Search {
       // in yet, above the pass (Defer: it resumes from its own checkpoints).
       if (Resumes()) {
         const uint64_t top = queue_.outstanding().empty() ? hi : std::max(hi, *queue_.outstanding().rbegin());
-        shared_->KeepFor(Bytes(LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))), Bytes(LimitOf(std::max(top, hi + 3))));
+        shared_->KeepFor(Bytes(grid_.LimitOf(std::min(from, hi >= 2 ? hi - 2 : 0))),
+                         Bytes(grid_.LimitOf(std::max(top, hi + 3))));
       }
-      for (const uint64_t k : RoundPoints(from, hi)) Ask(k);
+      for (const uint64_t k : SizeGrid::RoundPoints(from, hi)) Ask(k);
       Defer(hi);
     }
   }
 
-  // The points of a narrowing round over [from, hi): quarters, ascending (a
-  // short interval gives the same point twice, kept once).
-  static std::vector<uint64_t> RoundPoints(uint64_t from, uint64_t hi) {
-    std::vector<uint64_t> ks;
-    if (from >= hi) return ks;
-    for (uint64_t q = 1; q < kNarrowParts; ++q) {
-      const uint64_t k = from + (hi - from) * q / kNarrowParts;
-      if (ks.empty() || ks.back() != k) ks.push_back(k);
-    }
-    return ks;
-  }
-
   bool OnlyAboveSmallestPass() const {
-    const std::optional<uint64_t> pass = SmallestPass();
+    const std::optional<uint64_t> pass = grid_.SmallestPass();
     const std::optional<uint64_t> least = LeastPending();
     return pass && (!least || *least > *pass);
   }
@@ -144,13 +129,13 @@ class Search {
     TrialOptions options;
     options.cancel = cancel.get();
     options.verdict_only = true;  // a SizeProbe is the limit and ok()
-    const Bytes limit(LimitOf(k));
+    const Bytes limit(grid_.LimitOf(k));
     return shared_ ? shared_->Run(limit, options) : RunTrial(target_, limit, options);
   }
 
   // The search asks for the probe at k: from what ran ahead of it, or a new trial.
   void Ask(uint64_t k) {
-    if (tried_.contains(k)) return;
+    if (grid_.tried().contains(k)) return;
     if (auto it = ahead_results_.find(k); it != ahead_results_.end()) {
       Count(k, it->second);
       ahead_results_.erase(it);
@@ -215,32 +200,11 @@ class Search {
   }
   bool NothingPending() const { return !LeastPending(); }
 
-  uint64_t LimitOf(uint64_t k) const { return base_ + k * options_.resolution; }
-
-  // Grid indices of round `round` of the bracket phase, strictly increasing.
-  std::vector<uint64_t> BracketRound(int round) {
-    static constexpr double kFactors[2][4] = {{1, 1.0625, 1.125, 1.25}, {1.5, 2, 3, 4}};
-    std::vector<uint64_t> ks;
-    for (int i = 0; i < 4; ++i) {
-      const double f = round < 2 ? kFactors[round][i]
-                                 : 4.0 * static_cast<double>(uint64_t{1} << (4 * (round - 2) + i + 1));
-      const double limit = static_cast<double>(std::max<uint64_t>(base_, options_.resolution)) * f;
-      if (limit >= static_cast<double>(kCap)) break;
-      uint64_t k = static_cast<uint64_t>((limit - static_cast<double>(base_)) /
-                                         static_cast<double>(options_.resolution));
-      if (round == 0 && i == 0) k = 0;
-      k = std::max(k, next_k_);
-      ks.push_back(k);
-      next_k_ = k + 1;
-    }
-    return ks;
-  }
-
   // Runs the probes `ks` and waits for them, and for every other one asked
   // for below the smallest pass (those above it may still run: Defer).
   absl::Status Probe(const std::vector<uint64_t>& ks) {
     for (const uint64_t k : ks) Ask(k);
-    return AwaitUntil([&] { return SmallestPass() ? OnlyAboveSmallestPass() : NothingPending(); });
+    return AwaitUntil([&] { return grid_.SmallestPass() ? OnlyAboveSmallestPass() : NothingPending(); });
   }
 
   // Speculation. While the narrowing waits on one probe below the smallest
@@ -260,7 +224,7 @@ class Search {
   }
 
   std::optional<uint64_t> NextGuess() const {
-    const std::optional<uint64_t> pass = SmallestPass();
+    const std::optional<uint64_t> pass = grid_.SmallestPass();
     if (!pass) return std::nullopt;
     std::optional<uint64_t> blocker;
     for (const uint64_t k : queue_.outstanding()) {
@@ -272,11 +236,11 @@ class Search {
     if (!blocker) return std::nullopt;
     const uint64_t b = *blocker;
     // b passes: the next round splits [fail below b + 1, b); b fails: [max(b, fail below pass) + 1, pass).
-    const std::optional<uint64_t> fail_below_b = LargestFailBelow(b);
-    const std::optional<uint64_t> fail_below_pass = LargestFailBelow(*pass);
-    const std::vector<uint64_t> if_pass = RoundPoints(fail_below_b ? *fail_below_b + 1 : 0, b);
+    const std::optional<uint64_t> fail_below_b = grid_.LargestFailBelow(b);
+    const std::optional<uint64_t> fail_below_pass = grid_.LargestFailBelow(*pass);
+    const std::vector<uint64_t> if_pass = SizeGrid::RoundPoints(fail_below_b ? *fail_below_b + 1 : 0, b);
     const std::vector<uint64_t> if_fail =
-        RoundPoints(std::max(b, fail_below_pass.value_or(0)) + 1, *pass);
+        SizeGrid::RoundPoints(std::max(b, fail_below_pass.value_or(0)) + 1, *pass);
     for (size_t i = 0; i < std::max(if_pass.size(), if_fail.size()); ++i) {
       for (const std::vector<uint64_t>* ks : {&if_pass, &if_fail}) {
         if (i < ks->size() && Unknown((*ks)[i])) return (*ks)[i];
@@ -286,7 +250,7 @@ class Search {
   }
   // Neither tried, nor under way, nor in ahead of the search.
   bool Unknown(uint64_t k) const {
-    return !tried_.contains(k) && !queue_.outstanding().contains(k) && !ahead_results_.contains(k);
+    return !grid_.tried().contains(k) && !queue_.outstanding().contains(k) && !ahead_results_.contains(k);
   }
 
   // Cancels what ran ahead for a round that cannot come: outside [from, hi).
@@ -307,14 +271,14 @@ class Search {
 
   // A verdict the search counts, and what it tells a progress line.
   void Count(uint64_t k, bool ok) {
-    tried_[k] = ok;
+    grid_.Count(k, ok);
     if (!options_.on_progress) return;
     SizeProgress p;
-    p.limits_tried = tried_.size();
-    const std::optional<uint64_t> pass = SmallestPass();
-    if (pass) p.smallest_fit = Bytes(LimitOf(*pass));
-    const std::optional<uint64_t> fail = LargestFailBelow(pass ? *pass : UINT64_MAX);
-    if (fail) p.largest_fail = Bytes(LimitOf(*fail));
+    p.limits_tried = grid_.tried().size();
+    const std::optional<uint64_t> pass = grid_.SmallestPass();
+    if (pass) p.smallest_fit = Bytes(grid_.LimitOf(*pass));
+    const std::optional<uint64_t> fail = grid_.LargestFailBelow(pass ? *pass : UINT64_MAX);
+    if (fail) p.largest_fail = Bytes(grid_.LimitOf(*fail));
     options_.on_progress(p);
   }
 
@@ -322,54 +286,43 @@ class Search {
   // only share the log: only then are probes deferred and run ahead.
   bool Resumes() const { return shared_ && shared_->resumes(); }
 
-  std::optional<uint64_t> SmallestPass() const {
-    for (const auto& [k, ok] : tried_) {
-      if (ok) return k;
-    }
-    return std::nullopt;
-  }
-  std::optional<uint64_t> LargestFailBelow(uint64_t hi) const {
-    std::optional<uint64_t> lo;
-    for (const auto& [k, ok] : tried_) {
-      if (k < hi && !ok) lo = k;
-    }
-    return lo;
-  }
-
   // The window above the answer goes to the queue (whose threads may still
   // be finishing probes deferred above it) while this thread runs the
   // answer's trial to the last event, every event counted (its probe needed
   // only its verdict); then everything asked for is collected.
   absl::StatusOr<SizeResult> Complete(SizeResult& out) {
-    const uint64_t answer = *SmallestPass();
+    const uint64_t answer = *grid_.SmallestPass();
     // Every probe left is needed, whatever the others find: the one with the
     // most events left first, so no core idles at the end while one long
     // probe (typically one deferred since its round) runs alone.
-    if (Resumes()) queue_.RankBy([this](uint64_t k) { return shared_->ResumeEvent(Bytes(LimitOf(k))); });
+    if (Resumes())
+      queue_.RankBy([this](uint64_t k) { return shared_->ResumeEvent(Bytes(grid_.LimitOf(k))); });
     for (uint64_t k = answer + 1; k <= answer + 3; ++k) Ask(k);
     const TrialOptions every_event{false, {}, {}};
-    absl::StatusOr<TrialResult> full = shared_ ? shared_->Run(Bytes(LimitOf(answer)), every_event)
-                                               : RunTrial(target_, Bytes(LimitOf(answer)), every_event);
+    absl::StatusOr<TrialResult> full = shared_ ? shared_->Run(Bytes(grid_.LimitOf(answer)), every_event)
+                                               : RunTrial(target_, Bytes(grid_.LimitOf(answer)), every_event);
     if (!full.ok()) return full.status();
     if (!full->ok()) {
       return absl::InternalError("the answer's trial, run to the end, failed although its probe passed");
     }
     if (absl::Status s = AwaitUntil([&] { return NothingPending(); }); !s.ok()) return s;
     out.found = true;
-    out.min_bytes_limit = Bytes(LimitOf(answer));
+    out.min_bytes_limit = Bytes(grid_.LimitOf(answer));
     out.at_answer = *full;
-    for (const auto& [k, ok] : tried_) {
+    for (const auto& [k, ok] : grid_.tried()) {
       if (k > answer && !ok) {
-        out.non_monotonic = Bytes(LimitOf(k));
+        out.non_monotonic = Bytes(grid_.LimitOf(k));
         break;
       }
     }
-    if (base_ > 0) out.overhead = static_cast<double>(LimitOf(answer)) / static_cast<double>(base_) - 1.0;
+    if (grid_.base() > 0) {
+      out.overhead = static_cast<double>(grid_.LimitOf(answer)) / static_cast<double>(grid_.base()) - 1.0;
+    }
     return Finish(out);
   }
 
   SizeResult Finish(SizeResult& out) const {
-    for (const auto& [k, ok] : tried_) out.probes.push_back({Bytes(LimitOf(k)), ok});
+    for (const auto& [k, ok] : grid_.tried()) out.probes.push_back({Bytes(grid_.LimitOf(k)), ok});
     out.trials_shared = shared_ != nullptr;
     out.trials_resume = Resumes();
     return out;
@@ -377,9 +330,7 @@ class Search {
 
   const TrialTarget& target_;
   const SizeOptions options_;
-  const uint64_t base_;
-  uint64_t next_k_ = 0;
-  std::map<uint64_t, bool> tried_;  // grid index -> passed; ordered, so results are deterministic
+  SizeGrid grid_;
   const std::unique_ptr<SharedTrials> shared_;
   // Speculation (Speculate()): grid indices submitted ahead of the search
   // and not asked for yet; those cancelled and not back yet (and of them, the

@@ -94,6 +94,12 @@ inline uint8_t* PutVarint(uint8_t* out, uint64_t v) {
 
 enum class Decode : uint8_t { kOk, kNeedMore, kMalformed };
 
+// Returns from a decoding function with the first step that is not kOk.
+#define HBT_TRY(expr)                                           \
+  do {                                                          \
+    if (const Decode d_ = (expr); d_ != Decode::kOk) return d_; \
+  } while (0)
+
 // A bounds-checked view of decoded bytes. Every getter either succeeds or
 // reports why not, never reading past `end`.
 struct Cursor {
