@@ -112,14 +112,14 @@ class ReservedVisitor : public MemoryMapVisitor {
   // The free blocks Finish lists: the `largest_free_` largest (ties by the
   // lower offset), kept as a heap whose top is the one to drop next, so a
   // walk of many free blocks copies the causes of only a few.
-  static bool Before(const CachedBlock& a, const CachedBlock& b) {
-    return a.size != b.size ? a.size > b.size : a.offset < b.offset;
+  static bool Outranks(Bytes size, Offset offset, const CachedBlock& other) {
+    return size != other.size ? size > other.size : offset < other.offset;
   }
+  static bool Before(const CachedBlock& a, const CachedBlock& b) { return Outranks(a.size, a.offset, b); }
   void KeepIfLargest(const BlockInfo& b, const ReservedCause& c) {
     if (largest_free_ == 0) return;
     if (free_.size() == largest_free_) {
-      const CachedBlock& worst = free_.front();
-      if (!(b.size != worst.size ? b.size > worst.size : b.offset < worst.offset)) return;
+      if (!Outranks(b.size, b.offset, free_.front())) return;  // the front is the least of those kept
       std::pop_heap(free_.begin(), free_.end(), Before);
       free_.pop_back();
     }
