@@ -41,15 +41,29 @@ namespace {
 
 using hbmsim::fuzz::Fail;
 
-// One scratch folder per process, emptied between inputs.
-const std::string& ScratchDir() {
-  static const std::string dir = [] {
+// One scratch folder per process, emptied between inputs and removed when
+// the process exits (every corpus test and fuzz run would otherwise leave
+// one in the temporary directory).
+class ScratchFolder {
+ public:
+  ScratchFolder() {
     hbmsim::trace::io::KeepHostSignalHandlers();  // libFuzzer owns SIGINT and friends
-    std::string t = (std::filesystem::temp_directory_path() / "hbmsim-fuzz-outputs-XXXXXX").string();
-    if (::mkdtemp(t.data()) == nullptr) Fail("cannot make a scratch folder");
-    return t;
-  }();
-  return dir;
+    path_ = (std::filesystem::temp_directory_path() / "hbmsim-fuzz-outputs-XXXXXX").string();
+    if (::mkdtemp(path_.data()) == nullptr) Fail("cannot make a scratch folder");
+  }
+  ~ScratchFolder() {
+    std::error_code ignored;  // nothing to tell at exit: a folder left is all that can go wrong
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const std::string& ScratchDir() {
+  static const ScratchFolder folder;
+  return folder.path();
 }
 
 void WriteBytes(const std::string& path, std::string_view bytes) {
