@@ -146,6 +146,15 @@ def main():
         print(__doc__)
         return 2
     binary, source, shared = sys.argv[1:]
+    # Chromium leaves its singleton folders (org.chromium.Chromium.*) in the
+    # temporary directory it is given: give it one of its own, removed after.
+    with tempfile.TemporaryDirectory(prefix="hbmsim-chromium-") as browser_tmp:
+        os.environ["TMPDIR"] = browser_tmp
+        tempfile.tempdir = None  # this process's own temporaries go there too, and go with it
+        return check_reports(binary, source, shared)
+
+
+def check_reports(binary, source, shared):
     started = time.monotonic()
     driver = driver_or_skip()
     failed = 0
